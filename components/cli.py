@@ -1,0 +1,154 @@
+"""Command line of the offline engine: plan, render and diff a Pulumi project's stacks with no cloud and no Pulumi CLI.
+
+Exit status: 0 done (diff: no change), 2 bad input (one line per problem on stderr, nothing on stdout),
+3 diff found changes, 4 `plan --policy` found a mandatory policy violated, 1 anything unexpected.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_CHANGES, EXIT_POLICY = 0, 1, 2, 3, 4
+
+
+class BadInputError(Exception):
+    """Input the user can fix: each line is one problem."""
+
+    def __init__(self, lines: list[str]):
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m components",
+        description="Preview what a stack declares, offline: no cloud credentials, no Pulumi CLI.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def project_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--stack", required=True, help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml")
+        p.add_argument("--project-dir", default=".", help="the Pulumi project's folder (default: current folder)")
+
+    plan = sub.add_parser("plan", help="run the program under mocks and print what it declares")
+    project_args(plan)
+    fmt = plan.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print the plan document (deterministic JSON)")
+    fmt.add_argument(
+        "--format", choices=["tree", "json", "mermaid"], default=None, help="tree (default), json or mermaid"
+    )
+    plan.add_argument("--critical-path", action="store_true", help="estimate the `pulumi up` critical path")
+    plan.add_argument("--policy", action="store_true", help="also check the plan against the policy pack")
+
+    render = sub.add_parser("render", help="write the Kubernetes manifests and Helm values a stack declares")
+    project_args(render)
+    render.add_argument("--out", required=True, help="output folder")
+
+    diff = sub.add_parser("diff", help="compare two `plan --json` documents; exit 3 when something changes")
+    diff.add_argument("old", help="the plan before (JSON file)")
+    diff.add_argument("new", help="the plan after (JSON file)")
+    diff.add_argument("--json", action="store_true", help="print the diff as JSON")
+    return parser
+
+
+def _run_plan(args: argparse.Namespace):
+    from pulumi.errors import InputPropertiesError
+
+    from .config import ConfigError
+    from .offline import StackFileError, load_project, run_project
+
+    try:
+        project = load_project(args.project_dir)
+        return run_project(project, args.stack, preview=True)
+    except StackFileError as exc:
+        raise BadInputError([str(exc)]) from None
+    except ConfigError as exc:
+        raise BadInputError([str(p) for p in exc.problems]) from None
+    except InputPropertiesError as exc:
+        raise BadInputError([f"{e['property_path']}: {e['reason']}" for e in (exc.errors or [])] or [exc.message]) from None
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    """`plan`: the tree (for people), the JSON document (for machines) or a Mermaid graph."""
+    plan = _run_plan(args)
+    fmt = "json" if args.json else (args.format or "tree")
+    if fmt == "json":
+        out = plan.to_json()
+    elif fmt == "mermaid":
+        from .offline.mermaid import to_mermaid
+
+        out = to_mermaid(plan)
+    else:
+        from .offline.tree import render_tree
+
+        out = render_tree(plan)
+    status = EXIT_OK
+    extra: list[str] = []
+    if args.critical_path:
+        from .offline.critical_path import critical_path, format_critical_path
+
+        extra.append(format_critical_path(critical_path(plan)))
+    if args.policy:
+        from .policies import check_plan, format_violations
+
+        violations = check_plan(plan)
+        extra.append(format_violations(violations))
+        if any(v.mandatory for v in violations):
+            status = EXIT_POLICY
+    sys.stdout.write(out)
+    for block in extra:
+        sys.stdout.write(block)
+    return status
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    """`render`: one YAML file per Kubernetes object and per Helm release its values and chart."""
+    from .offline.render import render
+
+    plan = _run_plan(args)
+    written = render(plan, Path(args.out))
+    for path in written:
+        print(path)
+    return EXIT_OK
+
+
+def _read_plan(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except FileNotFoundError:
+        raise BadInputError([f"{path}: no such file"]) from None
+    except json.JSONDecodeError as exc:
+        raise BadInputError([f"{path}:{exc.lineno}:{exc.colno}: not a plan document: {exc.msg}"]) from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("resources"), list):
+        raise BadInputError([f"{path}: not a plan document (no 'resources' list); make one with `plan --json`"])
+    return doc
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    """`diff`: added / changed / replaced / deleted resources between two plans."""
+    from .offline.diff import diff_plans, format_diff
+
+    result = diff_plans(_read_plan(args.old), _read_plan(args.new))
+    sys.stdout.write(json.dumps(result.to_dict(), indent=2, sort_keys=True) + "\n" if args.json else format_diff(result))
+    return EXIT_CHANGES if result.has_changes else EXIT_OK
+
+
+COMMANDS = {"plan": cmd_plan, "render": cmd_render, "diff": cmd_diff}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs one command; returns the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except BadInputError as exc:
+        for line in exc.lines:
+            print(line, file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return 130

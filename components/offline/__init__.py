@@ -1,0 +1,35 @@
+"""The offline engine and what is built on it: run a Pulumi program under mocks, capture it, show it.
+
+- ``engine``: mocks + capture (``capture``, ``run_project``, ``Plan``)
+- ``tree``: the plan for people
+"""
+
+from .engine import (
+    SECRET,
+    UNKNOWN,
+    Invoke,
+    Plan,
+    Project,
+    Registration,
+    StackFileError,
+    capture,
+    load_project,
+    read_stack_config,
+    run_project,
+    walk,
+)
+
+__all__ = [
+    "SECRET",
+    "UNKNOWN",
+    "Invoke",
+    "Plan",
+    "Project",
+    "Registration",
+    "StackFileError",
+    "capture",
+    "load_project",
+    "read_stack_config",
+    "run_project",
+    "walk",
+]

@@ -1,0 +1,443 @@
+"""The offline engine: run a Pulumi Python program under mocks and capture every registration.
+
+One capture serves the tests (plain asserts on what was registered) and the CLI (`plan`, `render`, `diff`): no cloud
+credentials, no Pulumi CLI. A custom MockMonitor sees each RegisterResource request as the engine would (type, name,
+parent, provider, dependencies, camelCase inputs with secrets and unknowns marked, resource options), and the stack's
+outputs as `pulumi.export` sends them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextvars
+import json
+import os
+import runpy
+import sys
+from collections.abc import Callable, Iterator
+from concurrent import futures
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pulumi
+import yaml
+from google.protobuf import json_format
+from pulumi.runtime import mocks as pmocks
+from pulumi.runtime.settings import configure
+
+SECRET = "[secret]"
+UNKNOWN = "[unknown]"
+
+# Pulumi's wire sentinels (sdk/python/lib/pulumi/runtime/rpc.py).
+_SIG_KEY = "4dabf18193072939515e22adb298388d"
+_SIG_SECRET = "1b47061264138c4ac30d75fd1eb44270"
+_SIG_RESOURCE = "5cf8f73096256a8f31e491e813e4eb8e"
+_SIG_OUTPUT = "d0e6a833031e9bbcd3f4e8bde6ca49a4"
+_UNKNOWN_VALUE = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+
+OPTION_KEYS = ("protect", "ignoreChanges", "replaceOnChanges", "deleteBeforeReplace", "retainOnDelete")
+
+
+@dataclass
+class Registration:
+    """One resource as the engine was asked to register it."""
+
+    urn: str
+    type: str
+    name: str
+    custom: bool
+    parent: str | None
+    provider: str | None
+    dependencies: list[str]
+    inputs: dict[str, Any]
+    options: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The plan document's shape of one resource."""
+        return {
+            "urn": self.urn,
+            "type": self.type,
+            "name": self.name,
+            "custom": self.custom,
+            "parent": self.parent,
+            "provider": self.provider,
+            "dependencies": self.dependencies,
+            "inputs": self.inputs,
+            "options": self.options,
+        }
+
+
+@dataclass
+class Invoke:
+    """One provider function call (e.g. listManagedClusterUserCredentials)."""
+
+    token: str
+    args: dict[str, Any]
+
+
+@dataclass
+class Plan:
+    """Everything a program declared: resources sorted by urn, the stack outputs, the invokes."""
+
+    project: str
+    stack: str
+    resources: list[Registration]
+    outputs: dict[str, Any] = field(default_factory=dict)
+    invokes: list[Invoke] = field(default_factory=list)
+
+    def all(self, type_: str) -> list[Registration]:
+        """Every registration of a type token."""
+        return [r for r in self.resources if r.type == type_]
+
+    def one(self, type_: str, name: str | None = None) -> Registration:
+        """The single registration of a type (and name); fails loudly when there are none or several."""
+        found = [r for r in self.all(type_) if name is None or r.name == name]
+        if len(found) != 1:
+            raise LookupError(f"expected one {type_}{f' named {name}' if name else ''}, found {len(found)}")
+        return found[0]
+
+    def by_urn(self, urn: str) -> Registration:
+        """The registration with this urn."""
+        for r in self.resources:
+            if r.urn == urn:
+                return r
+        raise LookupError(urn)
+
+    def ancestors_and_deps(self, urn: str) -> set[str]:
+        """Every urn this resource waits for, directly or through others (dependencies and their parents)."""
+        index = {r.urn: r for r in self.resources}
+        seen: set[str] = set()
+        todo = list(index[urn].dependencies)
+        while todo:
+            u = todo.pop()
+            if u in seen or u not in index:
+                continue
+            seen.add(u)
+            todo.extend(index[u].dependencies)
+        return seen
+
+    def to_dict(self) -> dict[str, Any]:
+        """The plan document (see README: `plan --json`)."""
+        return {
+            "project": self.project,
+            "stack": self.stack,
+            "resources": [r.to_dict() for r in self.resources],
+            "outputs": self.outputs,
+        }
+
+    def to_json(self) -> str:
+        """Deterministic JSON: keys sorted, resources sorted by urn."""
+        return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
+
+
+# --- converting what the engine receives into plain data -------------------------------------------------------------
+def plain(value: Any) -> Any:
+    """Turns a decoded protobuf Struct value into plain JSON data with secrets and unknowns marked."""
+    if isinstance(value, dict):
+        sig = value.get(_SIG_KEY)
+        if sig == _SIG_SECRET:
+            return SECRET
+        if sig == _SIG_RESOURCE:
+            return value.get("urn", UNKNOWN)
+        if sig == _SIG_OUTPUT:
+            if value.get("secret"):
+                return SECRET
+            return plain(value["value"]) if "value" in value else UNKNOWN
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if value == _UNKNOWN_VALUE:
+        return UNKNOWN
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _struct(message: Any) -> dict[str, Any]:
+    return plain(json_format.MessageToDict(message)) if message is not None else {}
+
+
+# --- the mock engine -----------------------------------------------------------------------------------------------------
+SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"
+
+# ARM resource-id templates for the azure-native types this package declares.
+_ARM_IDS = {
+    "azure-native:resources:ResourceGroup": "/subscriptions/{sub}/resourceGroups/{resourceGroupName}",
+    "azure-native:containerservice:ManagedCluster": (
+        "/subscriptions/{sub}/resourceGroups/{resourceGroupName}/providers/Microsoft.ContainerService/"
+        "managedClusters/{resourceName}"
+    ),
+    "azure-native:containerservice:AgentPool": (
+        "/subscriptions/{sub}/resourceGroups/{resourceGroupName}/providers/Microsoft.ContainerService/"
+        "managedClusters/{resourceName}/agentPools/{agentPoolName}"
+    ),
+}
+
+PLACEHOLDER_SERVER = "https://offline-plan.invalid:443"
+
+
+def placeholder_kubeconfig(cluster: str) -> str:
+    """A syntactically valid kubeconfig that points nowhere (the offline plan never talks to a cluster)."""
+    return yaml.safe_dump(
+        {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": cluster, "cluster": {"server": PLACEHOLDER_SERVER}}],
+            "users": [{"name": f"clusterUser_{cluster}", "user": {"token": "offline-placeholder"}}],
+            "contexts": [{"name": cluster, "context": {"cluster": cluster, "user": f"clusterUser_{cluster}"}}],
+            "current-context": cluster,
+        },
+        sort_keys=False,
+    )
+
+
+class OfflineMocks(pmocks.Mocks):
+    """Plausible outputs: ARM-style ids, names echoed back, a placeholder kubeconfig; nothing touches a cloud."""
+
+    def new_resource(self, args: pmocks.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+        inputs = dict(args.inputs)
+        template = _ARM_IDS.get(args.typ)
+        if template:
+            try:
+                resource_id = template.format(sub=SUBSCRIPTION, **inputs)
+            except KeyError:
+                resource_id = f"/subscriptions/{SUBSCRIPTION}/offline/{args.name}"
+            name = resource_id.rsplit("/", 1)[-1]
+            outputs = {**inputs, "name": name, "azureApiVersion": "offline"}
+            if args.typ == "azure-native:containerservice:ManagedCluster":
+                outputs["fqdn"] = f"{inputs.get('dnsPrefix', name)}.hcp.{inputs.get('location', 'offline')}.azmk8s.io"
+                outputs["oidcIssuerProfile"] = {
+                    **inputs.get("oidcIssuerProfile", {}),
+                    "issuerURL": f"https://{inputs.get('location', 'offline')}.oic.prod-aks.azure.com/offline/",
+                }
+            return resource_id, outputs
+        if args.typ.startswith("kubernetes:") and args.typ != "kubernetes:helm.sh/v3:Release":
+            meta = inputs.get("metadata") or {}
+            name = meta.get("name") or args.name
+            ns = meta.get("namespace")
+            return (f"{ns}/{name}" if ns else name), inputs
+        return f"{args.name}-id", inputs
+
+    def call(self, args: pmocks.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        if args.token.startswith("azure-native:containerservice:listManagedCluster") and "Credentials" in args.token:
+            cluster = str(args.args.get("resourceName", "cluster"))
+            value = base64.b64encode(placeholder_kubeconfig(cluster).encode()).decode()
+            return {"kubeconfigs": [{"name": "clusterUser", "value": value}]}, []
+        return {}, []
+
+
+class CaptureMonitor(pmocks.MockMonitor):
+    """A MockMonitor that records every registration, invoke and stack output as plain data."""
+
+    def __init__(self, mocks: pmocks.Mocks):
+        super().__init__(mocks)
+        self.registrations: list[Registration] = []
+        self.invokes: list[Invoke] = []
+        self.stack_urn: str | None = None
+        self.outputs: dict[str, Any] = {}
+
+    def RegisterResource(self, request):  # noqa: N802 (the engine's method name)
+        response = super().RegisterResource(request)
+        if request.type == "pulumi:pulumi:Stack":
+            self.stack_urn = response.urn
+            return response
+        deps = set(request.dependencies)
+        for prop in request.propertyDependencies.values():
+            deps.update(prop.urns)
+        self.registrations.append(
+            Registration(
+                urn=response.urn,
+                type=request.type,
+                name=request.name,
+                custom=request.custom,
+                parent=request.parent if request.parent and request.parent != self.stack_urn else None,
+                provider=request.provider or None,
+                dependencies=sorted(deps),
+                inputs=_struct(request.object),
+                options={
+                    "protect": request.protect if request.HasField("protect") else False,
+                    "ignoreChanges": sorted(request.ignoreChanges),
+                    "replaceOnChanges": sorted(request.replaceOnChanges),
+                    "deleteBeforeReplace": request.deleteBeforeReplace,
+                    "retainOnDelete": request.retainOnDelete if request.HasField("retainOnDelete") else False,
+                },
+            )
+        )
+        return response
+
+    def RegisterResourceOutputs(self, request):  # noqa: N802
+        if request.urn == self.stack_urn:
+            self.outputs = _struct(request.outputs)
+        return super().RegisterResourceOutputs(request)
+
+    def Invoke(self, request):  # noqa: N802
+        self.invokes.append(Invoke(request.tok, _struct(request.args)))
+        return super().Invoke(request)
+
+
+class _ImmediateExecutor(futures.ThreadPoolExecutor):
+    """Runs the SDK's executor work inline: deterministic order, no thread hangs (as Pulumi's own mock tests do)."""
+
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[override]
+        future: futures.Future = futures.Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as exc:
+            future.set_exception(exc)
+        return future
+
+
+def capture(
+    program: Callable[[], Any],
+    *,
+    project: str = "aks-dra-vgpu",
+    stack: str = "test",
+    config: dict[str, Any] | None = None,
+    preview: bool = False,
+    secret_keys: list[str] | None = None,
+) -> Plan:
+    """Runs `program` as the language host would (inside a Stack, with this config) under mocks; returns the Plan.
+
+    `config` maps ``namespace:key`` to values; non-strings are sent as JSON strings, as the Pulumi CLI does.
+    Exceptions raised by the program propagate unchanged.
+    """
+    return contextvars.copy_context().run(
+        _capture, program, project, stack, dict(config or {}), preview, list(secret_keys or [])
+    )
+
+
+def _capture(program, project, stack, config, preview, secret_keys) -> Plan:
+    monitor = CaptureMonitor(OfflineMocks())
+    settings = pmocks.MockSettings(
+        monitor=monitor,
+        monitor_features=set(monitor.GetDeploymentInfo(None).supportedFeatures),
+        engine=pmocks.MockEngine(None),
+        project=project,
+        stack=stack,
+        dry_run=preview,
+        organization="organization",
+        callbacks=None,
+    )
+    configure(settings)
+    wire = {k: v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}
+    pulumi.runtime.set_all_config(wire, secret_keys)
+    loop = asyncio.new_event_loop()
+    loop.set_default_executor(_ImmediateExecutor())
+    try:
+        asyncio.set_event_loop(loop)
+        loop.run_until_complete(pulumi.runtime.run_in_stack(program))
+    finally:
+        for task in asyncio.all_tasks(loop):
+            task.cancel()
+        loop.run_until_complete(asyncio.sleep(0))
+        loop.close()
+        asyncio.set_event_loop(None)
+    resources = sorted(monitor.registrations, key=lambda r: r.urn)
+    return Plan(project, stack, resources, monitor.outputs, monitor.invokes)
+
+
+# --- running a Pulumi project -------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Project:
+    """A Pulumi project on disk: its name, folder, program and where its stack files live."""
+
+    name: str
+    directory: Path
+    main: Path
+    stack_config_dir: Path
+
+    def stack_file(self, stack: str) -> Path:
+        """The stack's settings file, ``Pulumi.<stack>.yaml``."""
+        return self.stack_config_dir / f"Pulumi.{stack}.yaml"
+
+    def stacks(self) -> list[str]:
+        """The stacks that have a settings file."""
+        return sorted(p.name[len("Pulumi."):-len(".yaml")] for p in self.stack_config_dir.glob("Pulumi.*.yaml"))
+
+
+class StackFileError(ValueError):
+    """A project or stack file that cannot be read (missing, or not YAML); the message names file and line."""
+
+
+def load_project(directory: str | os.PathLike[str]) -> Project:
+    """Reads ``Pulumi.yaml``: project name, `main`, `stackConfigDir`."""
+    directory = Path(directory).resolve()
+    doc = _read_yaml(directory / "Pulumi.yaml")
+    if not isinstance(doc, dict) or "name" not in doc:
+        raise StackFileError(f"{directory / 'Pulumi.yaml'}: not a Pulumi project file (no 'name')")
+    main = directory / str(doc.get("main", "."))
+    if main.is_dir():
+        main = main / "__main__.py"
+    return Project(str(doc["name"]), directory, main, directory / str(doc.get("stackConfigDir", ".")))
+
+
+def read_stack_config(project: Project, stack: str) -> tuple[dict[str, Any], list[str]]:
+    """The stack file's config map with keys namespaced as the CLI does, and the keys that are secrets."""
+    path = project.stack_file(stack)
+    if not path.exists():
+        known = ", ".join(project.stacks()) or "none"
+        raise StackFileError(f"{path.name}: no such stack file in {path.parent}; stacks: {known}")
+    doc = _read_yaml(path) or {}
+    config: dict[str, Any] = {}
+    secrets: list[str] = []
+    for key, value in (doc.get("config") or {}).items():
+        full = key if ":" in key else f"{project.name}:{key}"
+        if isinstance(value, dict) and set(value) == {"secure"}:
+            # Encrypted with the stack's secrets provider: the offline plan never decrypts; the value stays a secret.
+            config[full], secrets = SECRET, [*secrets, full]
+        else:
+            config[full] = value
+    return config, secrets
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return yaml.safe_load(f)
+    except FileNotFoundError:
+        raise StackFileError(f"{path}: no such file") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise StackFileError(f"{path.name}{where}: not valid YAML: {problem}") from None
+
+
+def run_project(project: Project, stack: str, *, preview: bool = True) -> Plan:
+    """Runs the project's program with the stack's config under the offline engine."""
+    config, secrets = read_stack_config(project, stack)
+
+    def program() -> None:
+        with _ProjectOnPath(project.directory):
+            runpy.run_path(str(project.main), run_name="__main__")
+
+    return capture(program, project=project.name, stack=stack, config=config, preview=preview, secret_keys=secrets)
+
+
+class _ProjectOnPath:
+    """Makes the project's folder importable while its program runs, as the language host does."""
+
+    def __init__(self, directory: Path):
+        self.directory = str(directory)
+
+    def __enter__(self) -> None:
+        sys.path.insert(0, self.directory)
+
+    def __exit__(self, *exc: object) -> None:
+        sys.path.remove(self.directory)
+
+
+def walk(plan: Plan) -> Iterator[tuple[int, Registration]]:
+    """Resources in tree order (children under their parents), with their depth."""
+    children: dict[str | None, list[Registration]] = {}
+    for r in plan.resources:
+        children.setdefault(r.parent, []).append(r)
+
+    def visit(parent: str | None, depth: int) -> Iterator[tuple[int, Registration]]:
+        for r in children.get(parent, []):
+            yield depth, r
+            yield from visit(r.urn, depth + 1)
+
+    yield from visit(None, 0)

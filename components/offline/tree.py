@@ -1,0 +1,74 @@
+"""The plan for people: resources as a tree, each with the few settings a reviewer looks for."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .engine import Plan, walk
+
+# Per type: the input paths worth a glance (dotted; missing ones are skipped).
+KEY_SETTINGS: dict[str, tuple[str, ...]] = {
+    "azure-native:resources:ResourceGroup": ("resourceGroupName", "location"),
+    "azure-native:containerservice:ManagedCluster": (
+        "resourceName", "kubernetesVersion", "location", "agentPoolProfiles", "networkProfile.networkPluginMode",
+        "disableLocalAccounts",
+    ),
+    "azure-native:containerservice:AgentPool": (
+        "agentPoolName", "vmSize", "mode", "count", "enableAutoScaling", "minCount", "maxCount", "availabilityZones",
+        "nodeLabels", "nodeTaints", "gpuProfile.driver",
+    ),
+    "pulumi:providers:kubernetes": ("kubeconfig",),
+    "kubernetes:helm.sh/v3:Release": ("name", "chart", "version", "namespace", "repositoryOpts.repo"),
+    "kubernetes:resource.k8s.io/v1:DeviceClass": ("metadata.name", "spec.selectors"),
+    "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate": ("metadata.name", "spec.spec.devices.requests"),
+    "kubernetes:resource.k8s.io/v1:ResourceClaim": ("metadata.name", "spec.devices.requests"),
+    "kubernetes:core/v1:Namespace": ("metadata.name",),
+    "kubernetes:batch/v1:Job": ("metadata.name", "metadata.namespace"),
+}
+
+
+def _get(data: Any, path: str) -> Any:
+    for part in path.split("."):
+        if not isinstance(data, dict) or part not in data:
+            return None
+        data = data[part]
+    return data
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, list) and value and all(isinstance(v, dict) and "name" in v for v in value):
+        # Inline pools and device requests: name them and the one or two facts that matter.
+        return "[" + ", ".join(_summary(v) for v in value) + "]"
+    text = json.dumps(value, sort_keys=True) if not isinstance(value, str) else value
+    return text
+
+
+def _summary(item: dict[str, Any]) -> str:
+    facts = [str(item[k]) for k in ("mode", "vmSize", "count") if k in item]
+    return item["name"] + (f" ({' '.join(facts)})" if facts else "")
+
+
+def render_tree(plan: Plan) -> str:
+    """A readable, deterministic tree of the plan."""
+    lines = [f"{plan.project}/{plan.stack}: {len(plan.resources)} resources"]
+    for depth, r in walk(plan):
+        kind = r.type.rsplit(":", 1)[-1]
+        flags = []
+        if r.options.get("protect"):
+            flags.append("protected")
+        if r.options.get("retainOnDelete"):
+            flags.append("retained on delete")
+        if r.options.get("ignoreChanges"):
+            flags.append("ignores " + ",".join(r.options["ignoreChanges"]))
+        head = f"{'  ' * depth}- {kind} {r.name}" + (f"  [{'; '.join(flags)}]" if flags else "")
+        lines.append(head)
+        for path in KEY_SETTINGS.get(r.type, ()):
+            value = _get(r.inputs, path)
+            if value is not None:
+                lines.append(f"{'  ' * depth}    {path}: {_short(value)}")
+    if plan.outputs:
+        lines.append("outputs:")
+        for key in sorted(plan.outputs):
+            lines.append(f"  {key}: {_short(plan.outputs[key])}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,52 @@
+"""Shared fixtures: valid configs to start from, both engine modes, and the project's folder."""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The smallest valid stack, as plain data (camelCase, as a stack file says it).
+MINIMAL_STACK: dict[str, Any] = {
+    "cluster": {
+        "name": "aks-test",
+        "location": "westeurope",
+        "resourceGroup": {"name": "rg-test"},
+        "kubernetesVersion": "1.34",
+    },
+    "gpuPools": [{"name": "gpu", "vmSize": "Standard_NV12ads_A10_v5", "count": 1}],
+}
+
+
+@pytest.fixture
+def stack_data() -> dict[str, Any]:
+    """A fresh copy of the minimal stack, to change in a test."""
+    return copy.deepcopy(MINIMAL_STACK)
+
+
+def as_config(data: dict[str, Any], project: str = "aks-dra-vgpu") -> dict[str, Any]:
+    """Plain stack data as the Pulumi config map a program receives (``project:key`` -> value)."""
+    return {f"{project}:{key}": value for key, value in data.items()}
+
+
+@pytest.fixture(params=[True, False], ids=["preview", "update"])
+def preview(request: pytest.FixtureRequest) -> bool:
+    """Run a case both as `pulumi preview` (unknown outputs) and as `pulumi up` would."""
+    return request.param
+
+
+@pytest.fixture
+def project_dir() -> Path:
+    """The repository's Pulumi project."""
+    return ROOT
+
+
+@pytest.fixture(autouse=True)
+def _no_ambient_kubeconfig(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing under test may reach for the developer's cluster."""
+    monkeypatch.setenv("KUBECONFIG", os.devnull)

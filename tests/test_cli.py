@@ -1,0 +1,146 @@
+"""The offline CLI: `plan` prints the tree or the plan document; bad input exits 2 with one line per problem."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from components.cli import main
+from tests.conftest import ROOT
+
+NVADS = {"Standard_NV6ads_A10_v5", "Standard_NV12ads_A10_v5", "Standard_NV18ads_A10_v5",
+         "Standard_NV36ads_A10_v5", "Standard_NV36adms_A10_v5", "Standard_NV72ads_A10_v5"}
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.fixture(scope="module")
+def plans() -> dict[str, dict]:
+    """The plan documents of both stacks, made once for the module (through the CLI's own code path)."""
+    import contextlib
+    import io
+
+    docs = {}
+    for stack in ("dev", "prod"):
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            assert main(["plan", "--stack", stack, "--project-dir", str(ROOT), "--json"]) == 0
+        docs[stack] = json.loads(buffer.getvalue())
+    return docs
+
+
+def of_type(doc: dict, type_: str) -> list[dict]:
+    return [r for r in doc["resources"] if r["type"] == type_]
+
+
+def test_plan_tree_for_people(capsys):
+    status, out, err = run(capsys, "plan", "--stack", "dev", "--project-dir", str(ROOT))
+    assert status == 0 and err == ""
+    assert out.startswith("aks-dra-vgpu/dev: ")
+    assert "AgentPool gpu-a10s-pool" in out and "vmSize: Standard_NV6ads_A10_v5" in out
+    assert "kubeconfig: [secret]" in out
+
+
+def test_plan_document_shape(plans):
+    doc = plans["dev"]
+    assert set(doc) == {"project", "stack", "resources", "outputs"}
+    assert (doc["project"], doc["stack"]) == ("aks-dra-vgpu", "dev")
+    for r in doc["resources"]:
+        assert set(r) == {"urn", "type", "name", "custom", "parent", "provider", "dependencies", "inputs", "options"}
+        assert set(r["options"]) == {"protect", "ignoreChanges", "replaceOnChanges", "deleteBeforeReplace",
+                                     "retainOnDelete"}
+    urns = [r["urn"] for r in doc["resources"]]
+    assert urns == sorted(urns)
+
+
+def test_plan_json_is_byte_identical_across_runs(capsys):
+    first = run(capsys, "plan", "--stack", "prod", "--project-dir", str(ROOT), "--json")[1]
+    second = run(capsys, "plan", "--stack", "prod", "--project-dir", str(ROOT), "--json")[1]
+    assert first == second and first.endswith("\n")
+
+
+def test_dev_plan_has_system_inline_pool_and_a10_agent_pools(plans):
+    (cluster,) = of_type(plans["dev"], "azure-native:containerservice:ManagedCluster")
+    assert [p["mode"] for p in cluster["inputs"]["agentPoolProfiles"]] == ["System"]
+    pools = of_type(plans["dev"], "azure-native:containerservice:AgentPool")
+    assert pools
+    for pool in pools:
+        assert pool["inputs"]["vmSize"] in NVADS
+        assert pool["inputs"]["nodeLabels"]["nvidia.com/gpu.present"] == "true"
+        assert pool["inputs"]["gpuProfile"]["driver"] == "Install"
+
+
+def test_prod_has_tainted_pools_and_a_protected_cluster(plans):
+    pools = of_type(plans["prod"], "azure-native:containerservice:AgentPool")
+    assert len(pools) >= 2
+    assert len({p["inputs"]["vmSize"] for p in pools}) >= 2
+    assert all(p["inputs"]["nodeTaints"] for p in pools)
+    (cluster,) = of_type(plans["prod"], "azure-native:containerservice:ManagedCluster")
+    assert cluster["options"]["protect"] is True
+    system = cluster["inputs"]["agentPoolProfiles"][0]
+    assert system["count"] == 3 and system["availabilityZones"] == ["1", "2", "3"]
+
+
+def test_secrets_never_appear_in_plans(plans):
+    for doc in plans.values():
+        text = json.dumps(doc)
+        assert "offline-placeholder" not in text  # the mock kubeconfig's token
+        assert doc["outputs"]["kubeconfig"] == "[secret]"
+
+
+# --- bad input -----------------------------------------------------------------------------------------------------
+@pytest.fixture
+def scratch_project(tmp_path: Path) -> Path:
+    """A copy of the project's program and project file, with no stacks yet."""
+    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
+    shutil.copy(ROOT / "__main__.py", tmp_path / "__main__.py")
+    (tmp_path / "stacks").mkdir()
+    return tmp_path
+
+
+def write_stack(project: Path, name: str, text: str) -> None:
+    (project / "stacks" / f"Pulumi.{name}.yaml").write_text(text)
+
+
+def dev_config() -> dict:
+    return yaml.safe_load((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())
+
+
+def test_the_four_classic_mistakes_exit_2_naming_each_key(capsys, scratch_project):
+    doc = dev_config()
+    doc["config"]["aks-dra-vgpu:cluster"]["kubernetesVersion"] = "1.33"
+    doc["config"]["aks-dra-vgpu:gpuPools"][0].update(
+        name="thirteenchars", vmSize="Standard_NC6s_v3", autoscaling={"minCount": 3, "maxCount": 2}
+    )
+    write_stack(scratch_project, "bad", yaml.safe_dump(doc))
+    status, out, err = run(capsys, "plan", "--stack", "bad", "--project-dir", str(scratch_project))
+    assert status == 2
+    assert out == ""
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    for key in ("cluster.kubernetesVersion", "gpuPools[0].name", "gpuPools[0].vmSize",
+                "gpuPools[0].autoscaling.minCount"):
+        assert any(line.startswith(key + ":") for line in lines), (key, lines)
+    assert len(lines) == 4
+
+
+def test_yaml_syntax_error_names_file_and_line(capsys, scratch_project):
+    write_stack(scratch_project, "broken", "config:\n  aks-dra-vgpu:cluster:\n    name: [unclosed\n")
+    status, out, err = run(capsys, "plan", "--stack", "broken", "--project-dir", str(scratch_project))
+    assert status == 2 and out == ""
+    assert err.startswith("Pulumi.broken.yaml:") and "not valid YAML" in err
+    assert "Traceback" not in err
+
+
+def test_missing_stack_lists_the_known_ones(capsys, project_dir):
+    status, out, err = run(capsys, "plan", "--stack", "nope", "--project-dir", str(project_dir))
+    assert status == 2 and out == ""
+    assert "Pulumi.nope.yaml" in err and "dev" in err and "prod" in err
