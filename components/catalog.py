@@ -64,9 +64,14 @@ class DriverChart:
     min_host_driver: tuple[int, ...] | None = None  # NVIDIA driver the kubelet plugin needs, if above AKS's GRID
     refusal: str | None = None  # why it is refused unless the stack states a host driver >= min_host_driver
     needs_name_override: bool = False  # renamed chart: keep 25.x object names on upgrade
-    default_gates: frozenset[str] = frozenset()  # gates on by default that A10 vGPU must turn off with IMEX
+    # Gates on by default that require IMEXDaemonsWithDNSNames (a startup error without it): with IMEX off on A10 vGPU
+    # they must be off too.
+    gates_requiring_imex: frozenset[str] = frozenset()
 
 
+# Gate sets as the driver registers them (pkg/featuregates/featuregates.go: each gate's spec carries the release line
+# that added it, 25.8 / 25.12 / 0.4). The charts only forward `featureGates` as FEATURE_GATES (`name=bool,` pairs) to
+# every driver container, so the binaries are the source of truth.
 # Kubernetes component-base logging gates, accepted by every version's binaries.
 _LOGGING_GATES = frozenset({"ContextualLogging", "LoggingAlphaOptions", "LoggingBetaOptions"})
 _GATES_25_8 = _LOGGING_GATES | {"TimeSlicingSettings", "MPSSupport", "IMEXDaemonsWithDNSNames"}
@@ -96,7 +101,7 @@ DRIVER_CHARTS: dict[str, DriverChart] = {
                 "AKS's GRID driver for A10 (550/570) (kubernetes-sigs/dra-driver-nvidia-gpu#1014); "
                 "use 25.8.1 or 0.4.0, or set draDriver.hostDriverVersion to a driver >= 580"
             ),
-            default_gates=frozenset({"ComputeDomainCliques"}),
+            gates_requiring_imex=frozenset({"ComputeDomainCliques"}),
         ),
         DriverChart(
             "0.4.0",
@@ -104,7 +109,7 @@ DRIVER_CHARTS: dict[str, DriverChart] = {
             SIGS_REPOSITORY,
             frozenset(_GATES_25_12 | {"DeviceMetadata"}),
             needs_name_override=True,
-            default_gates=frozenset({"ComputeDomainCliques"}),
+            gates_requiring_imex=frozenset({"ComputeDomainCliques"}),
         ),
     )
 }
@@ -134,6 +139,15 @@ REQUIRED_VALUES: dict[tuple[str, ...], object] = {
 MANAGED_VALUES: dict[tuple[str, ...], str] = {
     ("featureGates",): "draDriver.featureGates",
     ("namespace",): "draDriver.namespace (the chart refuses a 'namespace' value)",
+    # The chart puts every object in namespaceOverride and skips its own 'default' namespace check when it is set.
+    ("namespaceOverride",): "draDriver.namespace",
     ("resources", "computeDomains"): "draDriver.computeDomains",
     ("nameOverride",): "the chart version (0.4.0 keeps 25.x names with nameOverride)",
+    # Lists replace in Helm: a user list would drop the tolerations of the pools' taints (no plugin, no ResourceSlice).
+    ("kubeletPlugin", "tolerations"): "gpuPools[].taints (the kubelet plugin tolerates every taint of the pools)",
+    ("kubeletPlugin", "nodeSelector"): "gpuPools[].labels (the kubelet plugin selects the pools' nodes by label)",
+    # AKS has no control-plane nodes: the chart's default placement would leave the ComputeDomain controller Pending.
+    ("controller", "nodeSelector"): "the package (it clears the chart's control-plane placement for AKS)",
+    ("controller", "affinity"): "the package (it clears the chart's control-plane placement for AKS)",
+    ("controller", "tolerations"): "the package (the controller tolerates CriticalAddonsOnly, AKS's system-pool taint)",
 }

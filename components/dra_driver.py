@@ -1,19 +1,29 @@
-"""NvidiaDraDriver: the NVIDIA DRA driver as a Helm release, with values right for A10 vGPU on AKS and the chart version."""
+"""NvidiaDraDriver: the NVIDIA DRA driver as a Helm release, with values right for A10 vGPU on AKS and the chart version.
+
+The values are decided by pure functions (config + served GPU pools -> plain data), so they can be tested, rendered
+with the real chart, and shown by the offline CLI without Pulumi; the component only wraps them in a
+``helm.v3.Release`` on an explicit Kubernetes provider.
+"""
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 import pulumi
-import pulumi_kubernetes as k8s
+import yaml
 from pydantic import Field
 
 from .catalog import GPU_PRESENT_LABEL, DriverChart
 from .config import DraDriverConfig, GpuPoolConfig
 
-# The release name 25.x installs use; 0.4.0 (renamed chart) keeps its objects' names with it.
+# The name 25.x installs give their objects; 0.4.0 (renamed chart) keeps it with nameOverride, so an upgrade from 25.x
+# updates the same DaemonSet (its selector is immutable) instead of starting a second driver beside the first.
 LEGACY_NAME = "nvidia-dra-driver-gpu"
+
+# The toleration the AKS team's guide gives the controller: AKS's system pool may carry CriticalAddonsOnly.
+CONTROLLER_TOLERATIONS = [{"key": "CriticalAddonsOnly", "operator": "Exists"}]
 
 
 class NvidiaDraDriverArgs(DraDriverConfig):
@@ -25,10 +35,10 @@ class NvidiaDraDriverArgs(DraDriverConfig):
 def feature_gates(config: DraDriverConfig) -> dict[str, bool]:
     """The gates to pass: IMEX DNS names off (A10 GRID drivers are too old), what that implies, then the user's."""
     gates = {"IMEXDaemonsWithDNSNames": False}
-    # ComputeDomainCliques (on by default from 25.12) requires IMEXDaemonsWithDNSNames: turn it off with it.
-    gates.update({gate: False for gate in sorted(config.chart.default_gates)})
-    gates.update(config.feature_gates)
-    return gates
+    # From 25.12, ComputeDomainCliques is on by default and the binaries refuse to start with it on and IMEX off.
+    gates.update({gate: False for gate in sorted(config.chart.gates_requiring_imex)})
+    gates.update(config.feature_gates)  # validated in DraDriverConfig: known to the chart, never re-enabling IMEX
+    return dict(sorted(gates.items()))
 
 
 def plugin_tolerations(pools: list[GpuPoolConfig]) -> list[dict[str, str]]:
@@ -49,11 +59,11 @@ def plugin_node_selector(pools: list[GpuPoolConfig]) -> dict[str, str]:
     return dict(sorted(common.items()))
 
 
-def deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+def deep_merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
     """Helm's merge: maps merge key by key, anything else (lists, scalars, null) replaces."""
     merged = copy.deepcopy(base)
     for key, value in extra.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+        if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
             merged[key] = deep_merge(merged[key], value)
         else:
             merged[key] = copy.deepcopy(value)
@@ -61,11 +71,17 @@ def deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
 
 
 def driver_values(config: DraDriverConfig, pools: list[GpuPoolConfig]) -> dict[str, Any]:
-    """The Helm values for this chart version and these pools (plain data; `extraValues` merged last)."""
-    chart: DriverChart = config.chart
+    """The Helm values for this chart version and these pools (plain data; `extraValues` merged last).
+
+    The value keys are the same in every supported chart version (25.8.1, 25.12.0 and the renamed 0.4.0); what
+    differs per version is the gate set, the gates IMEX-off implies, and 0.4.0's nameOverride.
+    """
     values: dict[str, Any] = {
+        # AKS installs the GRID driver on the host itself.
         "nvidiaDriverRoot": "/",
         "resources": {"gpus": {"enabled": True}, "computeDomains": {"enabled": config.compute_domains}},
+        # The chart refuses GPU mode without it (its guard against running beside the nvidia.com/gpu device plugin;
+        # AKS's own GPU setup installs no device plugin when its managed-GPU preview is off).
         "gpuResourcesEnabledOverride": True,
         "featureGates": feature_gates(config),
         "kubeletPlugin": {
@@ -74,43 +90,86 @@ def driver_values(config: DraDriverConfig, pools: list[GpuPoolConfig]) -> dict[s
         },
     }
     if config.compute_domains:
-        # The chart's controller wants a control-plane node, which AKS does not have: run it on the system pool.
-        values["controller"] = {
-            "nodeSelector": None,
-            "affinity": None,
-            "tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"}],
-        }
-    if chart.needs_name_override:
+        # The chart's controller wants a control-plane node, which AKS does not have: clear its placement (null
+        # deletes a chart default) and tolerate the system pool's CriticalAddonsOnly taint.
+        values["controller"] = {"nodeSelector": None, "affinity": None, "tolerations": copy.deepcopy(CONTROLLER_TOLERATIONS)}
+    if config.chart.needs_name_override:
         values["nameOverride"] = LEGACY_NAME
     return deep_merge(values, config.extra_values)
 
 
+def null_values(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Only the keys whose value is null (nested maps kept): the chart defaults these values delete."""
+    found: dict[str, Any] = {}
+    for key, value in values.items():
+        if value is None:
+            found[key] = None
+        elif isinstance(value, Mapping):
+            below = null_values(value)
+            if below:
+                found[key] = below
+    return found
+
+
 def release_chart(chart: DriverChart) -> tuple[str, str | None]:
-    """(chart, repository) as helm takes them: OCI charts are a full reference with no repository."""
+    """(chart, repository) as Helm takes them: an OCI chart is one full reference and has no repository."""
     if chart.repository.startswith("oci://"):
         return f"{chart.repository}/{chart.chart}", None
     return chart.chart, chart.repository
 
 
+def explicit_kubernetes_provider(opts: pulumi.ResourceOptions | None) -> pulumi.ProviderResource | None:
+    """The Kubernetes provider these options give a component (its own `provider`/`providers`, or its parent's), or None."""
+    if opts is None:
+        return None
+    if opts.provider is not None and opts.provider.package == "kubernetes":
+        return opts.provider
+    providers = opts.providers
+    if isinstance(providers, Mapping):
+        if providers.get("kubernetes") is not None:
+            return providers["kubernetes"]
+    elif providers:
+        found = next((p for p in providers if p.package == "kubernetes"), None)
+        if found is not None:
+            return found
+    if opts.parent is not None:
+        return opts.parent.get_provider("kubernetes:helm.sh/v3:Release")
+    return None
+
+
 class NvidiaDraDriver(pulumi.ComponentResource):
-    """The NVIDIA DRA driver (helm.v3.Release) that publishes each node's A10 vGPU as a DRA device."""
+    """The NVIDIA DRA driver (helm.v3.Release) that publishes each node's A10 vGPU as a DRA device.
+
+    Needs an explicit Kubernetes provider (``providers={"kubernetes": provider}``, or from its parent) and refuses to
+    start without one. It waits for nothing but that provider's cluster: the kubelet plugin DaemonSet waits for GPU
+    nodes by itself, so GPU pools and the driver are created in parallel.
+    """
 
     release_name: pulumi.Output[str]
     """The Helm release's name."""
     namespace: pulumi.Output[str]
     """The namespace the driver runs in."""
+    chart_version: str
+    """The pinned chart version."""
     values: dict[str, Any]
     """The exact Helm values passed to the release."""
 
     def __init__(self, name: str, args: NvidiaDraDriverArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("aks-dra-vgpu:index:NvidiaDraDriver", name, None, opts)
-        if self.get_provider("kubernetes::Release") is None:
+        # Refuse before registering anything: without an explicit provider Helm would use whatever cluster an
+        # ambient KUBECONFIG points at.
+        if explicit_kubernetes_provider(opts) is None:
             raise pulumi.InputPropertiesError(
-                "NvidiaDraDriver needs an explicit Kubernetes provider",
+                "NvidiaDraDriver needs an explicit Kubernetes provider; it never falls back to an ambient KUBECONFIG",
                 [{"property_path": "opts.providers", "reason": "pass providers={'kubernetes': provider}"}],
             )
+        super().__init__("aks-dra-vgpu:index:NvidiaDraDriver", name, None, opts)
+        # Imported here so that `import components` (config, CLI) does not load the Kubernetes SDK.
+        import pulumi_kubernetes as k8s
+
+        self.chart_version = args.chart_version
         self.values = driver_values(args, args.pools)
         chart, repository = release_chart(args.chart)
+        nulls = null_values(self.values)
         release = k8s.helm.v3.Release(
             f"{name}-release",
             name=args.release_name,
@@ -120,8 +179,11 @@ class NvidiaDraDriver(pulumi.ComponentResource):
             namespace=args.namespace,
             create_namespace=True,
             values=self.values,
-            allow_null_values=True,  # controller.nodeSelector/affinity: null must reach Helm to delete the defaults
-            atomic=True,
+            # A null deletes a chart default (controller placement). Inline nulls have been dropped on the way to Helm
+            # by some SDK/provider versions (pulumi-kubernetes #2034, #3811); nulls in a values file always arrive.
+            value_yaml_files=[pulumi.StringAsset(yaml.safe_dump(nulls, sort_keys=True))] if nulls else None,
+            allow_null_values=True,
+            atomic=True,  # a failed install or upgrade rolls back instead of leaving a half-installed driver
             cleanup_on_fail=True,
             timeout=args.timeout_seconds,
             max_history=10,
@@ -129,4 +191,7 @@ class NvidiaDraDriver(pulumi.ComponentResource):
         )
         self.release_name = release.name
         self.namespace = release.namespace
-        self.register_outputs({"releaseName": self.release_name, "namespace": self.namespace, "values": self.values})
+        self.register_outputs(
+            {"releaseName": self.release_name, "namespace": self.namespace, "chartVersion": self.chart_version,
+             "values": self.values}
+        )

@@ -15,7 +15,10 @@ GpuPlatformArgs = StackConfig
 
 
 class GpuPlatform(pulumi.ComponentResource):
-    """AKS + NVadsA10_v5 pools + the NVIDIA DRA driver + DRA samples: the AKS team's recipe as one component."""
+    """AKS + NVadsA10_v5 pools + the NVIDIA DRA driver + DRA samples: the AKS team's recipe as one component.
+
+    Only composes: cluster -> (GPU pools) in parallel with (Kubernetes provider -> driver, samples).
+    """
 
     cluster: AksCluster
     """The cluster and its Kubernetes provider."""
@@ -44,6 +47,8 @@ class GpuPlatform(pulumi.ComponentResource):
         ]
         # Kubernetes objects reach the cluster through its explicit provider only; none waits for a GPU pool
         # (the driver's DaemonSet waits for GPU nodes by itself), so pools and driver are created in parallel.
+        # The samples do not wait for the driver either: the API server takes DeviceClasses and claims before any
+        # device is published, and the sample Job is created without waiting for its pod.
         on_cluster = pulumi.ResourceOptions(parent=self, providers={"kubernetes": self.cluster.provider})
         self.driver = NvidiaDraDriver(
             f"{name}-dra-driver",
@@ -67,4 +72,6 @@ class GpuPlatform(pulumi.ComponentResource):
         if self.samples:
             outputs["deviceClassName"] = self.samples.device_class_name
             outputs["claimTemplateNames"] = self.samples.claim_template_names
+            outputs["sharedClaimName"] = self.samples.shared_claim_name
+            outputs["samplesNamespace"] = self.samples.namespace
         self.register_outputs(outputs)

@@ -1,0 +1,297 @@
+"""The DeviceClass and claim selectors, compiled and evaluated by a real CEL engine (cel-python) against ResourceSlice devices.
+
+Kubernetes adds `quantity()` and `Quantity.compareTo()` to CEL and gives `device.attributes[domain]` /
+`device.capacity[domain]` as maps that are empty for an unknown domain; this module registers the same here. Devices are
+written as resource.k8s.io/v1 ResourceSlices (validated against the official schema), shaped as DOMAIN.md §5 describes
+the NVIDIA driver's: an A10 vGPU slice is a small A10 whose productName carries the profile, its memory a little under
+nominal.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from fractions import Fraction
+from functools import cache, total_ordering
+
+import celpy
+import kubernetes_validate
+import pytest
+from celpy import celtypes
+
+from components.catalog import A10_SIZES, GPU_DRIVER_NAME
+from components.config import SamplesConfig
+from components.dra_samples import device_class_selector, memory_selector
+
+# --- Kubernetes quantities (k8s.io/apimachinery resource.Quantity) ------------------------------------------------------------
+_QUANTITY = re.compile(
+    r"^(?P<number>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
+    r"(?:(?P<exponent>[eE][+-]?[0-9]+)|(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$"
+)
+_MULTIPLIERS = {
+    "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60,
+    "n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 10**3), None: 1,
+    "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18,
+}
+
+
+@total_ordering
+class Quantity:
+    """An exact Kubernetes quantity: a signed decimal number with a binary-SI, decimal-SI or exponent suffix."""
+
+    def __init__(self, text: str):
+        m = _QUANTITY.match(text)
+        if not m:
+            raise ValueError(f"{text!r} is not a Kubernetes quantity")
+        number = Fraction(m["number"])
+        if m["exponent"]:
+            self.value = number * Fraction(10) ** int(m["exponent"][1:])
+        else:
+            self.value = number * _MULTIPLIERS[m["suffix"]]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Quantity) and self.value == other.value
+
+    def __lt__(self, other: Quantity) -> bool:
+        return self.value < other.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+
+def cel_quantity(text: celtypes.StringType) -> Quantity:
+    """CEL `quantity(string)`: an invalid text is an evaluation error, as in Kubernetes."""
+    return Quantity(str(text))
+
+
+def cel_compare_to(left: Quantity, right: Quantity) -> celtypes.IntType:
+    """CEL `Quantity.compareTo(Quantity)`: -1, 0 or 1."""
+    if not (isinstance(left, Quantity) and isinstance(right, Quantity)):
+        raise TypeError("compareTo needs two quantities")
+    return celtypes.IntType((left.value > right.value) - (left.value < right.value))
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("1Ki", 1024), ("1Mi", 2**20), ("7.8Gi", Fraction(78, 10) * 2**30), ("0.5Gi", 2**29), ("+1Mi", 2**20),
+        ("1k", 1000), ("1M", 10**6), ("8G", 8 * 10**9), ("2E", 2 * 10**18), ("1500m", Fraction(3, 2)),
+        ("250u", Fraction(1, 4000)), ("1e3", 1000), ("1E3", 1000), ("5e-1", Fraction(1, 2)), ("25232932864", 25232932864),
+        ("-1Gi", -(2**30)), (".5k", 500), ("3.", 3),
+    ],
+)
+def test_quantity_parses_like_kubernetes(text, value):
+    assert Quantity(text).value == value
+
+
+@pytest.mark.parametrize("text", ["", "Mi", "1K", "1KiB", "1 Mi", "1.2.3", "1e", "8GB", "1mi", "0x10", "1Gi1"])
+def test_quantity_rejects_what_kubernetes_rejects(text):
+    with pytest.raises(ValueError):
+        Quantity(text)
+
+
+# --- the devices: ResourceSlices as the NVIDIA driver publishes them ------------------------------------------------------------
+def gpu(name: str, product: str | None, memory: str | None, *, gpu_type: str | None = "gpu", driver_domain: bool = True):
+    """One device: attributes unqualified (the driver's own domain), memory as a capacity, productName optional."""
+    attributes = {
+        "uuid": {"string": f"GPU-{uuid.uuid5(uuid.NAMESPACE_OID, f'{name}/{product}/{memory}')}"},
+        "brand": {"string": "Nvidia"},
+        "architecture": {"string": "Ampere"},
+        "cudaComputeCapability": {"version": "8.6.0"},
+        "driverVersion": {"version": "550.144.6"},
+        "cudaDriverVersion": {"version": "12.4.0"},
+    }
+    if gpu_type is not None:
+        attributes["type"] = {"string": gpu_type}
+    if product is not None:
+        attributes["productName"] = {"string": product}
+    device = {"name": name, "attributes": attributes}
+    if memory is not None:
+        device["capacity"] = {"memory": {"value": memory}}
+    return device
+
+
+def resource_slice(node: str, devices: list[dict], driver: str = GPU_DRIVER_NAME) -> dict:
+    """A v1 ResourceSlice: one pool per node, named after the node (as the driver does)."""
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": f"{node}-{driver}-x7k2q"},
+        "spec": {
+            "driver": driver,
+            "nodeName": node,
+            "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
+            "devices": devices,
+        },
+    }
+
+
+# (node, VM size, devices): every NVadsA10_v5 size. Reported memory reads a little under nominal (an 8 GB slice about
+# 7.8 GiB), written in the different quantity notations a driver may use.
+A10_NODES = [
+    ("aks-nv6-vmss000000", "Standard_NV6ads_A10_v5", [gpu("gpu-0", "NVIDIA A10-4Q", "3.8Gi")]),
+    ("aks-nv12-vmss000000", "Standard_NV12ads_A10_v5", [gpu("gpu-0", "NVIDIA A10-8Q", "7.8Gi")]),
+    ("aks-nv12-vmss000001", "Standard_NV12ads_A10_v5", [gpu("gpu-0", "NVIDIA A10-8Q", "7987Mi")]),
+    ("aks-nv18-vmss000000", "Standard_NV18ads_A10_v5", [gpu("gpu-0", "NVIDIA A10-12Q", "12480M")]),
+    ("aks-nv36-vmss000000", "Standard_NV36ads_A10_v5", [gpu("gpu-0", "NVIDIA A10-24Q", "25232932864")]),
+    ("aks-nv36m-vmss000000", "Standard_NV36adms_A10_v5", [gpu("gpu-0", "NVIDIA A10-24Q", "23.5Gi")]),
+    (
+        "aks-nv72-vmss000000",
+        "Standard_NV72ads_A10_v5",
+        [gpu("gpu-0", "NVIDIA A10-24Q", "23.5Gi"), gpu("gpu-1", "NVIDIA A10-24Q", "23.5Gi")],
+    ),
+]
+OTHER_NODES = [
+    ("aks-nc-a100", [gpu("gpu-0", "NVIDIA A100 80GB PCIe", "79.2Gi")]),
+    ("aks-a10g", [gpu("gpu-0", "NVIDIA A10G", "22Gi")]),
+    ("aks-a16", [gpu("gpu-0", "NVIDIA A16", "14.5Gi"), gpu("gpu-1", "NVIDIA A16-4Q", "3.8Gi")]),
+    ("aks-l4", [gpu("gpu-0", "NVIDIA L4", "22Gi")]),
+    ("aks-no-product", [gpu("gpu-0", None, "7.8Gi")]),
+    ("aks-no-type", [gpu("gpu-0", "NVIDIA A10-8Q", "7.8Gi", gpu_type=None)]),
+    ("aks-mig", [gpu("mig-0", "NVIDIA A10-8Q", "7.8Gi", gpu_type="mig")]),
+]
+OTHER_DRIVER = resource_slice("aks-other", [gpu("dev-0", "NVIDIA A10-8Q", "7.8Gi")], driver="gpu.example.com")
+NO_MEMORY = resource_slice("aks-no-memory", [gpu("gpu-0", "NVIDIA A10-8Q", None)])
+
+SLICES = (
+    [resource_slice(node, devices) for node, _, devices in A10_NODES]
+    + [resource_slice(node, devices) for node, devices in OTHER_NODES]
+    + [OTHER_DRIVER, NO_MEMORY]
+)
+
+
+def test_every_size_has_a_slice_and_slices_are_real_resource_slices():
+    assert {vm for _, vm, _ in A10_NODES} == set(A10_SIZES)
+    listed = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSliceList", "metadata": {}, "items": SLICES}
+    for version in ("1.34", "1.35"):
+        kubernetes_validate.validate(listed, version, strict=True)  # one call: the schema loads once per version
+
+
+class _Domains(celtypes.MapType):
+    """`device.attributes` / `device.capacity`: an unknown domain gives an empty map, as Kubernetes documents."""
+
+    def __getitem__(self, key):
+        if key not in self.keys():
+            return celtypes.MapType({})
+        return super().__getitem__(key)
+
+
+class Semver:
+    """A version attribute: not a string in Kubernetes' CEL, so string functions on it fail here too."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+
+def _attribute(value: dict):
+    kind, raw = next(iter(value.items()))
+    return {"string": celtypes.StringType, "int": celtypes.IntType, "bool": celtypes.BoolType, "version": Semver}[kind](raw)
+
+
+def cel_device(driver: str, device: dict) -> celtypes.MapType:
+    """The CEL `device` variable for one ResourceSlice device: unqualified names belong to the driver's domain."""
+    attributes: dict = {}
+    for name, value in device.get("attributes", {}).items():
+        domain, _, short = name.rpartition("/")
+        attributes.setdefault(domain or driver, {})[celtypes.StringType(short)] = _attribute(value)
+    capacity: dict = {}
+    for name, value in device.get("capacity", {}).items():
+        domain, _, short = name.rpartition("/")
+        capacity.setdefault(domain or driver, {})[celtypes.StringType(short)] = Quantity(value["value"])
+    return celtypes.MapType(
+        {
+            celtypes.StringType("driver"): celtypes.StringType(driver),
+            celtypes.StringType("attributes"): _Domains(
+                {celtypes.StringType(d): celtypes.MapType(v) for d, v in attributes.items()}
+            ),
+            celtypes.StringType("capacity"): _Domains({celtypes.StringType(d): celtypes.MapType(v) for d, v in capacity.items()}),
+        }
+    )
+
+
+def devices_of(slices: list[dict]) -> dict[str, celtypes.MapType]:
+    """Every device of these slices, keyed `node/device`."""
+    return {
+        f"{s['spec']['nodeName']}/{d['name']}": cel_device(s["spec"]["driver"], d) for s in slices for d in s["spec"]["devices"]
+    }
+
+
+ALL_DEVICES = devices_of(SLICES)
+NOMINAL = {  # device key -> nominal GiB of the A10 slices
+    f"{node}/{d['name']}": A10_SIZES[vm].gpu_memory_gib for node, vm, devices in A10_NODES for d in devices
+}
+SIZES = sorted({s.gpu_memory_gib for s in A10_SIZES.values()})
+MARGIN = SamplesConfig().memory_margin_percent
+
+_ENV = celpy.Environment()
+_FUNCTIONS = {"quantity": cel_quantity, "compareTo": cel_compare_to}
+
+
+@cache
+def program(expression: str) -> celpy.Runner:
+    """Compiles once; a syntax error fails here."""
+    return _ENV.program(_ENV.compile(expression), functions=_FUNCTIONS)
+
+
+def evaluate(expression: str, device: celtypes.MapType) -> bool:
+    """The selector's result; an evaluation error raises (in Kubernetes it aborts the whole allocation)."""
+    result = program(expression).evaluate({"device": device})
+    assert isinstance(result, celtypes.BoolType), result
+    return bool(result)
+
+
+def matches(*expressions: str) -> set[str]:
+    """The devices every expression selects (a request's selectors AND its class's)."""
+    return {key for key, device in ALL_DEVICES.items() if all(evaluate(e, device) for e in expressions)}
+
+
+SELECTORS = [device_class_selector()] + [memory_selector(size, MARGIN) for size in SIZES]
+
+
+@pytest.mark.parametrize("expression", SELECTORS)
+def test_selectors_never_error_on_any_device(expression):
+    results = {key: evaluate(expression, device) for key, device in ALL_DEVICES.items()}  # an error raises
+    assert len(results) == len(ALL_DEVICES) > len(NOMINAL)
+
+
+def test_device_class_selects_exactly_the_a10_slices():
+    assert matches(device_class_selector()) == set(NOMINAL) | {"aks-no-memory/gpu-0"}
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_each_template_takes_its_own_size_and_bigger_only(size):
+    selected = matches(device_class_selector(), memory_selector(size, MARGIN))
+    assert selected == {key for key, nominal in NOMINAL.items() if nominal >= size}
+    assert {key for key, nominal in NOMINAL.items() if nominal == size} <= selected
+
+
+def test_the_8gb_template_never_lands_on_a_4gb_slice():
+    selected = matches(device_class_selector(), memory_selector(8, MARGIN))
+    assert not any(NOMINAL[key] == 4 for key in selected)
+    assert "aks-nv12-vmss000000/gpu-0" in selected  # reads 7.8Gi: still an 8 GB slice
+
+
+def test_a10_without_a_memory_capacity_is_in_the_class_but_no_template():
+    key = "aks-no-memory/gpu-0"
+    assert evaluate(device_class_selector(), ALL_DEVICES[key])
+    assert not any(evaluate(memory_selector(size, MARGIN), ALL_DEVICES[key]) for size in SIZES)
+
+
+# --- controls: what the guards and the margin are for ---------------------------------------------------------------------------
+def test_without_the_margin_an_8gb_slice_would_not_count_as_8gb():
+    exact = f"device.capacity['{GPU_DRIVER_NAME}'].memory.compareTo(quantity('8Gi')) >= 0"
+    assert not evaluate(exact, ALL_DEVICES["aks-nv12-vmss000000/gpu-0"])
+
+
+def test_without_the_presence_guards_other_devices_abort_allocation():
+    unguarded_memory = f"device.capacity['{GPU_DRIVER_NAME}'].memory.compareTo(quantity('1Mi')) >= 0"
+    with pytest.raises(celpy.CELEvalError):
+        evaluate(unguarded_memory, ALL_DEVICES["aks-other/dev-0"])
+    unguarded_product = f"device.attributes['{GPU_DRIVER_NAME}'].productName.matches('^NVIDIA A10')"
+    with pytest.raises(celpy.CELEvalError):
+        evaluate(unguarded_product, ALL_DEVICES["aks-no-product/gpu-0"])
+
+
+def test_an_invalid_quantity_is_an_evaluation_error():
+    with pytest.raises(celpy.CELEvalError):
+        evaluate(f"device.capacity['{GPU_DRIVER_NAME}'].memory.compareTo(quantity('8GB')) >= 0", ALL_DEVICES["aks-l4/gpu-0"])

@@ -1,0 +1,150 @@
+"""GpuPlatform: cluster -> GPU pools, in parallel with provider -> driver and samples; Kubernetes only via that provider."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from components.config import StackConfig
+from components.offline import Plan, Registration, capture
+from components.platform import GpuPlatform
+
+POOL = "azure-native:containerservice:AgentPool"
+CLUSTER = "azure-native:containerservice:ManagedCluster"
+RELEASE = "kubernetes:helm.sh/v3:Release"
+PROVIDER = "pulumi:providers:kubernetes"
+SAMPLE_TYPES = (
+    "kubernetes:core/v1:Namespace",
+    "kubernetes:resource.k8s.io/v1:DeviceClass",
+    "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate",
+    "kubernetes:resource.k8s.io/v1:ResourceClaim",
+    "kubernetes:networking.k8s.io/v1:NetworkPolicy",
+    "kubernetes:batch/v1:Job",
+)
+
+STACK = {
+    "cluster": {"name": "aks-p", "location": "westeurope", "resourceGroup": {"name": "rg-p"}},
+    "gpuPools": [
+        {"name": "third", "vmSize": "Standard_NV12ads_A10_v5", "autoscaling": {"minCount": 0, "maxCount": 3},
+         "taints": ["nvidia.com/gpu=present:NoSchedule"]},
+        {"name": "full", "vmSize": "Standard_NV36ads_A10_v5", "count": 1},
+    ],
+    "samples": {"workload": True},
+}
+
+
+def make(preview: bool, data: dict) -> Plan:
+    config = StackConfig.model_validate(data)
+    return capture(lambda: GpuPlatform("gpu", config), preview=preview)
+
+
+@pytest.fixture(scope="module")
+def plans() -> dict[bool, Plan]:
+    """The two-pool platform, captured once per engine mode."""
+    return {preview: make(preview, STACK) for preview in (True, False)}
+
+
+def _urn(link: str) -> str:
+    """A provider reference is `<urn>::<id>`; the urn is everything before the last `::`."""
+    return link.rsplit("::", 1)[0]
+
+
+def waits_for(plan: Plan, urn: str) -> set[str]:
+    """Every urn a resource waits for, directly or through others: its dependencies, its parent and its provider."""
+    index = {r.urn: r for r in plan.resources}
+    seen: set[str] = set()
+    todo = [urn]
+    while todo:
+        r = index.get(todo.pop())
+        if r is None:
+            continue
+        links = [*r.dependencies, *([r.parent] if r.parent else []), *([_urn(r.provider)] if r.provider else [])]
+        for link in links:
+            if link not in seen:
+                seen.add(link)
+                todo.append(link)
+    return seen
+
+
+def types_of(plan: Plan, urns: set[str]) -> set[str]:
+    index = {r.urn: r.type for r in plan.resources}
+    return {index[u] for u in urns if u in index}
+
+
+def test_helm_release_never_waits_for_a_gpu_pool(plans, preview):
+    plan = plans[preview]
+    assert len(plan.all(POOL)) == 2
+    upstream = types_of(plan, waits_for(plan, plan.one(RELEASE).urn))
+    assert POOL not in upstream
+    assert {PROVIDER, CLUSTER} <= upstream  # the walk does reach through the provider to the cluster
+
+
+def test_samples_wait_for_neither_pools_nor_the_release(plans, preview):
+    plan = plans[preview]
+    samples = [r for r in plan.resources if r.type in SAMPLE_TYPES]
+    assert len(samples) == 7  # namespace, class, 2 templates, shared claim, deny-all policy, job
+    for r in samples:
+        upstream = types_of(plan, waits_for(plan, r.urn))
+        assert POOL not in upstream and RELEASE not in upstream, r.name
+        assert CLUSTER in upstream, r.name
+
+
+def test_pools_wait_for_the_cluster_not_for_each_other_or_kubernetes(plans, preview):
+    plan = plans[preview]
+    for pool in plan.all(POOL):
+        upstream = waits_for(plan, pool.urn)
+        assert plan.one(CLUSTER).urn in upstream
+        assert not {t for t in types_of(plan, upstream) if t.startswith(("kubernetes:", "pulumi:providers"))}
+        assert not {p.urn for p in plan.all(POOL)} & upstream
+
+
+def test_every_kubernetes_resource_uses_the_clusters_provider(plans, preview):
+    plan = plans[preview]
+    provider = plan.one(PROVIDER)
+    assert provider.parent == plan.one("aks-dra-vgpu:index:AksCluster").urn
+    assert provider.inputs["kubeconfig"] == "[secret]"
+    kube = [r for r in plan.resources if r.type.startswith("kubernetes:")]
+    assert len(kube) == 8  # the release and the seven sample objects
+    for r in kube:
+        assert r.provider is not None and _urn(r.provider) == provider.urn, r.name
+
+
+def test_walk_finds_a_pool_reached_through_another_resource():
+    """The check above can fail: a release that waits for a pool through an intermediate is caught."""
+
+    def reg(name: str, type_: str, deps: list[str], provider: str | None = None) -> Registration:
+        return Registration(f"urn:{name}", type_, name, True, None, provider, deps, {}, {})
+
+    plan = Plan("p", "s", [
+        reg("pool", POOL, []),
+        reg("cm", "kubernetes:core/v1:ConfigMap", ["urn:pool"]),
+        reg("k8s", PROVIDER, ["urn:cm"]),
+        reg("release", RELEASE, [], provider="urn:k8s::id"),
+    ])
+    assert POOL in types_of(plan, waits_for(plan, "urn:release"))
+
+
+def test_components_nest_under_the_platform(plans, preview):
+    plan = plans[preview]
+    platform = plan.one("aks-dra-vgpu:index:GpuPlatform").urn
+    for type_ in ("AksCluster", "GpuNodePool", "NvidiaDraDriver", "DraSamples"):
+        for r in plan.all(f"aks-dra-vgpu:index:{type_}"):
+            assert r.parent == platform, r.name
+
+
+def test_samples_target_every_pools_size(plans, preview):
+    templates = plans[preview].all("kubernetes:resource.k8s.io/v1:ResourceClaimTemplate")
+    names = sorted(r.inputs["metadata"]["name"] for r in templates)
+    assert names == ["a10-vgpu-24gib", "a10-vgpu-8gib"]
+    job = plans[preview].one("kubernetes:batch/v1:Job").inputs["spec"]["template"]["spec"]
+    assert job["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}]
+
+
+def test_samples_off_creates_none(preview):
+    data = copy.deepcopy(STACK)
+    data["samples"] = {"enabled": False}
+    plan = make(preview, data)
+    assert [r.type for r in plan.resources if r.type in SAMPLE_TYPES] == []
+    assert plan.all("aks-dra-vgpu:index:DraSamples") == []
+    assert len(plan.all(RELEASE)) == 1 and len(plan.all(POOL)) == 2
