@@ -52,6 +52,10 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("old", help="the plan before (JSON file)")
     diff.add_argument("new", help="the plan after (JSON file)")
     diff.add_argument("--json", action="store_true", help="print the diff as JSON")
+
+    docs = sub.add_parser("docs", help="regenerate the documentation made from the code (config reference, sizing, graph)")
+    docs.add_argument("--project-dir", default=".", help="the repository's folder (default: current folder)")
+    docs.add_argument("--check", action="store_true", help="write nothing; exit 3 when a generated file is out of date")
     return parser
 
 
@@ -133,12 +137,28 @@ def cmd_diff(args: argparse.Namespace) -> int:
     """`diff`: added / changed / replaced / deleted resources between two plans."""
     from .offline.diff import diff_plans, format_diff
 
-    result = diff_plans(_read_plan(args.old), _read_plan(args.new))
+    try:
+        result = diff_plans(_read_plan(args.old), _read_plan(args.new))
+    except ValueError as exc:
+        raise BadInputError([f"{exc}; make plans with `plan --json`"]) from None
     sys.stdout.write(json.dumps(result.to_dict(), indent=2, sort_keys=True) + "\n" if args.json else format_diff(result))
     return EXIT_CHANGES if result.has_changes else EXIT_OK
 
 
-COMMANDS = {"plan": cmd_plan, "render": cmd_render, "diff": cmd_diff}
+def cmd_docs(args: argparse.Namespace) -> int:
+    """`docs`: write docs/configuration.md, the sizing table and the README's resource graph; print what changed."""
+    from .docs import DocsError, sync_docs
+
+    try:
+        changed = sync_docs(Path(args.project_dir), check=args.check)
+    except (DocsError, OSError) as exc:
+        raise BadInputError([str(exc)]) from None
+    for path in changed:
+        print(path)
+    return EXIT_CHANGES if args.check and changed else EXIT_OK
+
+
+COMMANDS = {"plan": cmd_plan, "render": cmd_render, "diff": cmd_diff, "docs": cmd_docs}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal, Union
 
 import pulumi
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
-from pydantic.alias_generators import to_camel
+from pydantic.alias_generators import to_camel, to_snake
 
 from .catalog import (
     A10_SIZES,
@@ -43,6 +43,9 @@ _RESOURCE_GROUP = re.compile(r"^[-\w._()]{0,89}[-\w_()]$")
 _LOCATION = re.compile(r"^[a-z][a-z0-9]+$")
 _K8S_VERSION = re.compile(r"^(\d+)\.(\d+)(\.\d+)?$")
 _DRIVER_VERSION = re.compile(r"^\d+(\.\d+){0,2}$")
+_GUID = re.compile(r"^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
+# kubelogin login modes that wait for a person (device code, browser): never for a provider that CI runs.
+_INTERACTIVE_LOGINS = ("devicecode", "interactive")
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 ZONES = ("1", "2", "3")
 
@@ -193,6 +196,58 @@ class AuthConfig(Model):
         description="kubelogin's non-interactive login mode for the Kubernetes provider (entraId only); "
         "never device code, so `pulumi up` works in CI.",
     )
+    tenant_id: str | None = Field(
+        None,
+        description="Entra ID tenant for kubelogin's --tenant-id (entraId only). Default: azurecli uses the tenant of "
+        "`az login`, spn the cluster's tenant, workloadidentity AZURE_TENANT_ID.",
+    )
+    client_id: str | None = Field(
+        None,
+        description="Application (client) ID kubelogin signs in as, for spn and workloadidentity (entraId only). "
+        "Default: AZURE_CLIENT_ID (or AAD_SERVICE_PRINCIPAL_CLIENT_ID for spn) at run time. Never a secret: the "
+        "secret comes from AZURE_CLIENT_SECRET or AAD_SERVICE_PRINCIPAL_CLIENT_SECRET.",
+    )
+    environment: str | None = Field(
+        None,
+        description="Azure cloud for spn logins, e.g. 'AzurePublicCloud', 'AzureUSGovernmentCloud', 'AzureChinaCloud' "
+        "(entraId only). Default: the cloud named in the cluster's kubeconfig.",
+    )
+
+    @field_validator("login_mode", mode="before")
+    @classmethod
+    def _non_interactive(cls, v: Any) -> Any:
+        # A clearer word than "not allowed" for the one mistake that matters: an interactive login hangs in CI.
+        if v in _INTERACTIVE_LOGINS:
+            raise ValueError(
+                f"'{v}' waits for a person to sign in, so `pulumi up` would hang in CI; "
+                "choose 'azurecli', 'workloadidentity' or 'spn'"
+            )
+        return v
+
+    @field_validator("admin_group_object_ids")
+    @classmethod
+    def _group_ids(cls, v: list[str]) -> list[str]:
+        bad = [g for g in v if not _GUID.match(g)]
+        if bad:
+            verb = "is not an object ID" if len(bad) == 1 else "are not object IDs"
+            raise ValueError(f"{', '.join(repr(g) for g in bad)} {verb}; write each as a GUID")
+        return v
+
+    @field_validator("tenant_id", "client_id")
+    @classmethod
+    def _guid(cls, v: str | None) -> str | None:
+        if v is not None and not _GUID.match(v):
+            raise ValueError(f"'{v}' is not a GUID; copy the ID from Entra ID, e.g. '00000000-0000-0000-0000-000000000000'")
+        return v
+
+    @model_validator(mode="after")
+    def _entra_only(self) -> AuthConfig:
+        if self.mode == "entraId":
+            return self
+        given = [key for key in ("tenantId", "clientId", "environment") if getattr(self, to_snake(key)) is not None]
+        if given:
+            raise ValueError("\n".join(at(key, "needs mode 'entraId'; allowed only with Entra ID") for key in given))
+        return self
 
 
 class ClusterConfig(Model):
@@ -208,7 +263,18 @@ class ClusterConfig(Model):
     sku_tier: Literal["Free", "Standard", "Premium"] = Field("Free", description="AKS control-plane tier.")
     system_pool: SystemPoolConfig = Field(default_factory=SystemPoolConfig, description="The inline System pool.")
     auth: AuthConfig = Field(default_factory=AuthConfig, description="Kubernetes API authentication.")
-    protect: bool = Field(False, description="Protect the cluster (and a created resource group) from deletion.")
+    protect: bool = Field(
+        False,
+        description="Protect the cluster (and a resource group this stack creates) from deletion and replacement: "
+        "`pulumi up` and `pulumi destroy` stop with an error instead (losing the cluster loses every workload and its "
+        "state). Turn it off in a separate update to delete on purpose. See docs/safe-changes.md.",
+    )
+    retain_on_delete: bool = Field(
+        False,
+        description="When Pulumi deletes the cluster (and a resource group this stack creates), keep them in Azure and "
+        "only forget them: for handing a cluster over to another stack or tool. GPU pools are still deleted; a "
+        "replacement still replaces. See docs/safe-changes.md.",
+    )
     tags: dict[str, str] = Field(default_factory=dict, description="Azure tags for the resource group and cluster.")
 
     @field_validator("name")
@@ -333,8 +399,9 @@ class GpuPoolConfig(Model):
     def _taints(cls, v: list[str]) -> list[str]:
         for text in v:
             parse_taint(text)
-        if len(set(v)) != len(v):
-            raise ValueError("taints are listed twice; list each once")
+        twice = sorted({t for t in v if v.count(t) > 1})
+        if twice:
+            raise ValueError(f"{', '.join(repr(t) for t in twice)} listed twice; list each taint once")
         return v
 
     @field_validator("max_surge")
@@ -441,6 +508,13 @@ class DraDriverConfig(Model):
             problems.append(
                 at("featureGates.IMEXDaemonsWithDNSNames", "must stay false on A10 vGPU (it needs GRID >= 570.158.01)")
             )
+        for gate in sorted(chart.gates_requiring_imex):
+            if self.feature_gates.get(gate):
+                problems.append(at(
+                    f"featureGates.{gate}",
+                    "must stay false on A10 vGPU: it requires IMEXDaemonsWithDNSNames, which stays false "
+                    "(the driver refuses to start with one on and the other off)",
+                ))
         if chart.min_host_driver and not self._host_driver_at_least(chart.min_host_driver):
             problems.append(at("chartVersion", f"{chart.version} is refused: {chart.refusal}"))
         problems.extend(_extra_values_problems(self.extra_values))
@@ -475,6 +549,19 @@ def _lookup(data: dict[str, Any], path: tuple[str, ...]) -> Any:
 def _extra_values_problems(extra: dict[str, Any]) -> list[str]:
     """extraValues may add and tune, never drop a required flag or bypass a dedicated setting."""
     problems = []
+    # A non-map (null, a list, a scalar) at a parent key replaces the whole map in Helm's merge, and with it the
+    # required or managed values below it (`resources: null` would drop resources.gpus.enabled).
+    protected = {*REQUIRED_VALUES, *MANAGED_VALUES}
+    parents = sorted({path[:i] for path in protected for i in range(1, len(path))})
+    for parent in parents:
+        value = _lookup(extra, parent)
+        if value is not _MISSING and not isinstance(value, dict):
+            below = sorted(".".join(p) for p in protected if p[: len(parent)] == parent)
+            problems.append(at(
+                "extraValues." + ".".join(parent),
+                f"must be a map: {json.dumps(value, default=str)} would replace it and drop {', '.join(below)}; "
+                "set keys under it instead",
+            ))
     for path, required in REQUIRED_VALUES.items():
         value = _lookup(extra, path)
         if value is not _MISSING and value != required:
@@ -509,7 +596,13 @@ class SamplesConfig(Model):
         alias="workloadMemoryGiB",
         description="GPU memory the sample Job asks for; default: the smallest pool's slice.",
     )
-    image: str = Field("ubuntu:24.04", description="Image of the sample Job (the driver injects nvidia-smi).")
+    # A plain glibc image is enough: the DRA driver's CDI edits mount the host driver's nvidia-smi and libraries into
+    # the container (the AKS walkthrough uses ubuntu:22.04 the same way); a CUDA image would add gigabytes for nothing.
+    image: str = Field(
+        "ubuntu:24.04",
+        description="Image of the sample Job: any glibc-based image; the DRA driver injects nvidia-smi and the driver "
+        "libraries from the host (CDI), so no CUDA image is needed. Pin a digest for production clusters.",
+    )
 
     @field_validator("namespace")
     @classmethod
@@ -542,17 +635,25 @@ class StackConfig(Model):
     @field_validator("gpu_pools")
     @classmethod
     def _unique(cls, pools: list[GpuPoolConfig]) -> list[GpuPoolConfig]:
-        seen: set[str] = set()
-        for pool in pools:
+        seen: dict[str, int] = {}
+        for index, pool in enumerate(pools):
             if pool.name in seen:
-                raise ValueError(f"pool name '{pool.name}' is used twice; pool names must be unique")
-            seen.add(pool.name)
+                raise ValueError(
+                    f"pool name '{pool.name}' is used twice (gpuPools[{seen[pool.name]}] and gpuPools[{index}]); "
+                    "pool names must be unique"
+                )
+            seen[pool.name] = index
         return pools
 
     @model_validator(mode="after")
     def _cross(self) -> StackConfig:
-        if self.cluster.system_pool.name in {p.name for p in self.gpu_pools}:
-            raise ValueError(at("gpuPools", f"'{self.cluster.system_pool.name}' is the system pool's name; choose another"))
+        system = self.cluster.system_pool.name
+        for index, pool in enumerate(self.gpu_pools):
+            if pool.name == system:
+                raise ValueError(at(
+                    f"gpuPools[{index}].name", f"'{system}' is the system pool's name (cluster.systemPool.name); "
+                    "choose another: pool names are unique in a cluster"
+                ))
         largest = max(p.size.gpu_memory_gib for p in self.gpu_pools)
         wanted = self.samples.workload_memory_gib
         if wanted is not None and wanted > largest:
@@ -660,12 +761,65 @@ def _problem(err: dict[str, Any], model: type[BaseModel], prefix: str) -> Proble
     if kind == "missing":
         return Problem(_format_loc(loc, prefix), "required key is missing")
     message = err["msg"].removeprefix("Value error, ")
+    given = json.dumps(err.get("input"), default=str)
+    field = _field_at(model, loc)
+    # pydantic's wording names Python types and one bound at a time; say what the stack file may hold instead.
     if kind in ("literal_error", "enum"):
-        given = json.dumps(err.get("input"), default=str)
-        message = f"{given} is not allowed; {message[0].lower()}{message[1:]}"
+        message = f"{given} is not allowed; {message[0].lower()}{message[1:]}{_why(field)}"
+    elif kind in _NUMBER_ERRORS and field is not None and _range(field):
+        message = f"must be a whole number {_range(field)} (got {given})"
+    elif kind in ("bool_parsing", "bool_type"):
+        message = f"must be true or false (got {given})"
+    elif kind in ("model_type", "model_attributes_type", "dict_type"):
+        section = _model_at(model, loc)
+        shape = (
+            f"a mapping with the keys {', '.join(f.alias or n for n, f in section.model_fields.items())}"
+            if section else "a mapping of keys to values"
+        )
+        message = f"must be {shape} (got {given})"
+    elif kind == "list_type":
+        message = f"must be a list (got {given}){_why(field)}"
+    elif kind == "too_short":
+        least = err.get("ctx", {}).get("min_length", 1)
+        message = f"needs at least {least} item{'' if least == 1 else 's'} (got {given}){_why(field)}"
+    elif kind == "string_type":
+        message = f"must be text; quote it in YAML (got {given})"
     elif kind not in ("value_error", "assertion_error") and "input" in err:
-        message = f"{message} (got {json.dumps(err['input'], default=str)})"
+        message = f"{message} (got {given})"
     return Problem(_format_loc(loc, prefix), message)
+
+
+_NUMBER_ERRORS = frozenset(
+    {"greater_than_equal", "greater_than", "less_than_equal", "less_than", "int_parsing", "int_type", "int_from_float"}
+)
+
+
+def _field_at(model: type[BaseModel], loc: tuple[Any, ...]) -> Any:
+    """The pydantic FieldInfo a location names (None for list items, map entries and unknown keys)."""
+    if not loc or isinstance(loc[-1], int):
+        return None
+    parent = _model_at(model, loc[:-1])
+    if parent is None:
+        return None
+    return next((f for n, f in parent.model_fields.items() if loc[-1] in (n, f.alias)), None)
+
+
+def _range(field: Any) -> str:
+    """The bounds a numeric field declares, as people say them ('from 1 to 1000'), or ''."""
+    low = high = None
+    for bound in field.metadata:
+        low = getattr(bound, "ge", low)
+        high = getattr(bound, "le", high)
+    if low is not None and high is not None:
+        return f"from {low} to {high}"
+    if low is not None:
+        return f"of at least {low}"
+    return f"of at most {high}" if high is not None else ""
+
+
+def _why(field: Any) -> str:
+    """The field's description as a hint, so a refused value comes with what the key is for."""
+    return f"; {field.description.rstrip('.')}" if field is not None and field.description else ""
 
 
 def validate(model: type[Model], data: Any, prefix: str = "") -> Any:

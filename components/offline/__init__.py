@@ -2,6 +2,7 @@
 
 - ``engine``: mocks + capture (``capture``, ``run_project``, ``Plan``)
 - ``tree``: the plan for people
+- ``render``: the plan as files: one manifest per Kubernetes object, Helm values and chart per release
 """
 
 from .engine import (

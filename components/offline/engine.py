@@ -193,12 +193,52 @@ def placeholder_kubeconfig(cluster: str) -> str:
     )
 
 
+def entra_id_user_kubeconfig(cluster: str, resource_group: str, tenant_id: str) -> str:
+    """The shape of AKS's user kubeconfig for an Entra ID cluster: kubelogin by device code (what the provider must
+    never use), so the offline plan exercises the conversion to a non-interactive login."""
+    user = f"clusterUser_{resource_group}_{cluster}"
+    return yaml.safe_dump(
+        {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": cluster, "cluster": {"server": PLACEHOLDER_SERVER}}],
+            "contexts": [{"name": cluster, "context": {"cluster": cluster, "user": user}}],
+            "current-context": cluster,
+            "preferences": {},
+            "users": [{"name": user, "user": {"exec": {
+                "apiVersion": "client.authentication.k8s.io/v1beta1",
+                "args": [
+                    "get-token",
+                    "--environment", "AzurePublicCloud",
+                    "--server-id", "6dae42f8-4368-4678-94ff-3960e28e3630",  # AKS's Entra ID server application
+                    "--client-id", "80faf920-1908-4b52-b5ef-a8e7bedfc67a",  # AKS's public client application
+                    "--tenant-id", tenant_id,
+                    "--login", "devicecode",
+                ],
+                "command": "kubelogin",
+                "env": None,
+                "installHint": "\nkubelogin is not installed which is required to connect to AAD enabled cluster.\n\n"
+                "To learn more, please go to https://aka.ms/aks/kubelogin\n",
+                "provideClusterInfo": False,
+            }}}],
+        },
+        sort_keys=False,
+    )
+
+
 class OfflineMocks(pmocks.Mocks):
     """Plausible outputs: ARM-style ids, names echoed back, a placeholder kubeconfig; nothing touches a cloud."""
+
+    def __init__(self) -> None:
+        # Entra ID clusters seen so far (name -> tenant): their credentials come in AKS's kubelogin shape.
+        self.entra_id_clusters: dict[str, str] = {}
 
     def new_resource(self, args: pmocks.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         inputs = dict(args.inputs)
         template = _ARM_IDS.get(args.typ)
+        if args.typ == "azure-native:containerservice:ManagedCluster" and inputs.get("aadProfile"):
+            tenant = inputs["aadProfile"].get("tenantID") or "00000000-0000-0000-0000-000000000000"
+            self.entra_id_clusters[str(inputs.get("resourceName", args.name))] = tenant
         if template:
             try:
                 resource_id = template.format(sub=SUBSCRIPTION, **inputs)
@@ -223,7 +263,12 @@ class OfflineMocks(pmocks.Mocks):
     def call(self, args: pmocks.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]]]:
         if args.token.startswith("azure-native:containerservice:listManagedCluster") and "Credentials" in args.token:
             cluster = str(args.args.get("resourceName", "cluster"))
-            value = base64.b64encode(placeholder_kubeconfig(cluster).encode()).decode()
+            if cluster in self.entra_id_clusters:
+                group = str(args.args.get("resourceGroupName", "group"))
+                text = entra_id_user_kubeconfig(cluster, group, self.entra_id_clusters[cluster])
+            else:
+                text = placeholder_kubeconfig(cluster)
+            value = base64.b64encode(text.encode()).decode()
             return {"kubeconfigs": [{"name": "clusterUser", "value": value}]}, []
         return {}, []
 
@@ -380,9 +425,12 @@ def read_stack_config(project: Project, stack: str) -> tuple[dict[str, Any], lis
         known = ", ".join(project.stacks()) or "none"
         raise StackFileError(f"{path.name}: no such stack file in {path.parent}; stacks: {known}")
     doc = _read_yaml(path) or {}
+    section = doc.get("config") if isinstance(doc, dict) else None
+    if not isinstance(doc, dict) or not isinstance(section, (dict, type(None))):
+        raise StackFileError(f"{path.name}: expected a 'config:' mapping of keys to values (see Pulumi.dev.yaml)")
     config: dict[str, Any] = {}
     secrets: list[str] = []
-    for key, value in (doc.get("config") or {}).items():
+    for key, value in (section or {}).items():
         full = key if ":" in key else f"{project.name}:{key}"
         if isinstance(value, dict) and set(value) == {"secure"}:
             # Encrypted with the stack's secrets provider: the offline plan never decrypts; the value stays a secret.
@@ -392,10 +440,23 @@ def read_stack_config(project: Project, stack: str) -> tuple[dict[str, Any], lis
     return config, secrets
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML where a key written twice is an error (plain YAML keeps the last one: a silently lost setting)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(None, None, f"key '{key}' is written twice", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
 def _read_yaml(path: Path) -> Any:
     try:
         with open(path, encoding="utf-8") as f:
-            return yaml.safe_load(f)
+            return yaml.load(f, Loader=_UniqueKeyLoader)  # a SafeLoader subclass: no arbitrary objects
     except FileNotFoundError:
         raise StackFileError(f"{path}: no such file") from None
     except yaml.YAMLError as exc:

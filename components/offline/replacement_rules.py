@@ -1,0 +1,301 @@
+"""Which changes replace a resource, which Azure refuses in place, and what a replacement costs: one table, each rule sourced.
+
+The diff (``components.offline.diff``) asks this module two questions about every changed input path: does a rule
+match it, and what does the rule do. Rules are data; the few functions below only parse and match property paths.
+
+Effects:
+- ``replace``: the resource is deleted and created again. With ``mechanism="provider"`` Pulumi's provider plans the
+  replacement itself; with ``mechanism="api"`` the service cannot change the value in place and Pulumi's provider does
+  not know it, so ``pulumi up`` would attempt an update that fails: the only way to the new value is a new resource;
+  with ``mechanism="engine"`` the Pulumi engine replaces it (its provider or a resource it lives in is replaced).
+- ``rebuild``: changed in place, but by re-creating every node one after the other (workloads are evicted node by node).
+- ``refused``: the service refuses the change in place and there is nothing to replace short of the parent (the inline
+  system pool): ``pulumi up`` fails; the change needs a procedure (docs/safe-changes.md).
+- ``note``: changed in place, with a consequence worth a line in the review.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Effect = Literal["replace", "rebuild", "refused", "note"]
+Mechanism = Literal["provider", "api", "engine"]
+PathPart = str | int  # a key, a list index, or "*" (any list item)
+
+SAFE_CHANGES_DOC = "docs/safe-changes.md"
+
+GROUP = "azure-native:resources:ResourceGroup"
+CLUSTER = "azure-native:containerservice:ManagedCluster"
+POOL = "azure-native:containerservice:AgentPool"
+K8S_PROVIDER = "pulumi:providers:kubernetes"
+RELEASE = "kubernetes:helm.sh/v3:Release"
+NAMESPACE = "kubernetes:core/v1:Namespace"
+JOB = "kubernetes:batch/v1:Job"
+DEVICE_CLASS = "kubernetes:resource.k8s.io/v1:DeviceClass"
+CLAIM = "kubernetes:resource.k8s.io/v1:ResourceClaim"
+CLAIM_TEMPLATE = "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One fact about changing a resource: which inputs (or which replaced dependency) trigger what, and the source."""
+
+    type: str  # a type token, or a glob such as "kubernetes:*"
+    path: str | None  # input path in Pulumi's property-path syntax ("[*]" = any list item); None for a cascade
+    effect: Effect
+    mechanism: Mechanism
+    why: str
+    source: str
+    after: str | None = None  # cascade: applies when a resource this one depends on, of this type (glob), is replaced
+
+
+# --- sources, named once ---------------------------------------------------------------------------------------------
+_AKS_POOL_API = "https://learn.microsoft.com/rest/api/aks/agent-pools/create-or-update"
+_AKS_CLUSTER_API = "https://learn.microsoft.com/rest/api/aks/managed-clusters/create-or-update"
+_ARM_GROUP_API = "https://learn.microsoft.com/rest/api/resources/resource-groups/create-or-update"
+_AKS_POOL_LIMITS = "https://learn.microsoft.com/azure/aks/manage-node-pools#limitations"
+_AZURE_NATIVE_FORCE_NEW = "https://github.com/pulumi/pulumi-azure-native/blob/master/provider/pkg/gen/replacement.go"
+_AZURE_NATIVE_POOL_PR = "https://github.com/pulumi/pulumi-azure-native/pull/3655"
+_AZURE_NATIVE_INLINE_POOLS = "https://github.com/pulumi/pulumi-azure-native/pull/2774"
+# The properties the azurerm provider can only change by cycling the pool through a temporary one.
+_POOL_CYCLING = "https://www.pulumi.com/registry/packages/azure/api-docs/containerservice/kubernetesclusternodepool/"
+_AZURERM_POOL = (
+    "https://github.com/hashicorp/terraform-provider-azurerm/blob/main/internal/services/containers/"
+    "kubernetes_cluster_node_pool_resource.go"
+)
+_AKS_GPU_DRIVER = "https://learn.microsoft.com/azure/aks/nvidia-gpu-operator"
+_AZURE_LINUX_MIGRATION = "https://learn.microsoft.com/azure/azure-linux/tutorial-azure-linux-migration"
+_AKS_UPGRADE = "https://learn.microsoft.com/azure/aks/upgrade-cluster"
+_ARM_DELETE_GROUP = "https://learn.microsoft.com/azure/azure-resource-manager/management/delete-resource-group"
+_K8S_FORCE_NEW = "https://github.com/pulumi/pulumi-kubernetes/blob/master/provider/pkg/provider/diff.go"
+_HELM_RELEASE_DIFF = "https://github.com/pulumi/pulumi-kubernetes/blob/master/provider/pkg/provider/helm_release.go"
+_K8S_SSA_IMMUTABLE = "https://github.com/pulumi/pulumi-kubernetes/pull/2232"
+_K8S_CLAIM = "https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/resource-claim-v1/"
+_K8S_CLAIM_TEMPLATE = "https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/resource-claim-template-v1/"
+_K8S_DEVICE_CLASS = "https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/device-class-v1/"
+_K8S_PROVIDER_DOC = "https://www.pulumi.com/registry/packages/kubernetes/api-docs/provider/"
+_PROVIDER_CHANGE = "https://github.com/pulumi/pulumi/issues/10082"
+_CLUSTER_REPLACED_PROVIDER = "https://github.com/pulumi/pulumi/issues/2047"
+_REPLACE_ON_CHANGES = "https://www.pulumi.com/docs/concepts/options/replaceonchanges/"
+
+_ARM_ID = "part of the ARM resource id (the URL): another value is another resource"
+_CYCLED = "AKS cannot change it on an existing pool; azurerm can only do it by cycling the whole pool"
+
+
+RULES: tuple[Rule, ...] = (
+    # --- resource group -----------------------------------------------------------------------------------------------
+    Rule(GROUP, "resourceGroupName", "replace", "provider", _ARM_ID, _ARM_GROUP_API),
+    Rule(GROUP, "location", "replace", "provider", "a resource group cannot move to another region", _AZURE_NATIVE_FORCE_NEW),
+    # --- AKS cluster ----------------------------------------------------------------------------------------------------
+    Rule(CLUSTER, "resourceGroupName", "replace", "provider", _ARM_ID, _AKS_CLUSTER_API),
+    Rule(CLUSTER, "resourceName", "replace", "provider", _ARM_ID, _AKS_CLUSTER_API),
+    *(
+        Rule(CLUSTER, path, "replace", "provider", "create-only in the AKS API; pulumi-azure-native forces a new cluster",
+             _AZURE_NATIVE_FORCE_NEW)
+        for path in (
+            "location", "dnsPrefix", "fqdnSubdomain", "diskEncryptionSetID", "linuxProfile", "windowsProfile",
+            "nodeResourceGroup", "networkProfile.serviceCidr", "networkProfile.serviceCidrs",
+            "networkProfile.dnsServiceIP", "networkProfile.networkMode", "networkProfile.networkPlugin",
+            "networkProfile.networkPluginMode", "networkProfile.podCidr", "networkProfile.networkDataplane",
+            "networkProfile.networkPolicy", "networkProfile.outboundType",
+        )
+    ),
+    Rule(CLUSTER, "kubernetesVersion", "rebuild", "api",
+         "an upgrade: AKS upgrades the control plane, then reimages the system pool's nodes one by one (with surge)",
+         _AKS_UPGRADE),
+    # The inline system pool: AKS refuses these in place, and the cluster must not be replaced for them.
+    *(
+        Rule(CLUSTER, f"agentPoolProfiles[*].{path}", "refused", "api",
+             f"AKS cannot change an existing pool's {path}, and pulumi-azure-native no longer replaces the whole cluster "
+             "for inline pool changes: add a new system pool first, then retire the old one",
+             _AZURE_NATIVE_INLINE_POOLS if path == "vmSize" else _POOL_CYCLING)
+        for path in ("vmSize", "availabilityZones", "maxPods", "osDiskSizeGB", "vnetSubnetID")
+    ),
+    Rule(CLUSTER, "agentPoolProfiles[*].name", "refused", "api",
+         "renaming the inline system pool removes it and adds another in one request; add the new system pool first",
+         _AKS_CLUSTER_API),
+    # --- GPU pools (AgentPool) ------------------------------------------------------------------------------------------
+    Rule(POOL, "resourceGroupName", "replace", "provider", _ARM_ID, _AKS_POOL_API),
+    Rule(POOL, "resourceName", "replace", "provider", _ARM_ID + " (the cluster the pool belongs to)", _AKS_POOL_API),
+    Rule(POOL, "agentPoolName", "replace", "provider", _ARM_ID, _AKS_POOL_API),
+    Rule(POOL, "vmSize", "replace", "provider", "AKS cannot change a VM scale set pool's VM size", _AKS_POOL_LIMITS),
+    Rule(POOL, "gpuInstanceProfile", "replace", "provider", "the GPU instance profile is fixed at creation",
+         _AZURE_NATIVE_POOL_PR),
+    Rule(POOL, "networkProfile.nodePublicIPTags", "replace", "provider", "create-only in the AKS API",
+         _AZURE_NATIVE_FORCE_NEW),
+    Rule(POOL, "osType", "replace", "api", "a pool's OS type is fixed at creation (azurerm: ForceNew)", _AZURERM_POOL),
+    Rule(POOL, "gpuProfile", "replace", "api",
+         "the GPU driver choice is applied when a node is created; AKS leaves existing nodes as they are "
+         "(azurerm: gpu_driver is ForceNew)", _AKS_GPU_DRIVER),
+    *(
+        Rule(POOL, path, "replace", "api", _CYCLED, _POOL_CYCLING)
+        for path in (
+            "maxPods", "availabilityZones", "vnetSubnetID", "podSubnetID", "osDiskSizeGB", "osDiskType",
+            "kubeletDiskType", "kubeletConfig", "linuxOSConfig", "enableFIPS", "enableEncryptionAtHost",
+            "enableUltraSSD", "enableNodePublicIP",
+        )
+    ),
+    Rule(POOL, "osSKU", "rebuild", "api",
+         "AKS migrates the OS SKU in place by reimaging every node (or you add a new pool with the new OS)",
+         _AZURE_LINUX_MIGRATION),
+    # --- Kubernetes objects ---------------------------------------------------------------------------------------------
+    Rule("kubernetes:*", "metadata.name", "replace", "provider", "an object's name is its identity", _K8S_FORCE_NEW),
+    Rule("kubernetes:*", "metadata.namespace", "replace", "provider", "an object cannot move to another namespace",
+         _K8S_FORCE_NEW),
+    *(
+        Rule(JOB, path, "replace", "provider", "immutable in a Job", _K8S_FORCE_NEW)
+        for path in ("spec.template", "spec.completions", "spec.parallelism", "spec.selector")
+    ),
+    Rule(CLAIM_TEMPLATE, "spec", "replace", "provider",
+         "a ResourceClaimTemplate's spec is immutable; with server-side apply pulumi-kubernetes replaces on the API "
+         f"server's immutable-field error ({_K8S_SSA_IMMUTABLE})", _K8S_CLAIM_TEMPLATE),
+    Rule(CLAIM, "spec", "replace", "provider",
+         "a ResourceClaim's spec is immutable; with server-side apply pulumi-kubernetes replaces on the API server's "
+         f"immutable-field error ({_K8S_SSA_IMMUTABLE})", _K8S_CLAIM),
+    Rule(DEVICE_CLASS, "spec", "note", "api",
+         "a DeviceClass's spec is mutable and updated in place; claims already allocated keep the devices they got "
+         "under the old selectors, only new allocations use the new ones", _K8S_DEVICE_CLASS),
+    Rule(RELEASE, "name", "replace", "provider", "a Helm release's name is its identity", _HELM_RELEASE_DIFF),
+    Rule(RELEASE, "namespace", "replace", "provider", "a Helm release cannot move to another namespace",
+         _HELM_RELEASE_DIFF),
+    # --- providers and cascades -----------------------------------------------------------------------------------------
+    Rule(K8S_PROVIDER, "clusterIdentifier", "replace", "provider",
+         "the Kubernetes provider is replaced only when clusterIdentifier changes, and every object it manages with it",
+         _K8S_PROVIDER_DOC),
+    Rule("*", None, "replace", "engine", "its provider is replaced, and a provider's resources are replaced with it",
+         _PROVIDER_CHANGE, after="pulumi:providers:*"),
+    Rule(CLUSTER, None, "replace", "engine", "its resource group is replaced: deleting a group deletes what is in it",
+         _ARM_DELETE_GROUP, after=GROUP),
+    Rule(POOL, None, "replace", "engine", "its cluster is replaced: a pool is a child of its cluster", _AKS_POOL_API,
+         after=CLUSTER),
+    Rule(K8S_PROVIDER, None, "replace", "engine",
+         "its cluster is replaced: the objects it manages are gone with the old cluster, so the provider (and them) "
+         "must be replaced, not updated", _CLUSTER_REPLACED_PROVIDER, after=CLUSTER),
+)
+
+PROVIDER_CHANGED = Rule(
+    "*", "provider", "replace", "engine", "it moves to another provider: Pulumi replaces a resource whose provider changes",
+    _PROVIDER_CHANGE,
+)
+"""Applied when a resource's provider reference points to another provider than before."""
+
+
+def replace_on_changes_rule(path: str) -> Rule:
+    """The rule a resource's own ``replaceOnChanges`` option adds for one of its paths."""
+    return Rule("*", path, "replace", "engine", "the resource's replaceOnChanges option lists it", _REPLACE_ON_CHANGES)
+
+
+@dataclass(frozen=True)
+class Impact:
+    """What replacing (or deleting) a resource of one type costs the people using the platform."""
+
+    replaced: str
+    deleted: str | None = None
+    safe_path: bool = False  # point the reader at docs/safe-changes.md
+
+
+IMPACTS: dict[str, Impact] = {
+    POOL: Impact(
+        replaced="DOWNTIME for the GPU workloads on this pool: pulumi-azure-native replaces delete-first (the new pool "
+        "has the same name), so every node and every pod on it goes away before the new nodes exist; GPU claims wait "
+        "until new nodes join and the DRA driver publishes their devices again",
+        deleted="every pod on this pool loses its node and its GPU: drain it first",
+        safe_path=True,
+    ),
+    CLUSTER: Impact(
+        replaced="the whole cluster is deleted and created again: every node, workload, claim and Kubernetes object in "
+        "it is lost (the DRA driver and samples are reinstalled, your own workloads are not)",
+        deleted="the cluster and everything running in it are deleted",
+        safe_path=True,
+    ),
+    GROUP: Impact(
+        replaced="the resource group and everything in it are deleted and created again",
+        deleted="the resource group and everything in it are deleted",
+        safe_path=True,
+    ),
+    K8S_PROVIDER: Impact(replaced="every Kubernetes object this provider manages is replaced with it"),
+    RELEASE: Impact(
+        replaced="the NVIDIA DRA driver is uninstalled and installed again: while it is gone no new GPU claim can be "
+        "allocated (pods that already run keep their devices)",
+        deleted="the NVIDIA DRA driver is uninstalled: no GPU claim can be allocated any more",
+    ),
+    NAMESPACE: Impact(
+        replaced="deleting a namespace deletes every object in it (claims, claim templates, jobs)",
+        deleted="deleting a namespace deletes every object in it (claims, claim templates, jobs)",
+    ),
+    CLAIM: Impact(
+        replaced="pods sharing this claim lose it and must be recreated to use the new one",
+        deleted="pods sharing this claim lose it",
+    ),
+    CLAIM_TEMPLATE: Impact(
+        replaced="running pods keep the claims made from the old template; new pods get claims from the new one",
+        deleted="new pods that name this template cannot start",
+    ),
+}
+
+
+# --- property paths ---------------------------------------------------------------------------------------------------
+_SEGMENT = re.compile(r'\.?([^.\[\]]+)|\[(\d+|\*)\]|\["((?:[^"\\]|\\.)*)"\]')
+
+
+def parse_path(text: str) -> tuple[PathPart, ...]:
+    """Parses Pulumi's property-path syntax (``a.b[0]``, ``a["x.y"]``, ``a[*].b``) into parts; raises ValueError."""
+    parts: list[PathPart] = []
+    pos = 0
+    while pos < len(text):
+        m = _SEGMENT.match(text, pos)
+        if not m or m.end() == pos:
+            raise ValueError(f"'{text}' is not a property path (at character {pos + 1})")
+        key, index, quoted = m.groups()
+        if key is not None:
+            parts.append(key)
+        elif index is not None:
+            parts.append("*" if index == "*" else int(index))
+        else:
+            parts.append(quoted.replace('\\"', '"'))
+        pos = m.end()
+    return tuple(parts)
+
+
+_PLAIN_KEY = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
+
+
+def format_path(parts: tuple[PathPart, ...]) -> str:
+    """The inverse of parse_path: ``networkProfile.podCidr``, ``nodeTaints[1]``, ``nodeLabels["nvidia.com/gpu.present"]``."""
+    text = ""
+    for part in parts:
+        if isinstance(part, int) or part == "*":
+            text += f"[{part}]"
+        elif _PLAIN_KEY.match(part):
+            text += f".{part}" if text else part
+        else:
+            text += '["' + part.replace('"', '\\"') + '"]'
+    return text
+
+
+def is_prefix(pattern: tuple[PathPart, ...], path: tuple[PathPart, ...]) -> bool:
+    """Whether `pattern` names `path` or one of its ancestors ("*" stands for any list index or key)."""
+    if len(pattern) > len(path):
+        return False
+    return all(p == "*" or p == q for p, q in zip(pattern, path[: len(pattern)], strict=True))
+
+
+def type_matches(pattern: str, type_: str) -> bool:
+    """Whether a rule's type (a token or a glob) covers a type token."""
+    return pattern == type_ or fnmatch.fnmatchcase(type_, pattern)
+
+
+def input_rules(type_: str) -> list[tuple[tuple[PathPart, ...], Rule]]:
+    """The rules about this type's inputs, each with its parsed path."""
+    return [(parse_path(r.path), r) for r in RULES if r.path is not None and r.after is None and type_matches(r.type, type_)]
+
+
+def cascade_rules(type_: str, dependency_type: str) -> list[Rule]:
+    """The rules that replace a resource of `type_` when a resource it depends on, of `dependency_type`, is replaced."""
+    return [
+        r for r in RULES
+        if r.after is not None and type_matches(r.type, type_) and type_matches(r.after, dependency_type)
+    ]

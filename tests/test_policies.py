@@ -1,0 +1,296 @@
+"""The product's invariants: each policy passes what the components declare and catches what breaks it; the CLI's
+`plan --policy` and the Pulumi policy pack (policy/) run the same checks."""
+
+from __future__ import annotations
+
+import copy
+import runpy
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from components.catalog import CHART_DEVICE_CLASSES
+from components.cli import EXIT_OK, EXIT_POLICY, main
+from components.dra_samples import scanner_skips
+from components.offline import load_project, run_project
+from components.policies import (
+    POLICIES,
+    Violation,
+    check_device_class_name,
+    check_dra_driver_release,
+    check_gpu_pool,
+    check_kubernetes_version,
+    check_plan,
+    format_violations,
+)
+from tests.conftest import ROOT
+
+POOL = "azure-native:containerservice:AgentPool"
+RELEASE = "kubernetes:helm.sh/v3:Release"
+DEVICE_CLASS = "kubernetes:resource.k8s.io/v1:DeviceClass"
+CLUSTER = "azure-native:containerservice:ManagedCluster"
+
+
+@pytest.fixture(scope="module")
+def dev_plan():
+    """The dev stack's offline plan, made once: what the components really declare (prod runs through the CLI below)."""
+    return run_project(load_project(ROOT), "dev")
+
+
+@pytest.fixture
+def good(dev_plan):
+    """Fresh copies of the dev stack's inputs per type: each test breaks one thing."""
+    return {t: copy.deepcopy(dev_plan.one(t).inputs) for t in (POOL, RELEASE, DEVICE_CLASS, CLUSTER)}
+
+
+# --- GPU pools ---------------------------------------------------------------------------------------------------------
+def test_gpu_pool_as_declared_passes(good):
+    assert check_gpu_pool(POOL, good[POOL]) == []
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"vmSize": "Standard_NC6s_v3"}, "vmSize 'Standard_NC6s_v3' is not an NVadsA10_v5 size"),
+        ({"nodeLabels": {"workload-class": "x"}}, "nodeLabels['nvidia.com/gpu.present'] is missing"),
+        ({"nodeLabels": {"nvidia.com/gpu.present": "false"}}, "nodeLabels['nvidia.com/gpu.present'] is 'false'"),
+        ({"gpuProfile": {"driver": "None"}}, "gpuProfile.driver is 'None', must be 'Install'"),
+        ({"gpuProfile": None}, "gpuProfile.driver is missing"),
+    ],
+)
+def test_gpu_pool_violations(good, change, words):
+    inputs = {**good[POOL], **change}
+    (message,) = check_gpu_pool(POOL, inputs)
+    assert words in message
+
+
+def test_gpu_pool_that_lost_everything_still_counts_as_a_gpu_pool(good):
+    inputs = {k: v for k, v in good[POOL].items() if k not in ("nodeLabels", "gpuProfile")}
+    inputs["vmSize"] = "Standard_NV36ads_A10_v5"
+    assert len(check_gpu_pool(POOL, inputs)) == 2  # no label, no driver: caught by its N-series size
+    assert len(check_gpu_pool("azure-native:containerservice/v20240901:AgentPool", inputs)) == 2
+
+
+def test_cpu_pools_and_hidden_values_are_no_violation(good):
+    cpu = {"agentPoolName": "cpu", "vmSize": "Standard_D4ds_v5", "mode": "User"}
+    assert check_gpu_pool(POOL, cpu) == []
+    assert check_gpu_pool(POOL, {**good[POOL], "vmSize": "[unknown]"}) == []
+    assert check_gpu_pool(POOL, {**good[POOL], "nodeLabels": "[secret]"}) == []
+
+
+# --- the DRA driver release ---------------------------------------------------------------------------------------------
+def test_driver_release_as_declared_passes(good):
+    assert check_dra_driver_release(RELEASE, good[RELEASE]) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "words"),
+    [
+        (("resources", "gpus", "enabled"), False, "values.resources.gpus.enabled is False, must be True"),
+        (("resources", "gpus", "enabled"), None, "values.resources.gpus.enabled is None"),
+        (("gpuResourcesEnabledOverride",), "true", "values.gpuResourcesEnabledOverride is 'true', must be True"),
+        (("featureGates", "IMEXDaemonsWithDNSNames"), True, "values.featureGates.IMEXDaemonsWithDNSNames is True"),
+        (("nvidiaDriverRoot",), "/run/nvidia/driver", "values.nvidiaDriverRoot is '/run/nvidia/driver', must be '/'"),
+    ],
+)
+def test_driver_release_required_values(good, path, value, words):
+    node = good[RELEASE]["values"]
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    (message,) = check_dra_driver_release(RELEASE, good[RELEASE])
+    assert words in message
+
+
+def test_driver_release_missing_flags_are_violations(good):
+    del good[RELEASE]["values"]["gpuResourcesEnabledOverride"]
+    del good[RELEASE]["values"]["featureGates"]
+    messages = check_dra_driver_release(RELEASE, good[RELEASE])
+    assert [m.split(" is ")[0] for m in messages] == [
+        "values.gpuResourcesEnabledOverride",
+        "values.featureGates.IMEXDaemonsWithDNSNames",
+    ]
+
+
+@pytest.mark.parametrize("version", [None, "", ">=25.8.1", "25.8", "25.8.x", "~25.8.1"])
+def test_driver_release_version_must_be_pinned(good, version):
+    inputs = {**good[RELEASE], "version": version}
+    if version is None:
+        del inputs["version"]
+    (message,) = check_dra_driver_release(RELEASE, inputs)
+    assert message.startswith("version is") and "pin an exact chart version" in message
+
+
+@pytest.mark.parametrize("namespace", [None, "default"])
+def test_driver_release_needs_its_own_namespace(good, namespace):
+    inputs = {**good[RELEASE], "namespace": namespace}
+    if namespace is None:
+        del inputs["namespace"]
+    (message,) = check_dra_driver_release(RELEASE, inputs)
+    assert message.startswith("namespace is") and "default namespace" in message
+
+
+def test_only_the_driver_chart_is_checked(good):
+    assert check_dra_driver_release(RELEASE, {"chart": "cert-manager", "namespace": "default"}) == []
+    oci = {**good[RELEASE], "chart": "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu", "version": "0.4"}
+    assert len(check_dra_driver_release(RELEASE, oci)) == 1
+
+
+# --- DeviceClass names and the cluster version -----------------------------------------------------------------------------
+def test_device_class_names(good):
+    assert check_device_class_name(DEVICE_CLASS, good[DEVICE_CLASS]) == []
+    for name in sorted(CHART_DEVICE_CLASSES):
+        for token in (DEVICE_CLASS, "kubernetes:resource.k8s.io/v1beta2:DeviceClass"):
+            (message,) = check_device_class_name(token, {"metadata": {"name": name}})
+            assert f"'{name}' is a DeviceClass the NVIDIA chart creates" in message
+    assert check_device_class_name("kubernetes:resource.k8s.io/v1:ResourceClaim", {"metadata": {"name": "gpu.nvidia.com"}}) == []
+
+
+@pytest.mark.parametrize(("version", "ok"), [("1.34", True), ("1.34.2", True), ("1.35", True), ("[unknown]", True),
+                                             ("1.33", False), ("1.9", False), ("latest", False), (None, False)])
+def test_kubernetes_version(good, version, ok):
+    inputs = {**good[CLUSTER], "kubernetesVersion": version}
+    if version is None:
+        del inputs["kubernetesVersion"]
+    assert (check_kubernetes_version(CLUSTER, inputs) == []) is ok
+
+
+# --- the sample Job's checkov exceptions --------------------------------------------------------------------------------------
+def test_sample_job_skips_only_what_it_knowingly_leaves_to_the_owner(dev_plan):
+    skipped = {v.split("=", 1)[0]: v.split("=", 1)[1] for v in scanner_skips("ubuntu:24.04").values()}
+    assert sorted(skipped) == ["CKV_K8S_43"] and all(skipped.values())  # with its reason
+    assert scanner_skips("ubuntu@sha256:" + "0" * 64) == {}  # a digest-pinned image needs no exception
+    # CKV2_K8S_6 (no NetworkPolicy) is met, not skipped: the samples namespace denies all traffic.
+    policy = dev_plan.one("kubernetes:networking.k8s.io/v1:NetworkPolicy")
+    assert policy.inputs["spec"] == {"podSelector": {}, "policyTypes": ["Ingress", "Egress"]}
+    # ...and they sit on the Job's own metadata, the only place checkov reads them from.
+    annotations = dev_plan.one("kubernetes:batch/v1:Job").inputs["metadata"]["annotations"]
+    assert {k: v for k, v in annotations.items() if k.startswith("checkov.io/")} == scanner_skips("ubuntu:24.04")
+
+
+# --- whole plans and the CLI ---------------------------------------------------------------------------------------------------
+def test_check_plan_reads_plans_and_plan_documents(dev_plan):
+    assert check_plan(dev_plan) == []
+    assert check_plan(dev_plan.to_dict()) == []  # the `plan --json` document too
+    document = copy.deepcopy(dev_plan.to_dict())
+    (pool,) = [r for r in document["resources"] if r["type"] == POOL]
+    pool["inputs"]["vmSize"] = "Standard_NC6s_v3"
+    (violation,) = check_plan(document)
+    assert (violation.policy, violation.urn, violation.mandatory) == ("a10-gpu-pool", pool["urn"], True)
+
+
+def test_format_violations():
+    assert format_violations([]).strip() == f"policy: no violations ({len(POLICIES)} policies: " + ", ".join(
+        p.name for p in POLICIES) + ")"
+    text = format_violations([Violation("a10-gpu-pool", "urn:x", "vmSize is wrong", True)])
+    assert "policy: 1 violation (1 mandatory)" in text and "[mandatory] a10-gpu-pool: urn:x" in text
+    assert "vmSize is wrong" in text
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_plan_policy_passes_on_both_stacks(capsys, stack):
+    assert main(["plan", "--stack", stack, "--project-dir", str(ROOT), "--policy"]) == EXIT_OK
+    assert "policy: no violations" in capsys.readouterr().out
+
+
+ROGUE = '''
+# Someone adds a DeviceClass by hand, with the name the NVIDIA chart already owns.
+import pulumi_kubernetes as k8s
+
+k8s.resource.v1.DeviceClass(
+    "rogue",
+    metadata={"name": "gpu.nvidia.com"},
+    spec={"selectors": [{"cel": {"expression": "true"}}]},
+    opts=pulumi.ResourceOptions(provider=platform.cluster.provider),
+)
+'''
+
+
+def test_plan_policy_exits_4_on_a_stack_that_breaks_a_policy(capsys, tmp_path: Path):
+    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
+    (tmp_path / "__main__.py").write_text((ROOT / "__main__.py").read_text() + ROGUE)
+    shutil.copytree(ROOT / "stacks", tmp_path / "stacks")
+    status = main(["plan", "--stack", "dev", "--project-dir", str(tmp_path), "--policy"])
+    out = capsys.readouterr().out
+    assert status == EXIT_POLICY
+    assert "policy: 1 violation (1 mandatory)" in out
+    assert "[mandatory] no-chart-device-class:" in out and "DeviceClass::rogue" in out
+
+
+# --- the policy pack, through the policy SDK ---------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def pack():
+    """The pack's module, loaded without starting its analyzer server."""
+    pytest.importorskip("pulumi_policy")
+    return runpy.run_path(str(ROOT / "policy" / "__main__.py"), run_name="policy_pack")
+
+
+def sdk_validate(policy, type_token: str, props: dict) -> list[str]:
+    """Calls a pack policy as the analyzer does: props behind the SDK's unknown-checking proxy."""
+    from pulumi_policy import ResourceValidationArgs
+    from pulumi_policy.proxy import unknown_checking_proxy
+
+    reported: list[str] = []
+    args = ResourceValidationArgs(type_token, unknown_checking_proxy(props), "urn:test", "test", None, None)
+    policy.validate(args, lambda message, urn=None: reported.append(message))
+    return reported
+
+
+def test_pack_wraps_every_invariant_as_a_mandatory_policy(pack):
+    from pulumi_policy import EnforcementLevel
+
+    policies = pack["resource_policies"]()
+    assert [p.name for p in policies] == [p.name for p in POLICIES]
+    assert all(p.enforcement_level == EnforcementLevel.MANDATORY for p in policies)
+
+
+def test_pack_policies_validate_through_the_sdk(pack, good):
+    from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
+
+    by_name = {p.name: p for p in pack["resource_policies"]()}
+    pool = by_name["a10-gpu-pool"]
+    # An unknown value the policy never reads (the cluster's name, during preview) does not stop the check.
+    assert sdk_validate(pool, POOL, {**good[POOL], "resourceName": UNKNOWN_STRING_VALUE}) == []
+    (message,) = sdk_validate(pool, POOL, {**good[POOL], "vmSize": "Standard_NC6s_v3"})
+    assert "is not an NVadsA10_v5 size" in message
+    with pytest.raises(UnknownValueError):  # the SDK turns this into "can't run policy during preview"
+        sdk_validate(pool, POOL, {**good[POOL], "vmSize": UNKNOWN_STRING_VALUE})
+    release = {**good[RELEASE], "namespace": "default"}
+    assert len(sdk_validate(by_name["dra-driver-release"], RELEASE, release)) == 1
+    assert len(sdk_validate(by_name["no-chart-device-class"], DEVICE_CLASS, {"metadata": {"name": "mig.nvidia.com"}})) == 1
+
+
+def test_pack_serves_the_engine_as_pulumi_runs_it(pack):
+    """`pulumi preview --policy-pack policy` runs `python -m pulumi.policy <engine> policy` and talks gRPC to it."""
+    import grpc
+    from google.protobuf import empty_pb2, struct_pb2
+    from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
+
+    server = subprocess.Popen(
+        [sys.executable, "-u", "-m", "pulumi.policy", "127.0.0.1:0", "policy"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        port = server.stdout.readline().strip()
+        assert port.isdigit(), server.stderr.read() if server.poll() is not None else port
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stub = analyzer_pb2_grpc.AnalyzerStub(channel)
+            info = stub.GetAnalyzerInfo(empty_pb2.Empty(), timeout=10)
+            assert info.name == "aks-dra-vgpu"
+            assert {p.name for p in info.policies} == {p.name for p in POLICIES}
+            props = struct_pb2.Struct()
+            props.update({"metadata": {"name": "gpu.nvidia.com"}})
+            request = analyzer_pb2.AnalyzeRequest(type=DEVICE_CLASS, properties=props, urn="urn:rogue", name="rogue")
+            (diagnostic,) = stub.Analyze(request, timeout=10).diagnostics
+            assert diagnostic.policyName == "no-chart-device-class"
+            assert diagnostic.enforcementLevel == analyzer_pb2.MANDATORY
+            props = struct_pb2.Struct()
+            props.update({"metadata": {"name": "a10-vgpu"}})
+            request = analyzer_pb2.AnalyzeRequest(type=DEVICE_CLASS, properties=props, urn="urn:ok", name="ok")
+            assert list(stub.Analyze(request, timeout=10).diagnostics) == []
+    finally:
+        server.kill()
+        server.wait(timeout=10)
