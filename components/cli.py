@@ -104,8 +104,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
         if any(v.mandatory for v in violations):
             status = EXIT_POLICY
     sys.stdout.write(out)
+    # The JSON and Mermaid documents stay parseable: reports go beside them, on stderr.
+    report = sys.stdout if fmt == "tree" else sys.stderr
     for block in extra:
-        sys.stdout.write(block)
+        report.write(block)
     return status
 
 

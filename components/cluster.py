@@ -218,7 +218,8 @@ class AksCluster(pulumi.ComponentResource):
             f"{name}-k8s",
             kubeconfig=self.provider_kubeconfig,
             # Replace the provider (and so its resources) only when the cluster is replaced, not when credentials rotate.
-            cluster_identifier=cluster.id,
+            # resourceUID, not the ARM id: a cluster deleted and created again under the same name keeps its id.
+            cluster_identifier=cluster.resource_uid,
             delete_unreachable=False,
             opts=child,
         )

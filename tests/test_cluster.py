@@ -91,3 +91,13 @@ def test_stack_outputs_mark_the_kubeconfig_secret(preview):
     plan = capture(program, preview=preview)
     assert plan.outputs["kubeconfig"] == SECRET
     assert plan.outputs["name"] == "a"
+
+
+def test_provider_is_replaced_with_the_cluster_not_with_its_name(preview):
+    # A cluster deleted and created again under the same name keeps its ARM id but gets a new resourceUID: the
+    # provider (and with it every Kubernetes object) must follow the cluster, not its name.
+    plan = make(preview)
+    identifier = plan.one("pulumi:providers:kubernetes").inputs["clusterIdentifier"]
+    assert identifier not in ("[unknown]", None)
+    assert not identifier.startswith("/subscriptions/")
+    assert len(identifier) == 36 and identifier.count("-") == 4  # a UUID, as AKS's resourceUID

@@ -15,6 +15,7 @@ import json
 import os
 import runpy
 import sys
+import uuid
 from collections.abc import Callable, Iterator
 from concurrent import futures
 from dataclasses import dataclass, field
@@ -248,6 +249,8 @@ class OfflineMocks(pmocks.Mocks):
             outputs = {**inputs, "name": name, "azureApiVersion": "offline"}
             if args.typ == "azure-native:containerservice:ManagedCluster":
                 outputs["fqdn"] = f"{inputs.get('dnsPrefix', name)}.hcp.{inputs.get('location', 'offline')}.azmk8s.io"
+                # Stable per cluster id here; in Azure a new one for every cluster created, even under the same name.
+                outputs["resourceUID"] = str(uuid.uuid5(uuid.NAMESPACE_URL, resource_id))
                 outputs["oidcIssuerProfile"] = {
                     **inputs.get("oidcIssuerProfile", {}),
                     "issuerURL": f"https://{inputs.get('location', 'offline')}.oic.prod-aks.azure.com/offline/",
