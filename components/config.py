@@ -15,7 +15,16 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union
 
 import pulumi
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel, to_snake
 
 from .catalog import (
@@ -126,8 +135,16 @@ def _as_str_list(value: Any) -> Any:
     return value
 
 
+def _pool_name(v: str) -> str:
+    if not _POOL_NAME.match(v):
+        raise ValueError(f"'{v}' is not a pool name; use 1-12 lowercase letters and digits, starting with a letter")
+    return v
+
+
 Zone = Literal["1", "2", "3"]
-Zones = Annotated[list[Zone], Field(default_factory=list)]
+Zones = Annotated[list[Zone], BeforeValidator(_as_str_list), Field(default_factory=list)]
+PoolName = Annotated[str, AfterValidator(_pool_name)]
+"""An AKS pool name (Linux): lowercase alphanumeric, starting with a letter, 1-12 characters."""
 
 
 class Model(BaseModel):
@@ -160,7 +177,7 @@ class ResourceGroupConfig(Model):
 class SystemPoolConfig(Model):
     """The cluster's one inline pool: System mode, for cluster add-ons (GPU pools are never inline)."""
 
-    name: str = Field("system", description="Pool name: lowercase alphanumeric, starts with a letter, 1-12 characters.")
+    name: PoolName = Field("system", description="Pool name: lowercase alphanumeric, starts with a letter, 1-12 characters.")
     vm_size: str = Field("Standard_D4ds_v5", description="VM size of the system nodes.")
     count: int = Field(1, ge=1, le=1000, description="Number of system nodes (1-1000).")
     zones: Zones = Field(description="Availability zones to spread the system nodes over ('1', '2', '3').")
@@ -169,15 +186,6 @@ class SystemPoolConfig(Model):
     critical_addons_only: bool = Field(
         False, description="Taint the system nodes CriticalAddonsOnly=true:NoSchedule (AKS best practice for busy clusters)."
     )
-
-    _zones = field_validator("zones", mode="before")(classmethod(lambda cls, v: _as_str_list(v)))
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, v: str) -> str:
-        if not _POOL_NAME.match(v):
-            raise ValueError(f"'{v}' is not a pool name; use 1-12 lowercase letters and digits, starting with a letter")
-        return v
 
 
 class AuthConfig(Model):
@@ -337,7 +345,7 @@ class AutoscalingConfig(Model):
 class GpuPoolConfig(Model):
     """A GPU node pool of one NVadsA10_v5 size: every node presents fixed vGPU slices to the DRA driver."""
 
-    name: str = Field(description="Pool name: lowercase alphanumeric, starts with a letter, 1-12 characters.")
+    name: PoolName = Field(description="Pool name: lowercase alphanumeric, starts with a letter, 1-12 characters.")
     vm_size: str = Field(description="One of the NVadsA10_v5 sizes: " + ", ".join(A10_SIZES) + ".")
     count: int | None = Field(
         None, ge=0, le=1000,
@@ -356,15 +364,6 @@ class GpuPoolConfig(Model):
     os_sku: Literal["Ubuntu", "AzureLinux"] = Field("Ubuntu", description="Node OS image; immutable.")
     os_disk_size_gb: int = Field(128, ge=30, le=2048, description="OS disk size in GB.")
     max_surge: str = Field("1", description="Upgrade surge: extra nodes during upgrades, a number or a percentage.")
-
-    _zones = field_validator("zones", mode="before")(classmethod(lambda cls, v: _as_str_list(v)))
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, v: str) -> str:
-        if not _POOL_NAME.match(v):
-            raise ValueError(f"'{v}' is not a pool name; use 1-12 lowercase letters and digits, starting with a letter")
-        return v
 
     @field_validator("vm_size")
     @classmethod
