@@ -17,6 +17,7 @@ from pydantic import Field
 
 from .catalog import GPU_PRESENT_LABEL, DriverChart
 from .config import DraDriverConfig, GpuPoolConfig
+from .providers import require_kubernetes_provider
 
 # The name 25.x installs give their objects; 0.4.0 (renamed chart) keeps it with nameOverride, so an upgrade from 25.x
 # updates the same DaemonSet (its selector is immutable) instead of starting a second driver beside the first.
@@ -118,25 +119,6 @@ def release_chart(chart: DriverChart) -> tuple[str, str | None]:
     return chart.chart, chart.repository
 
 
-def explicit_kubernetes_provider(opts: pulumi.ResourceOptions | None) -> pulumi.ProviderResource | None:
-    """The Kubernetes provider these options give a component (its own `provider`/`providers`, or its parent's), or None."""
-    if opts is None:
-        return None
-    if opts.provider is not None and opts.provider.package == "kubernetes":
-        return opts.provider
-    providers = opts.providers
-    if isinstance(providers, Mapping):
-        if providers.get("kubernetes") is not None:
-            return providers["kubernetes"]
-    elif providers:
-        found = next((p for p in providers if p.package == "kubernetes"), None)
-        if found is not None:
-            return found
-    if opts.parent is not None:
-        return opts.parent.get_provider("kubernetes:helm.sh/v3:Release")
-    return None
-
-
 class NvidiaDraDriver(pulumi.ComponentResource):
     """The NVIDIA DRA driver (helm.v3.Release) that publishes each node's A10 vGPU as a DRA device.
 
@@ -155,13 +137,7 @@ class NvidiaDraDriver(pulumi.ComponentResource):
     """The exact Helm values passed to the release."""
 
     def __init__(self, name: str, args: NvidiaDraDriverArgs, opts: pulumi.ResourceOptions | None = None):
-        # Refuse before registering anything: without an explicit provider Helm would use whatever cluster an
-        # ambient KUBECONFIG points at.
-        if explicit_kubernetes_provider(opts) is None:
-            raise pulumi.InputPropertiesError(
-                "NvidiaDraDriver needs an explicit Kubernetes provider; it never falls back to an ambient KUBECONFIG",
-                [{"property_path": "opts.providers", "reason": "pass providers={'kubernetes': provider}"}],
-            )
+        require_kubernetes_provider("NvidiaDraDriver", opts)
         super().__init__("aks-dra-vgpu:index:NvidiaDraDriver", name, None, opts)
         # Imported here so that `import components` (config, CLI) does not load the Kubernetes SDK.
         import pulumi_kubernetes as k8s

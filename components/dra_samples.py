@@ -14,6 +14,7 @@ from pydantic import Field, model_validator
 
 from .catalog import GPU_DRIVER_NAME
 from .config import GpuPoolConfig, SamplesConfig, at
+from .providers import require_kubernetes_provider
 
 _ATTRS = f"device.attributes['{GPU_DRIVER_NAME}']"
 _CAPACITY = f"device.capacity['{GPU_DRIVER_NAME}']"
@@ -233,12 +234,8 @@ class DraSamples(pulumi.ComponentResource):
     """The namespace of the claims and the Job."""
 
     def __init__(self, name: str, args: DraSamplesArgs, opts: pulumi.ResourceOptions | None = None):
+        require_kubernetes_provider("DraSamples", opts)
         super().__init__("aks-dra-vgpu:index:DraSamples", name, None, opts)
-        if self.get_provider("kubernetes::Namespace") is None:
-            raise pulumi.InputPropertiesError(
-                "DraSamples needs an explicit Kubernetes provider",
-                [{"property_path": "opts.providers", "reason": "pass providers={'kubernetes': provider}"}],
-            )
         child = pulumi.ResourceOptions(parent=self)
         ns = k8s.core.v1.Namespace(
             f"{name}-ns",

@@ -33,6 +33,7 @@ from . import dra_samples as _dra_samples
 from . import gpu_pool as _gpu_pool
 from . import platform as _platform
 from .config import PROJECT, ConfigError, StackConfig, validate
+from .providers import require_kubernetes_provider
 
 PACKAGE = PROJECT
 """The Pulumi package name: the first part of every type token (``aks-dra-vgpu:index:GpuNodePool``)."""
@@ -334,15 +335,6 @@ def _token(component: type) -> str:
     return f"{PACKAGE}:index:{component.__name__}"
 
 
-def _require_kubernetes_provider(component: str, opts: pulumi.ResourceOptions | None) -> None:
-    """Refuses before anything is registered when the caller passed no Kubernetes provider."""
-    if _dra_driver.explicit_kubernetes_provider(opts) is None:
-        raise pulumi.InputPropertiesError(
-            f"{component} needs an explicit Kubernetes provider; it never falls back to an ambient KUBECONFIG",
-            [{"property_path": "opts.providers", "reason": "pass providers: {kubernetes: <your provider>}"}],
-        )
-
-
 # --- the hosted components ----------------------------------------------------------------------------------------------
 class AksCluster(pulumi.ComponentResource):
     """An AKS cluster for DRA (Kubernetes >= 1.34) with one inline system pool; build a Kubernetes provider from it."""
@@ -430,7 +422,7 @@ class NvidiaDraDriver(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: NvidiaDraDriverInputs, opts: pulumi.ResourceOptions | None = None) -> None:
         config = validated(_dra_driver.NvidiaDraDriverArgs, args, "NvidiaDraDriver")
-        _require_kubernetes_provider("NvidiaDraDriver", opts)
+        require_kubernetes_provider("NvidiaDraDriver", opts)
         super().__init__(_token(NvidiaDraDriver), name, None, opts)
         inner = _dra_driver.NvidiaDraDriver(name, config, pulumi.ResourceOptions(parent=self))
         self.release_name = inner.release_name
@@ -463,7 +455,7 @@ class DraSamples(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: DraSamplesInputs, opts: pulumi.ResourceOptions | None = None) -> None:
         config = validated(_dra_samples.DraSamplesArgs, args, "DraSamples")
-        _require_kubernetes_provider("DraSamples", opts)
+        require_kubernetes_provider("DraSamples", opts)
         super().__init__(_token(DraSamples), name, None, opts)
         inner = _dra_samples.DraSamples(name, config, pulumi.ResourceOptions(parent=self))
         self.device_class_name = inner.device_class_name

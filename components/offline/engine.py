@@ -10,23 +10,29 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import contextvars
+import gc
+import inspect
 import json
 import os
 import runpy
 import sys
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from concurrent import futures
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pulumi
 import yaml
 from google.protobuf import json_format
 from pulumi.runtime import mocks as pmocks
-from pulumi.runtime.settings import configure
+from pulumi.runtime import rpc
+from pulumi.runtime.proto import resource_pb2
+from pulumi.runtime.settings import SETTINGS, configure
+from pulumi.runtime.sync_await import _sync_await
 
 SECRET = "[secret]"
 UNKNOWN = "[unknown]"
@@ -287,7 +293,7 @@ class CaptureMonitor(pmocks.MockMonitor):
         self.outputs: dict[str, Any] = {}
 
     def RegisterResource(self, request):  # noqa: N802 (the engine's method name)
-        response = super().RegisterResource(request)
+        response = self._mock_register(request)
         if request.type == "pulumi:pulumi:Stack":
             self.stack_urn = response.urn
             return response
@@ -322,7 +328,57 @@ class CaptureMonitor(pmocks.MockMonitor):
 
     def Invoke(self, request):  # noqa: N802
         self.invokes.append(Invoke(request.tok, _struct(request.args)))
-        return super().Invoke(request)
+        if request.tok == "pulumi:pulumi:getResource":
+            return super().Invoke(request)
+        # MockMonitor.Invoke without its re-entrant event-loop pump (see _run_inline).
+        call = pmocks.MockCallArgs(token=request.tok, args=rpc.deserialize_properties(request.args), provider=request.provider)
+        returned = self.mocks.call(call)
+        result, failures = (returned, []) if isinstance(returned, dict) else returned
+        return resource_pb2.ResourceInvokeResponse(
+            failures=[pmocks.provider_pb2.CheckFailure(property=prop, reason=why) for prop, why in failures or []],
+            **{"return": _run_inline(rpc.serialize_properties(result, {}))},
+        )
+
+    def _mock_register(self, request) -> resource_pb2.RegisterResourceResponse:
+        """MockMonitor.RegisterResource (pulumi sdk/python/lib/pulumi/runtime/mocks.py) without its re-entrant pump."""
+        urn = self.make_urn(request.parent, request.type, request.name)
+        if request.type == "pulumi:pulumi:Stack":
+            return resource_pb2.RegisterResourceResponse(urn=urn)
+        args = pmocks.MockResourceArgs(
+            typ=request.type,
+            name=request.name,
+            inputs=rpc.deserialize_properties(request.object),
+            provider=request.provider,
+            resource_id=request.importId,
+            custom=request.custom or False,
+            transforms=pmocks._resolve_callbacks(request.transforms),
+        )
+        resource_id, state = self.mocks.new_resource(args)
+        serialized = _run_inline(rpc.serialize_properties(state, {}))
+        self.resources[urn] = pmocks.MockMonitor.ResourceRegistration(urn, resource_id, state)
+        return resource_pb2.RegisterResourceResponse(urn=urn, id=resource_id, object=serialized)
+
+
+_T = TypeVar("_T")
+
+
+def _run_inline(coro: Coroutine[Any, Any, _T]) -> _T:
+    """Runs a coroutine to its end right here, without pumping the running event loop.
+
+    The SDK's MockMonitor serialises each mock result with `_sync_await`, which on a thread whose loop is running (ours:
+    the executor runs inline) pumps that loop re-entrantly: each registration nests inside the one before, so a
+    100-pool stack ran out of recursion depth, and smaller ones spent their time re-scanning the loop. Serialising plain
+    mock data never waits, so it ends on its first step; should it wait (a resource reference), the SDK's pump waits.
+    """
+    try:
+        while True:
+            awaited = coro.send(None)
+            if awaited is not None:
+                awaited._asyncio_future_blocking = False
+                with contextlib.suppress(Exception):  # the coroutine sees the failure when it resumes
+                    _sync_await(awaited)
+    except StopIteration as stop:
+        return stop.value
 
 
 class _ImmediateExecutor(futures.ThreadPoolExecutor):
