@@ -1,0 +1,240 @@
+"""The `pulumi up` critical path: a pure function on plans, checked on hand-made plans and on the real prod stack."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from components.cli import main
+from components.offline import Plan, Registration, load_project, run_project
+from components.offline.critical_path import (
+    TYPICAL,
+    Typical,
+    critical_path,
+    floor_minutes,
+    format_critical_path,
+    kind_of,
+    manual_recipe,
+    provider_urn,
+    schedule,
+    waits_for,
+)
+from tests.conftest import ROOT
+
+RG, AKS, POOL = "azure-native:resources:ResourceGroup", "azure-native:containerservice:ManagedCluster", (
+    "azure-native:containerservice:AgentPool"
+)
+K8S, HELM, NS, JOB = (
+    "pulumi:providers:kubernetes", "kubernetes:helm.sh/v3:Release", "kubernetes:core/v1:Namespace", "kubernetes:batch/v1:Job"
+)
+MINUTES = {kind: t.minutes for kind, t in TYPICAL.items()}
+
+
+def res(name: str, type_: str, *, deps: tuple[str, ...] = (), provider: str | None = None, parent: str | None = None,
+        custom: bool = True) -> Registration:
+    """A registration as the engine records it, urn made from the name."""
+    return Registration(
+        urn=f"urn:pulumi:t::p::{type_}::{name}", type=type_, name=name, custom=custom, parent=parent,
+        provider=provider, dependencies=list(deps), inputs={}, options={},
+    )
+
+
+def urn(name: str, type_: str) -> str:
+    return f"urn:pulumi:t::p::{type_}::{name}"
+
+
+def plan_of(*resources: Registration) -> Plan:
+    return Plan("p", "t", sorted(resources, key=lambda r: r.urn))
+
+
+def platform(*, pool_waits_for_pool: bool = False, driver_waits_for_pool: bool = False) -> Plan:
+    """Cluster, two pools, provider, driver, namespace and a job: the shape GpuPlatform declares."""
+    rg, aks = urn("rg", RG), urn("aks", AKS)
+    k8s = urn("k8s", K8S)
+    on_cluster = f"{k8s}::k8s-id"
+    return plan_of(
+        res("rg", RG),
+        res("aks", AKS, deps=(rg,)),
+        res("pool-a", POOL, deps=(rg, aks)),
+        res("pool-b", POOL, deps=(rg, aks, *([urn("pool-a", POOL)] if pool_waits_for_pool else []))),
+        res("k8s", K8S, deps=(aks,)),
+        res("driver", HELM, provider=on_cluster, deps=(urn("pool-a", POOL),) if driver_waits_for_pool else ()),
+        res("ns", NS, provider=on_cluster),
+        res("job", JOB, provider=on_cluster, deps=(urn("ns", NS),)),
+    )
+
+
+# --- pure function, hand-made plans ------------------------------------------------------------------------------------
+def test_a_chain_adds_up_and_is_named_in_order():
+    plan = plan_of(res("rg", RG), res("aks", AKS, deps=(urn("rg", RG),)),
+                   res("pool", POOL, deps=(urn("aks", AKS),)))
+    result = critical_path(plan)
+    assert [s.name for s in result.steps] == ["rg", "aks", "pool"]
+    assert result.minutes == pytest.approx(MINUTES["resource group"] + MINUTES["AKS cluster"] + MINUTES["GPU agent pool"])
+    assert result.chain == "rg -> aks -> pool"
+    assert [s.start for s in result.steps] == pytest.approx([0, MINUTES["resource group"],
+                                                              MINUTES["resource group"] + MINUTES["AKS cluster"]])
+
+
+def test_parallel_branches_take_the_longest_not_the_sum():
+    result = critical_path(platform())
+    expected = MINUTES["resource group"] + MINUTES["AKS cluster"] + max(
+        MINUTES["GPU agent pool"], MINUTES["Kubernetes provider"] + MINUTES["Helm release"]
+    )
+    assert result.minutes == pytest.approx(expected)
+    assert result.steps[-1].kind == "GPU agent pool"
+
+
+def test_a_resource_waits_for_its_provider_resource():
+    plan = plan_of(res("aks", AKS), res("k8s", K8S, deps=(urn("aks", AKS),)),
+                   res("driver", HELM, provider=f"{urn('k8s', K8S)}::some-id"))
+    steps = schedule(plan)
+    assert steps[urn("driver", HELM)].start == pytest.approx(MINUTES["AKS cluster"])
+    assert waits_for(plan)[urn("driver", HELM)] == [urn("k8s", K8S)]
+
+
+def test_default_providers_outside_the_plan_are_not_waited_for():
+    plan = plan_of(res("rg", RG, provider="urn:pulumi:t::p::pulumi:providers:azure-native::default::id"))
+    assert waits_for(plan)[urn("rg", RG)] == []
+
+
+def test_components_take_no_time_and_children_do_not_wait_for_their_parent():
+    component = res("platform", "pkg:index:Platform", custom=False)
+    plan = plan_of(component, res("rg", RG, parent=component.urn), res("ns", NS, parent=component.urn))
+    steps = schedule(plan)
+    assert component.urn not in steps
+    assert all(s.start == 0 for s in steps.values())
+
+
+def test_waiting_for_a_component_means_waiting_for_everything_inside_it():
+    outer = res("outer", "pkg:index:Outer", custom=False)
+    inner = res("inner", "pkg:index:Inner", custom=False, parent=outer.urn)
+    plan = plan_of(outer, inner, res("aks", AKS, parent=inner.urn), res("rg", RG, parent=outer.urn),
+                   res("job", JOB, deps=(outer.urn,)))
+    assert waits_for(plan)[urn("job", JOB)] == sorted([urn("aks", AKS), urn("rg", RG)])
+    assert schedule(plan)[urn("job", JOB)].start == pytest.approx(MINUTES["AKS cluster"])
+
+
+def test_a_dependency_cycle_is_an_error_not_a_hang():
+    plan = plan_of(res("a", NS, deps=(urn("b", JOB),)), res("b", JOB, deps=(urn("a", NS),)))
+    with pytest.raises(ValueError, match="cycle"):
+        critical_path(plan)
+
+
+def test_a_long_chain_needs_no_recursion():
+    chain = [res("n0", NS)] + [res(f"n{i}", NS, deps=(urn(f"n{i - 1}", NS),)) for i in range(1, 3000)]
+    assert critical_path(plan_of(*chain)).minutes == pytest.approx(3000 * MINUTES["Kubernetes object"])
+
+
+def test_unknown_kinds_are_priced_as_other_and_the_table_is_a_parameter():
+    bucket = res("x", "aws:s3:Bucket")
+    plan = plan_of(bucket, res("ns", NS, deps=(bucket.urn,)))
+    assert kind_of(bucket) == "other"
+    table = {**TYPICAL, "other": Typical("other", 10.0, "test"), "Kubernetes object": Typical("Kubernetes object", 1.0, "t")}
+    assert critical_path(plan, table).minutes == pytest.approx(11.0)
+
+
+def test_provider_reference_is_split_from_its_id():
+    assert provider_urn("urn:pulumi:s::p::pulumi:providers:kubernetes::k8s::04da6b54") == (
+        "urn:pulumi:s::p::pulumi:providers:kubernetes::k8s"
+    )
+    assert provider_urn(None) is None
+
+
+def test_a_pool_waiting_for_another_pool_makes_the_path_longer_than_the_floor():
+    good, bad = critical_path(platform()), critical_path(platform(pool_waits_for_pool=True))
+    assert good.reaches_floor
+    assert bad.minutes == pytest.approx(good.minutes + MINUTES["GPU agent pool"])
+    assert not bad.reaches_floor
+    assert [s.name for s in bad.steps][-2:] == ["pool-a", "pool-b"]
+    assert "NOT reached" in format_critical_path(bad)
+
+
+def test_a_driver_waiting_for_a_pool_is_caught_when_the_driver_is_slow():
+    slow_driver = {**TYPICAL, "Helm release": Typical("Helm release", 7.0, "test")}
+    assert critical_path(platform(), slow_driver).reaches_floor
+    assert not critical_path(platform(driver_waits_for_pool=True), slow_driver).reaches_floor
+
+
+def test_manual_recipe_runs_every_command_after_the_other():
+    steps = manual_recipe(platform())
+    assert [s.kind for s in steps] == ["resource group", "AKS cluster", "GPU agent pool", "GPU agent pool", "node label",
+                                       "Helm release", "Kubernetes object", "Kubernetes object"]
+    assert critical_path(platform()).manual_minutes == pytest.approx(sum(s.minutes for s in steps))
+
+
+# --- the real prod plan ------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def prod() -> Plan:
+    return run_project(load_project(ROOT), "prod", preview=True)
+
+
+def test_prod_reaches_the_floor(prod):
+    result = critical_path(prod)
+    pools = prod.all(POOL)
+    assert len(pools) >= 2
+    expected = MINUTES["resource group"] + MINUTES["AKS cluster"] + max(
+        MINUTES["GPU agent pool"],
+        MINUTES["Kubernetes provider"] + MINUTES["Helm release"] + _sample_chain(prod),
+    )
+    assert floor_minutes(prod) == pytest.approx(expected)
+    assert result.minutes == pytest.approx(expected)
+    assert [s.kind for s in result.steps] == ["resource group", "AKS cluster", "GPU agent pool"]
+
+
+def _sample_chain(plan: Plan) -> float:
+    """The longest chain among the Kubernetes objects, counted by hand from their own dependencies."""
+    objects = {r.urn: r for r in plan.resources if r.custom and r.type.startswith("kubernetes:") and r.type != HELM}
+    depth: dict[str, int] = {}
+
+    def level(u: str) -> int:
+        if u not in depth:
+            depth[u] = 1 + max((level(d) for d in objects[u].dependencies if d in objects), default=0)
+        return depth[u]
+
+    return max(level(u) for u in objects) * MINUTES["Kubernetes object"]
+
+
+def test_prod_no_pool_waits_for_a_pool_and_the_driver_waits_for_no_pool(prod):
+    waits = waits_for(prod)
+    pools = {r.urn for r in prod.all(POOL)}
+    for r in prod.resources:
+        if r.type == POOL or r.type == HELM:
+            assert not set(waits[r.urn]) & pools, f"{r.name} waits for a GPU pool"
+
+
+def test_prod_samples_wait_only_for_what_they_reference(prod):
+    waits = waits_for(prod)
+    provider = prod.one(K8S).urn
+    for r in prod.resources:
+        if r.custom and r.type.startswith("kubernetes:") and r.type != HELM:
+            assert provider in waits[r.urn]
+            assert all(prod.by_urn(u).type.startswith("kubernetes:") or u == provider for u in waits[r.urn]), r.name
+
+
+def test_prod_a_pool_made_to_wait_for_the_other_pool_is_caught(prod):
+    first, second = sorted(prod.all(POOL), key=lambda r: r.urn)[:2]
+    chained = dataclasses.replace(second, dependencies=sorted([*second.dependencies, first.urn]))
+    broken = dataclasses.replace(prod, resources=[chained if r.urn == second.urn else r for r in prod.resources])
+    good, bad = critical_path(prod), critical_path(broken)
+    assert bad.minutes == pytest.approx(good.minutes + MINUTES["GPU agent pool"])
+    assert not bad.reaches_floor
+
+
+def test_prod_beats_the_manual_recipe(prod):
+    result = critical_path(prod)
+    pools = len(prod.all(POOL))
+    objects = sum(1 for r in prod.resources if kind_of(r) == "Kubernetes object")
+    assert result.manual_minutes == pytest.approx(
+        MINUTES["resource group"] + MINUTES["AKS cluster"] + pools * MINUTES["GPU agent pool"] + MINUTES["node label"]
+        + MINUTES["Helm release"] + objects * MINUTES["Kubernetes object"]
+    )
+    assert result.minutes < result.manual_minutes
+
+
+def test_cli_prints_the_critical_path(capsys):
+    assert main(["plan", "--stack", "prod", "--project-dir", str(ROOT), "--critical-path"]) == 0
+    out = capsys.readouterr().out
+    assert "pulumi up critical path" in out and "(reached)" in out and "manual recipe" in out
+    assert "gpu-cluster-aks" in out.split("pulumi up critical path", 1)[1]
