@@ -24,6 +24,7 @@ KEY_SETTINGS: dict[str, tuple[str, ...]] = {
     "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate": ("metadata.name", "spec.spec.devices.requests"),
     "kubernetes:resource.k8s.io/v1:ResourceClaim": ("metadata.name", "spec.devices.requests"),
     "kubernetes:core/v1:Namespace": ("metadata.name",),
+    "kubernetes:networking.k8s.io/v1:NetworkPolicy": ("metadata.name", "spec.policyTypes"),
     "kubernetes:batch/v1:Job": ("metadata.name", "metadata.namespace"),
 }
 
