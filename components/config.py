@@ -11,6 +11,7 @@ import json
 import re
 import types
 import typing
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union
 
@@ -532,15 +533,18 @@ class DraDriverConfig(Model):
         return DRIVER_CHARTS[self.chart_version]
 
 
-_MISSING = object()
+MISSING: Any = object()
+"""What `value_at` returns for a key path that is not there (None can be a real value: a Helm null)."""
 
 
-def _lookup(data: dict[str, Any], path: tuple[str, ...]) -> Any:
-    """The value at a key path of nested dicts, or _MISSING."""
-    node: Any = data
+def value_at(data: Any, path: Sequence[str], stop: Callable[[Any], bool] | None = None) -> Any:
+    """The value at a key path of nested mappings, or MISSING; a node on the way that `stop` accepts is returned as is."""
+    node = data
     for part in path:
-        if not isinstance(node, dict) or part not in node:
-            return _MISSING
+        if stop is not None and stop(node):
+            return node
+        if not isinstance(node, Mapping) or part not in node:
+            return MISSING
         node = node[part]
     return node
 
@@ -553,8 +557,8 @@ def _extra_values_problems(extra: dict[str, Any]) -> list[str]:
     protected = {*REQUIRED_VALUES, *MANAGED_VALUES}
     parents = sorted({path[:i] for path in protected for i in range(1, len(path))})
     for parent in parents:
-        value = _lookup(extra, parent)
-        if value is not _MISSING and not isinstance(value, dict):
+        value = value_at(extra, parent)
+        if value is not MISSING and not isinstance(value, dict):
             below = sorted(".".join(p) for p in protected if p[: len(parent)] == parent)
             problems.append(at(
                 "extraValues." + ".".join(parent),
@@ -562,14 +566,14 @@ def _extra_values_problems(extra: dict[str, Any]) -> list[str]:
                 "set keys under it instead",
             ))
     for path, required in REQUIRED_VALUES.items():
-        value = _lookup(extra, path)
-        if value is not _MISSING and value != required:
+        value = value_at(extra, path)
+        if value is not MISSING and value != required:
             problems.append(at(
                 "extraValues." + ".".join(path),
                 f"must be {json.dumps(required)} for A10 vGPU on AKS; remove it (the package sets it)",
             ))
     for path, setting in MANAGED_VALUES.items():
-        if _lookup(extra, path) is not _MISSING:
+        if value_at(extra, path) is not MISSING:
             problems.append(at("extraValues." + ".".join(path), f"is managed by the package; use {setting}"))
     return problems
 

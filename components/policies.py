@@ -25,11 +25,10 @@ from .catalog import (
     MIN_KUBERNETES_VERSION,
     REQUIRED_VALUES,
 )
-from .config import parse_k8s_version
+from .config import MISSING, parse_k8s_version, value_at
 
 # What the offline plan writes for values it cannot see (components.offline.engine: SECRET, UNKNOWN).
 _HIDDEN = ("[secret]", "[unknown]")
-_MISSING: Any = object()
 # Azure's GPU VM families: NC, ND, NG, NV (every N-series size has a GPU).
 _GPU_VM_SIZE = re.compile(r"^Standard_N[CDGV]", re.IGNORECASE)
 _EXACT_VERSION = re.compile(r"^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$")
@@ -42,19 +41,12 @@ def _hidden(value: Any) -> bool:
 
 
 def _get(data: Any, *path: str) -> Any:
-    """The value at a key path of nested mappings, or _MISSING; a hidden value on the way is returned as it is."""
-    node = data
-    for key in path:
-        if _hidden(node):
-            return node
-        if not isinstance(node, Mapping) or key not in node:
-            return _MISSING
-        node = node[key]
-    return node
+    """The value at a key path of nested mappings, or MISSING; a hidden value on the way is returned as it is."""
+    return value_at(data, path, stop=_hidden)
 
 
 def _show(value: Any) -> str:
-    return "missing" if value is _MISSING else repr(value)
+    return "missing" if value is MISSING else repr(value)
 
 
 def _is_type(token: str, package_module: str, kind: str) -> bool:
@@ -83,7 +75,7 @@ def check_gpu_pool(type_token: str, inputs: Mapping[str, Any]) -> list[str]:
     label = _get(labels, label_key)
     driver = _get(inputs, "gpuProfile", "driver")
     gpu_size = isinstance(vm_size, str) and bool(_GPU_VM_SIZE.match(vm_size))
-    if not (gpu_size or label is not _MISSING or _get(inputs, "gpuProfile") is not _MISSING):
+    if not (gpu_size or label is not MISSING or _get(inputs, "gpuProfile") is not MISSING):
         return []
     problems = []
     if not _hidden(vm_size) and vm_size not in A10_SIZES:
@@ -139,7 +131,7 @@ def check_dra_driver_release(type_token: str, inputs: Mapping[str, Any]) -> list
             "since the driver's gates and guards differ from version to version"
         )
     namespace = _get(inputs, "namespace")
-    if not _hidden(namespace) and namespace in (_MISSING, None, "", "default"):
+    if not _hidden(namespace) and namespace in (MISSING, None, "", "default"):
         problems.append(
             f"namespace is {_show(namespace)}: the chart refuses the default namespace; give the release its own "
             "(e.g. 'nvidia-dra-driver-gpu')"
@@ -167,7 +159,7 @@ def check_kubernetes_version(type_token: str, inputs: Mapping[str, Any]) -> list
     version = _get(inputs, "kubernetesVersion")
     if _hidden(version):
         return []
-    if version is _MISSING or version is None:
+    if version is MISSING or version is None:
         return [f"kubernetesVersion is not set: AKS would pick its default, which may be older; pin {_MIN_VERSION} or newer"]
     try:
         too_old = parse_k8s_version(str(version)) < MIN_KUBERNETES_VERSION

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..config import MISSING, value_at
 from .engine import Plan, walk
 
 # Per type: the input paths worth a glance (dotted; missing ones are skipped).
@@ -27,14 +28,6 @@ KEY_SETTINGS: dict[str, tuple[str, ...]] = {
     "kubernetes:networking.k8s.io/v1:NetworkPolicy": ("metadata.name", "spec.policyTypes"),
     "kubernetes:batch/v1:Job": ("metadata.name", "metadata.namespace"),
 }
-
-
-def _get(data: Any, path: str) -> Any:
-    for part in path.split("."):
-        if not isinstance(data, dict) or part not in data:
-            return None
-        data = data[part]
-    return data
 
 
 def _short(value: Any) -> str:
@@ -65,8 +58,8 @@ def render_tree(plan: Plan) -> str:
         head = f"{'  ' * depth}- {kind} {r.name}" + (f"  [{'; '.join(flags)}]" if flags else "")
         lines.append(head)
         for path in KEY_SETTINGS.get(r.type, ()):
-            value = _get(r.inputs, path)
-            if value is not None:
+            value = value_at(r.inputs, path.split("."))
+            if value not in (MISSING, None):
                 lines.append(f"{'  ' * depth}    {path}: {_short(value)}")
     if plan.outputs:
         lines.append("outputs:")
