@@ -112,19 +112,6 @@ class Plan:
                 return r
         raise LookupError(urn)
 
-    def ancestors_and_deps(self, urn: str) -> set[str]:
-        """Every urn this resource waits for, directly or through others (dependencies and their parents)."""
-        index = {r.urn: r for r in self.resources}
-        seen: set[str] = set()
-        todo = list(index[urn].dependencies)
-        while todo:
-            u = todo.pop()
-            if u in seen or u not in index:
-                continue
-            seen.add(u)
-            todo.extend(index[u].dependencies)
-        return seen
-
     def to_dict(self) -> dict[str, Any]:
         """The plan document (see README: `plan --json`)."""
         return {
