@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import base64
+import hashlib
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,7 +27,7 @@ def cluster_properties(config: ClusterConfig) -> dict[str, Any]:
         "resource_name_": config.name,
         "location": config.location,
         "kubernetes_version": config.kubernetes_version,
-        "dns_prefix": config.dns_prefix or config.name,
+        "dns_prefix": config.effective_dns_prefix,
         "sku": containerservice.ManagedClusterSKUArgs(name="Base", tier=config.sku_tier),
         "identity": containerservice.ManagedClusterIdentityArgs(type="SystemAssigned"),
         "enable_rbac": True,
@@ -59,6 +61,39 @@ def cluster_properties(config: ClusterConfig) -> dict[str, Any]:
     }
     props.update(_auth_properties(config.auth))
     return props
+
+
+# The ManagedCluster inputs this package sets whose change makes pulumi-azure-native replace the cluster: its URL path
+# parameters and the curated force-new list (pulumi/pulumi-azure-native provider/pkg/gen/replacement.go,
+# ContainerService.ManagedCluster; checked against v3.29.0).
+def replacement_identity(config: ClusterConfig) -> dict[str, Any]:
+    """The values that, when any changes, give a new cluster (a replacement) rather than an update of this one."""
+    return {
+        "resourceGroupName": config.resource_group.name,
+        "resourceName": config.name,
+        "location": config.location,
+        "dnsPrefix": config.effective_dns_prefix,
+        "networkProfile": {
+            "networkPlugin": "azure",
+            "networkPluginMode": "overlay",
+            "networkDataplane": "cilium",
+            "networkPolicy": "cilium",
+        },
+    }
+
+
+def cluster_identifier(config: ClusterConfig) -> str:
+    """The Kubernetes provider's clusterIdentifier: changes exactly when the cluster is replaced.
+
+    pulumi-kubernetes replaces its provider (and so every object created through it) when clusterIdentifier changes,
+    and updates it in place when only the kubeconfig changes (provider/pkg/provider/provider.go, DiffConfig). Built
+    from inputs, it is known in every preview: an in-place cluster update (tags, tier, version) replaces nothing
+    in Kubernetes, while a change that replaces the cluster replaces the provider with it. The cluster's resourceUID
+    would say the same after the fact but is unknown in any preview of a cluster update.
+    """
+    identity = replacement_identity(config)
+    digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
+    return f"aks:{config.resource_group.name}/{config.name}#{digest}"
 
 
 def _auth_properties(auth: AuthConfig) -> dict[str, Any]:
@@ -177,7 +212,6 @@ class AksCluster(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: AksClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("aks-dra-vgpu:index:AksCluster", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
         # Whatever holds workloads and their state: protected per stack, optionally left in Azure when Pulumi deletes it.
         # An existing resource group (create: false) is never registered, so Pulumi can never delete it.
         keep = pulumi.ResourceOptions(parent=self, protect=args.protect, retain_on_delete=args.retain_on_delete)
@@ -190,7 +224,8 @@ class AksCluster(pulumi.ComponentResource):
                 tags=args.tags or None,
                 opts=keep,
             )
-            self.resource_group_name = group.name
+            # The name as sent (Azure keeps it verbatim), ready once the group exists: known in a preview too.
+            self.resource_group_name = group.urn.apply(lambda _: args.resource_group.name)
         else:
             self.resource_group_name = pulumi.Output.from_input(args.resource_group.name)
 
@@ -200,7 +235,7 @@ class AksCluster(pulumi.ComponentResource):
             **cluster_properties(args),
             opts=keep,
         )
-        self.cluster_name = cluster.name
+        self.cluster_name = cluster.urn.apply(lambda _: args.name)
         self.cluster_id = cluster.id
         self.oidc_issuer_url = cluster.oidc_issuer_profile.apply(lambda p: p.issuer_url if p else None)
 
@@ -217,11 +252,12 @@ class AksCluster(pulumi.ComponentResource):
         self.provider = k8s.Provider(
             f"{name}-k8s",
             kubeconfig=self.provider_kubeconfig,
-            # Replace the provider (and so its resources) only when the cluster is replaced, not when credentials rotate.
-            # resourceUID, not the ARM id: a cluster deleted and created again under the same name keeps its id.
-            cluster_identifier=cluster.resource_uid,
+            # Replace the provider (and so its resources) only when the cluster is replaced, not when credentials rotate
+            # or the cluster is updated in place (see cluster_identifier).
+            cluster_identifier=cluster_identifier(args),
             delete_unreachable=False,
-            opts=child,
+            # Said outright: in a first preview the kubeconfig is unknown and carries no dependency on the cluster.
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[cluster]),
         )
 
         self.register_outputs(

@@ -13,7 +13,7 @@ import pulumi_kubernetes as k8s
 from pydantic import Field, model_validator
 
 from .catalog import GPU_DRIVER_NAME
-from .config import GpuPoolConfig, SamplesConfig, at
+from .config import GpuPoolConfig, KeyedProblemsError, SamplesConfig
 from .providers import require_kubernetes_provider
 
 _ATTRS = f"device.attributes['{GPU_DRIVER_NAME}']"
@@ -43,7 +43,7 @@ class DraSamplesArgs(SamplesConfig):
         wanted = self.workload_memory_gib
         if wanted is not None and wanted > sizes_in_use(self.pools)[-1]:
             offered = ", ".join(map(str, sizes_in_use(self.pools)))
-            raise ValueError(at("workloadMemoryGiB", f"{wanted} GiB is more than any pool's slice offers ({offered} GiB)"))
+            raise KeyedProblemsError(("workloadMemoryGiB", f"{wanted} GiB is more than any pool's slice offers ({offered} GiB)"))
         return self
 
 

@@ -81,7 +81,8 @@ class GpuNodePool(pulumi.ComponentResource):
             **agent_pool_properties(self.config),
             opts=pulumi.ResourceOptions(parent=self, ignore_changes=ignored_changes(self.config)),
         )
-        self.pool_name = pool.name
+        # The name as sent, once the pool exists (known in a preview too: AKS keeps the name verbatim).
+        self.pool_name = pool.urn.apply(lambda _: self.config.name)
         self.node_labels = self.config.node_labels
         self.taints = self.config.parsed_taints
         self.gpu_memory_gib = self.config.size.gpu_memory_gib

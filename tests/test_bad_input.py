@@ -9,6 +9,7 @@ spy sees registrations when the stack is valid).
 from __future__ import annotations
 
 import copy
+import importlib
 import re
 import shutil
 from collections.abc import Callable
@@ -20,8 +21,9 @@ import pytest
 import yaml
 
 from components.cli import main
-from components.offline import engine
 from tests.conftest import ROOT
+
+engine = importlib.import_module("components.offline.capture")  # the module; the package exports its function
 
 NS = "aks-dra-vgpu:"
 PROD = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())["config"]
@@ -236,16 +238,16 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def monitors(monkeypatch: pytest.MonkeyPatch) -> list[engine.CaptureMonitor]:
+def monitors(monkeypatch: pytest.MonkeyPatch) -> list[engine.Monitor]:
     """Every monitor the offline engine creates during the test, to read what was registered through it."""
-    seen: list[engine.CaptureMonitor] = []
+    seen: list[engine.Monitor] = []
 
-    class Spy(engine.CaptureMonitor):
-        def __init__(self, mocks: Any):
-            super().__init__(mocks)
+    class Spy(engine.Monitor):
+        def __init__(self, *args: Any):
+            super().__init__(*args)
             seen.append(self)
 
-    monkeypatch.setattr(engine, "CaptureMonitor", Spy)
+    monkeypatch.setattr(engine, "Monitor", Spy)
     return seen
 
 
@@ -268,7 +270,7 @@ def plan(project: Path, stack: str, capsys: pytest.CaptureFixture[str]) -> tuple
     return status, out, err
 
 
-def registered(monitors: list[engine.CaptureMonitor]) -> list[str]:
+def registered(monitors: list[engine.Monitor]) -> list[str]:
     """The urns of every resource registered through the spied monitors."""
     return [r.urn for m in monitors for r in m.registrations]
 

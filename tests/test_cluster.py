@@ -62,18 +62,20 @@ def test_kubeconfig_is_a_secret_and_feeds_an_explicit_provider(preview):
     assert provider.inputs["kubeconfig"] == SECRET
     cluster = plan.one(CLUSTER)
     assert cluster.urn in provider.dependencies
-    # the credentials were fetched for this cluster, by name, in its resource group
-    (invoke,) = [i for i in plan.invokes if i.token.endswith("listManagedClusterUserCredentials")]
-    assert invoke.args == {"resourceGroupName": "rg-t", "resourceName": "aks-t"}
+    # the credentials are fetched for this cluster, by name, in its resource group, once it exists: a first preview
+    # (the cluster is not there yet) asks for none, and its kubeconfig is unknown
+    invokes = [i for i in plan.invokes if i.token.endswith("listManagedClusterUserCredentials")]
+    if preview:
+        assert invokes == []
+    else:
+        assert [i.args for i in invokes] == [{"resourceGroupName": "rg-t", "resourceName": "aks-t"}]
 
 
 def test_the_mock_kubeconfig_is_valid_yaml():
-    from pulumi.runtime.mocks import MockCallArgs
+    from components.offline.mocks import OfflineProviders
 
-    from components.offline.engine import OfflineMocks
-
-    result, _ = OfflineMocks().call(
-        MockCallArgs("azure-native:containerservice:listManagedClusterUserCredentials", {"resourceName": "x"}, "")
+    result = OfflineProviders(preview=False).call(
+        "azure-native:containerservice:listManagedClusterUserCredentials", {"resourceName": "x"}
     )
     doc = yaml.safe_load(decode_kubeconfig(result["kubeconfigs"][0]["value"]))
     assert doc["kind"] == "Config" and doc["clusters"][0]["cluster"]["server"].startswith("https://")
@@ -93,11 +95,16 @@ def test_stack_outputs_mark_the_kubeconfig_secret(preview):
     assert plan.outputs["name"] == "a"
 
 
-def test_provider_is_replaced_with_the_cluster_not_with_its_name(preview):
-    # A cluster deleted and created again under the same name keeps its ARM id but gets a new resourceUID: the
-    # provider (and with it every Kubernetes object) must follow the cluster, not its name.
-    plan = make(preview)
-    identifier = plan.one("pulumi:providers:kubernetes").inputs["clusterIdentifier"]
-    assert identifier not in ("[unknown]", None)
-    assert not identifier.startswith("/subscriptions/")
-    assert len(identifier) == 36 and identifier.count("-") == 4  # a UUID, as AKS's resourceUID
+def test_provider_identifier_is_known_in_a_preview_and_follows_only_replacements(preview):
+    # pulumi-kubernetes replaces its provider (and every object) when clusterIdentifier changes: it must be known in
+    # any preview, stay the same for in-place cluster updates, and change for what replaces the cluster.
+    def identifier(**overrides):
+        return make(preview, **overrides).one("pulumi:providers:kubernetes").inputs["clusterIdentifier"]
+
+    base = identifier()
+    assert base.startswith("aks:rg-t/aks-t#")
+    for in_place in ({"tags": {"team": "ml"}}, {"kubernetesVersion": "1.35"}, {"skuTier": "Standard"},
+                     {"systemPool": {"count": 3}}):
+        assert identifier(**in_place) == base, in_place
+    for replacing in ({"location": "northeurope"}, {"dnsPrefix": "other"}, {"resourceGroup": {"name": "rg-u"}}):
+        assert identifier(**replacing) != base, replacing

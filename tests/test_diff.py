@@ -18,7 +18,7 @@ import yaml
 
 from components.cli import main
 from components.offline.diff import MISSING, diff_plans, format_diff, local_urn, successor_name, value_changes
-from components.offline.engine import SECRET
+from components.offline.plan import SECRET
 from components.offline.replacement_rules import (
     CLAIM_TEMPLATE,
     CLUSTER,

@@ -9,7 +9,7 @@ import pulumi_kubernetes as k8s
 import pytest
 
 from components.offline import capture
-from components.offline.engine import OfflineMocks
+from components.offline.mocks import OfflineProviders
 
 
 def many_config_maps(n: int):
@@ -25,16 +25,16 @@ def test_registrations_do_not_nest_inside_one_another(preview, monkeypatch):
     # inline, each registration ran inside the previous one (about 12 frames deeper each time), and 100 ConfigMaps
     # exceeded the recursion limit. The engine serialises without re-entering the loop: every one at the same depth.
     depths: list[int] = []
-    new_resource = OfflineMocks.new_resource
+    new_resource = OfflineProviders.new_resource
 
-    def recording(self, args):
+    def recording(self, *args):
         frame, depth = sys._getframe(), 0
         while frame:
             frame, depth = frame.f_back, depth + 1
         depths.append(depth)
-        return new_resource(self, args)
+        return new_resource(self, *args)
 
-    monkeypatch.setattr(OfflineMocks, "new_resource", recording)
+    monkeypatch.setattr(OfflineProviders, "new_resource", recording)
     plan = capture(many_config_maps(60), preview=preview)
     assert len(plan.all("kubernetes:core/v1:ConfigMap")) == 60
     assert max(depths) - min(depths) <= 2, (min(depths), max(depths))

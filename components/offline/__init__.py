@@ -1,24 +1,15 @@
-"""The offline engine and what is built on it: run a Pulumi program under mocks, capture it, show it.
+"""The offline engine and what is built on it: run a Pulumi program against an in-process engine, capture it, show it.
 
-- ``engine``: mocks + capture (``capture``, ``run_project``, ``Plan``)
-- ``tree``: the plan for people
-- ``render``: the plan as files: one manifest per Kubernetes object, Helm values and chart per release
+- ``plan``: the plan document (``Plan``, ``Registration``) and the markers for secrets and unknowns
+- ``capture``: the in-process resource monitor and engine; ``capture(program)`` runs a program as the language host does
+- ``mocks``: what Azure, AKS and Kubernetes would answer (a first preview knows only the inputs)
+- ``project``: Pulumi projects and stack files on disk; ``run_project``
+- ``tree``, ``render``, ``diff``, ``mermaid``, ``critical_path``: what is built on a plan
 """
 
-from .engine import (
-    SECRET,
-    UNKNOWN,
-    Invoke,
-    Plan,
-    Project,
-    Registration,
-    StackFileError,
-    capture,
-    load_project,
-    read_stack_config,
-    run_project,
-    walk,
-)
+from .capture import capture
+from .plan import SECRET, UNKNOWN, Invoke, Plan, Registration, walk
+from .project import Project, StackFileError, load_project, read_stack_config, run_project
 
 __all__ = [
     "SECRET",

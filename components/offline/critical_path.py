@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .engine import Plan, Registration
+from .plan import Plan, Registration
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .engine import SECRET, UNKNOWN
+from .plan import SECRET, UNKNOWN
 from .replacement_rules import (
     IMPACTS,
     POOL,

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .engine import Plan, Registration
+from .plan import Plan, Registration
 
 HEADER = "flowchart TD"
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from .engine import UNKNOWN, Plan, Registration
+from .plan import UNKNOWN, Plan, Registration
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 # `kubernetes:<group>/<version>:<Kind>` (core group: `core/v1`); components such as helm.sh/v4:Chart are not objects.

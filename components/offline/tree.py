@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from ..config import MISSING, value_at
-from .engine import Plan, walk
+from .plan import Plan, walk
 
 # Per type: the input paths worth a glance (dotted; missing ones are skipped).
 KEY_SETTINGS: dict[str, tuple[str, ...]] = {

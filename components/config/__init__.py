@@ -1,0 +1,63 @@
+"""Typed stack configuration and component arguments, validated before any resource is registered.
+
+Stack files use camelCase keys (Pulumi's convention); Python uses snake_case (pydantic aliases). Every problem in a
+stack is reported at once, each naming the path the user wrote (``gpuPools[0].vmSize``) and what is allowed.
+
+- ``syntax``: names, taints, versions, key paths (pure rules)
+- ``base``, ``cluster``, ``pools``, ``driver``, ``samples``, ``stack``: the models, one section each
+- ``errors``: ``ConfigError`` (problems with key paths), ``KeyedProblemsError`` for model-level checks, ``validate``
+- ``loading``: the stack's sections from Pulumi config
+"""
+
+from .base import Model, PoolName, Zones
+from .cluster import AuthConfig, ClusterConfig, ResourceGroupConfig, SystemPoolConfig
+from .driver import DraDriverConfig
+from .errors import ConfigError, KeyedProblemsError, Problem, validate
+from .loading import PROJECT, STACK_KEYS, load_stack_config, near_miss, stack_config_from_mapping
+from .pools import AutoscalingConfig, GpuPoolConfig
+from .samples import SamplesConfig
+from .stack import StackConfig
+from .syntax import (
+    MISSING,
+    TAINT_EFFECTS,
+    StrInput,
+    Taint,
+    check_label_key,
+    check_label_value,
+    parse_k8s_version,
+    parse_taint,
+    value_at,
+)
+
+__all__ = [
+    "MISSING",
+    "PROJECT",
+    "STACK_KEYS",
+    "TAINT_EFFECTS",
+    "AuthConfig",
+    "AutoscalingConfig",
+    "ClusterConfig",
+    "ConfigError",
+    "DraDriverConfig",
+    "GpuPoolConfig",
+    "KeyedProblemsError",
+    "Model",
+    "PoolName",
+    "Problem",
+    "ResourceGroupConfig",
+    "SamplesConfig",
+    "StackConfig",
+    "StrInput",
+    "SystemPoolConfig",
+    "Taint",
+    "Zones",
+    "check_label_key",
+    "check_label_value",
+    "load_stack_config",
+    "near_miss",
+    "parse_k8s_version",
+    "parse_taint",
+    "stack_config_from_mapping",
+    "validate",
+    "value_at",
+]

@@ -1,0 +1,136 @@
+"""The NVIDIA DRA driver section: chart version, feature gates, extra Helm values that cannot drop required flags."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import Field, field_validator, model_validator
+
+from ..catalog import DEFAULT_CHART_VERSION, DRIVER_CHARTS, MANAGED_VALUES, REQUIRED_VALUES, DriverChart
+from .base import Model
+from .errors import KeyedProblemsError
+from .syntax import DNS_LABEL, DRIVER_VERSION, MISSING, value_at
+
+
+class DraDriverConfig(Model):
+    """The NVIDIA DRA driver Helm release."""
+
+    chart_version: str = Field(
+        DEFAULT_CHART_VERSION, description="Chart version; one of " + ", ".join(DRIVER_CHARTS) + "."
+    )
+    namespace: str = Field("nvidia-dra-driver-gpu", description="Namespace of the release (never 'default').")
+    release_name: str = Field("nvidia-dra-driver-gpu", description="Helm release name.")
+    compute_domains: bool = Field(
+        False, description="Install the ComputeDomain controller (multi-node NVLink/IMEX; meaningless on A10 vGPU)."
+    )
+    feature_gates: dict[str, bool] = Field(
+        default_factory=dict, description="Extra driver feature gates; only gates the chart version knows."
+    )
+    host_driver_version: str | None = Field(
+        None,
+        description="NVIDIA driver version the GPU nodes run, if not AKS's GRID 550/570 (e.g. '580.65.06'); "
+        "charts that need a newer driver are refused without it.",
+    )
+    timeout_seconds: int = Field(600, ge=60, le=3600, description="How long Helm waits for the release (60-3600 s).")
+    extra_values: dict[str, Any] = Field(
+        default_factory=dict, description="Helm values merged in last; cannot drop the flags A10 vGPU needs."
+    )
+
+    @field_validator("chart_version")
+    @classmethod
+    def _chart(cls, v: str) -> str:
+        if v not in DRIVER_CHARTS:
+            raise ValueError(f"'{v}' is not a supported chart version; choose one of {', '.join(DRIVER_CHARTS)}")
+        return v
+
+    @field_validator("namespace")
+    @classmethod
+    def _namespace(cls, v: str) -> str:
+        if v == "default" or not DNS_LABEL.fullmatch(v):
+            raise ValueError(f"'{v}' cannot hold the driver; use a DNS label other than 'default'")
+        return v
+
+    @field_validator("release_name")
+    @classmethod
+    def _release(cls, v: str) -> str:
+        if not DNS_LABEL.fullmatch(v) or len(v) > 53:
+            raise ValueError(f"'{v}' is not a Helm release name; use a DNS label of at most 53 characters")
+        return v
+
+    @field_validator("host_driver_version")
+    @classmethod
+    def _host_driver(cls, v: str | None) -> str | None:
+        if v is not None and not DRIVER_VERSION.fullmatch(v):
+            raise ValueError(f"'{v}' is not a driver version; write it like '580.65.06'")
+        return v
+
+    @model_validator(mode="after")
+    def _chart_fits(self) -> DraDriverConfig:
+        chart = DRIVER_CHARTS[self.chart_version]
+        problems = []
+        unknown = sorted(set(self.feature_gates) - chart.feature_gates)
+        if unknown:
+            problems.append(
+                ("featureGates", f"{', '.join(unknown)} unknown to chart {chart.version} (an unknown gate stops the driver "
+                f"at start); known gates: {', '.join(sorted(chart.feature_gates))}")
+            )
+        if self.feature_gates.get("IMEXDaemonsWithDNSNames"):
+            problems.append(
+                ("featureGates.IMEXDaemonsWithDNSNames", "must stay false on A10 vGPU (it needs GRID >= 570.158.01)")
+            )
+        for gate in sorted(chart.gates_requiring_imex):
+            if self.feature_gates.get(gate):
+                problems.append((
+                    f"featureGates.{gate}",
+                    "must stay false on A10 vGPU: it requires IMEXDaemonsWithDNSNames, which stays false "
+                    "(the driver refuses to start with one on and the other off)",
+                ))
+        if chart.min_host_driver and not self._host_driver_at_least(chart.min_host_driver):
+            problems.append(("chartVersion", f"{chart.version} is refused: {chart.refusal}"))
+        problems.extend(_extra_values_problems(self.extra_values))
+        if problems:
+            raise KeyedProblemsError(*problems)
+        return self
+
+    def _host_driver_at_least(self, minimum: tuple[int, ...]) -> bool:
+        if self.host_driver_version is None:
+            return False
+        return tuple(int(p) for p in self.host_driver_version.split(".")) >= minimum
+
+    @property
+    def chart(self) -> DriverChart:
+        """The catalog entry of the chart version."""
+        return DRIVER_CHARTS[self.chart_version]
+
+
+
+def _extra_values_problems(extra: dict[str, Any]) -> list[tuple[str, str]]:
+    """extraValues may add and tune, never drop a required flag or bypass a dedicated setting."""
+    problems = []
+    # A non-map (null, a list, a scalar) at a parent key replaces the whole map in Helm's merge, and with it the
+    # required or managed values below it (`resources: null` would drop resources.gpus.enabled).
+    protected = {*REQUIRED_VALUES, *MANAGED_VALUES}
+    parents = sorted({path[:i] for path in protected for i in range(1, len(path))})
+    for parent in parents:
+        value = value_at(extra, parent)
+        if value is not MISSING and not isinstance(value, dict):
+            below = sorted(".".join(p) for p in protected if p[: len(parent)] == parent)
+            problems.append((
+                "extraValues." + ".".join(parent),
+                f"must be a map: {json.dumps(value, default=str)} would replace it and drop {', '.join(below)}; "
+                "set keys under it instead",
+            ))
+    for path, required in REQUIRED_VALUES.items():
+        value = value_at(extra, path)
+        if value is not MISSING and value != required:
+            problems.append((
+                "extraValues." + ".".join(path),
+                f"must be {json.dumps(required)} for A10 vGPU on AKS; remove it (the package sets it)",
+            ))
+    for path, setting in MANAGED_VALUES.items():
+        if value_at(extra, path) is not MISSING:
+            problems.append(("extraValues." + ".".join(path), f"is managed by the package; use {setting}"))
+    return problems
+
+

@@ -1,0 +1,117 @@
+"""Syntax rules of Kubernetes and AKS names, taints and versions, and key paths into nested data.
+
+Every rule matches the whole text (``fullmatch``) in ASCII only: a trailing newline or a non-ASCII digit never passes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+
+
+def _rule(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.ASCII)
+
+
+POOL_NAME = _rule(r"[a-z][a-z0-9]{0,11}")
+DNS_LABEL = _rule(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
+DNS_SUBDOMAIN = _rule(r"(?=.{1,253}\Z)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+LABEL_NAME = _rule(r"(?=.{1,63}\Z)[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
+LABEL_VALUE = _rule(r"|(?=.{1,63}\Z)[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
+CLUSTER_NAME = _rule(r"[A-Za-z0-9]([-_A-Za-z0-9]{0,61}[A-Za-z0-9])?")
+# Azure's rule for a managed cluster's dnsPrefix: 1-54 letters, digits and '-', alphanumeric at both ends.
+DNS_PREFIX = _rule(r"[A-Za-z0-9]([-A-Za-z0-9]{0,52}[A-Za-z0-9])?")
+RESOURCE_GROUP = _rule(r"[-\w._()]{0,89}[-\w_()]")
+LOCATION = _rule(r"[a-z][a-z0-9]+")
+K8S_VERSION = _rule(r"(\d+)\.(\d+)(\.\d+)?")
+DRIVER_VERSION = _rule(r"\d+(\.\d+){0,2}")
+GUID = _rule(r"[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
+SURGE = _rule(r"[1-9][0-9]*|([1-9][0-9]?|100)%")
+# kubelogin login modes that wait for a person (device code, browser): never for a provider that CI runs.
+INTERACTIVE_LOGINS = ("devicecode", "interactive")
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+StrInput = str | pulumi.Output
+"""A string, or a string that another resource will produce."""
+
+
+def check_label_key(key: str) -> str | None:
+    """Returns what is wrong with a Kubernetes label key, or None."""
+    prefix, _, name = key.rpartition("/")
+    if prefix and not DNS_SUBDOMAIN.fullmatch(prefix):
+        return f"label key '{key}': prefix '{prefix}' is not a DNS subdomain"
+    if not LABEL_NAME.fullmatch(name):
+        return (
+            f"label key '{key}': name must be 1-63 characters, alphanumeric at both ends, "
+            "with '-', '_' or '.' between"
+        )
+    return None
+
+
+def check_label_value(value: str) -> str | None:
+    """Returns what is wrong with a Kubernetes label value, or None."""
+    if not LABEL_VALUE.fullmatch(value):
+        return f"label value '{value}' must be empty or 1-63 characters, alphanumeric at both ends"
+    return None
+
+
+@dataclass(frozen=True)
+class Taint:
+    """A parsed node taint."""
+
+    key: str
+    value: str
+    effect: str
+
+    def __str__(self) -> str:
+        return f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
+
+    def toleration(self) -> dict[str, str]:
+        """The Kubernetes toleration that matches exactly this taint."""
+        if self.value:
+            return {"key": self.key, "operator": "Equal", "value": self.value, "effect": self.effect}
+        return {"key": self.key, "operator": "Exists", "effect": self.effect}
+
+
+def parse_taint(text: str) -> Taint:
+    """Parses ``key=value:Effect`` (or ``key:Effect``); raises ValueError naming what is allowed."""
+    body, sep, effect = text.rpartition(":")
+    allowed = f"expected key=value:Effect with Effect one of {', '.join(TAINT_EFFECTS)}"
+    if not sep or not body:
+        raise ValueError(f"'{text}' is not a taint; {allowed}")
+    if effect not in TAINT_EFFECTS:
+        raise ValueError(f"'{text}' has effect '{effect}'; {allowed}")
+    key, _, value = body.partition("=")
+    problem = check_label_key(key) or check_label_value(value)
+    if problem:
+        raise ValueError(f"'{text}': {problem}")
+    return Taint(key, value, effect)
+
+
+def parse_k8s_version(text: str) -> tuple[int, int]:
+    """Returns (major, minor) of ``1.34`` or ``1.34.2``; raises ValueError otherwise."""
+    m = K8S_VERSION.fullmatch(text)
+    if not m:
+        raise ValueError(f"'{text}' is not a Kubernetes version; write major.minor or major.minor.patch, e.g. '1.34'")
+    return int(m.group(1)), int(m.group(2))
+
+
+MISSING: Any = object()
+"""What `value_at` returns for a key path that is not there (None can be a real value: a Helm null)."""
+
+
+def value_at(data: Any, path: Sequence[str], stop: Callable[[Any], bool] | None = None) -> Any:
+    """The value at a key path of nested mappings, or MISSING; a node on the way that `stop` accepts is returned as is."""
+    node = data
+    for part in path:
+        if stop is not None and stop(node):
+            return node
+        if not isinstance(node, Mapping) or part not in node:
+            return MISSING
+        node = node[part]
+    return node
+

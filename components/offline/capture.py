@@ -1,0 +1,343 @@
+"""Capture at the wire: run a Pulumi Python program against an in-process resource monitor and record what it asks for.
+
+The SDK talks to its engine through two objects it is handed in its public settings (`pulumi.runtime.Settings`): a
+resource monitor and an engine. Here both are plain objects in this process that answer the protocol's requests
+(pulumi/pulumi `proto/pulumi/resource.proto`, `engine.proto`) the way the Pulumi engine would, with what a provider
+would answer coming from `mocks.OfflineProviders`. The program runs as the Python language host runs it
+(pulumi/pulumi `sdk/python/cmd/pulumi-language-python-exec`): config in through ``PULUMI_CONFIG``, settings configured,
+the program run in a stack on an event loop of its own. Nothing here uses the SDK's mocks or its private modules.
+
+A capture runs on a thread of its own with a copy of the caller's context, so the caller's event loop, Pulumi
+settings and config are untouched, and a caller that is itself inside a running event loop can capture too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import copy
+import json
+import os
+import re
+import threading
+from collections.abc import Callable
+from concurrent import futures
+from typing import Any
+
+import grpc
+import pulumi
+from google.protobuf import empty_pb2, json_format, struct_pb2
+from pulumi.runtime.proto import provider_pb2, resource_pb2
+
+from .mocks import OfflineProviders
+from .plan import UNKNOWN, UNKNOWN_VALUE, Invoke, Plan, Registration, plain
+
+STACK_TYPE = "pulumi:pulumi:Stack"
+ORGANIZATION = "organization"
+
+# What this monitor supports, by the protocol's feature names (SupportsFeatureRequest.id). Output values stay off, as
+# in the SDK's own test monitor: inputs then arrive as plain values with secrets marked, which is what a plan shows.
+FEATURES = frozenset({"secrets", "resourceReferences", "aliasSpecs", "deletedWith"})
+
+_ENV_LOCK = threading.Lock()
+
+
+class _Unimplemented(grpc.RpcError):
+    """The answer of an engine that does not implement a call: the SDK then falls back as with an older CLI."""
+
+    def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.UNIMPLEMENTED
+
+    def details(self) -> str:
+        return "not implemented by the offline engine"
+
+
+def qualified_type(urn: str) -> str:
+    """The qualified type of a URN (``parent$child`` types), as the engine builds child URNs from it."""
+    return urn.split("::")[2]
+
+
+def make_urn(stack: str, project: str, parent: str, type_: str, name: str) -> str:
+    """The URN the Pulumi engine gives a resource: the parent's full qualified type, then ``$type``, then the name
+    (pulumi/pulumi `pkg/resource/deploy/deployment.go`, generateURN)."""
+    if parent and qualified_type(parent) != STACK_TYPE:
+        type_ = f"{qualified_type(parent)}${type_}"
+    return f"urn:pulumi:{stack}::{project}::{type_}::{name}"
+
+
+def _provider_reference(reference: str) -> str | None:
+    """``<provider urn>::<id>``, with an ID that a preview does not know yet shown as such."""
+    if not reference:
+        return None
+    urn, _, resource_id = reference.rpartition("::")
+    return f"{urn}::{UNKNOWN}" if resource_id in ("", UNKNOWN_VALUE) else reference
+
+
+def _struct(message: Any) -> dict[str, Any]:
+    return json_format.MessageToDict(message) if message is not None else {}
+
+
+def _to_struct(data: dict[str, Any]) -> struct_pb2.Struct:
+    message = struct_pb2.Struct()
+    message.update(data)
+    return message
+
+
+class Engine:
+    """The engine service: log messages go to the caller's log list (the CLI prints warnings and errors)."""
+
+    def __init__(self) -> None:
+        self.logs: list[tuple[int, str]] = []
+        self.root: str = ""
+
+    def Log(self, request: Any) -> empty_pb2.Empty:  # noqa: N802 (the protocol's method names)
+        self.logs.append((int(request.severity), str(request.message)))
+        return empty_pb2.Empty()
+
+    def GetRootResource(self, request: Any) -> Any:  # noqa: N802
+        from pulumi.runtime.proto import engine_pb2
+
+        return engine_pb2.GetRootResourceResponse(urn=self.root)
+
+    def SetRootResource(self, request: Any) -> Any:  # noqa: N802
+        from pulumi.runtime.proto import engine_pb2
+
+        self.root = request.urn
+        return engine_pb2.SetRootResourceResponse()
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        if name[:1].isupper():
+            def unimplemented(*_: Any, **__: Any) -> Any:
+                raise _Unimplemented()
+
+            return unimplemented
+        raise AttributeError(name)
+
+
+class Monitor:
+    """The resource monitor: records each registration, invoke and the stack's outputs as plain data."""
+
+    def __init__(self, project: str, stack: str, providers: OfflineProviders):
+        self.project = project
+        self.stack = stack
+        self.providers = providers
+        self.registrations: list[Registration] = []
+        self.invokes: list[Invoke] = []
+        self.outputs: dict[str, Any] = {}
+        self.stack_urn = ""
+        self.state: dict[str, tuple[str, dict[str, Any]]] = {}  # urn -> (id, outputs) for resource references
+        self.stack_transforms: list[Any] = []
+
+    # --- feature negotiation -----------------------------------------------------------------------------------------
+    def SupportsFeature(self, request: Any) -> resource_pb2.SupportsFeatureResponse:  # noqa: N802
+        return resource_pb2.SupportsFeatureResponse(hasSupport=request.id in FEATURES)
+
+    def GetDeploymentInfo(self, request: Any) -> Any:  # noqa: N802
+        raise _Unimplemented()  # the SDK then asks SupportsFeature, feature by feature, as it does with older engines
+
+    # --- resources ---------------------------------------------------------------------------------------------------
+    def RegisterResource(self, request: Any) -> resource_pb2.RegisterResourceResponse:  # noqa: N802
+        urn = make_urn(self.stack, self.project, request.parent, request.type, request.name)
+        if request.type == STACK_TYPE:
+            self.stack_urn = urn
+            return resource_pb2.RegisterResourceResponse(urn=urn)
+        wire = _struct(request.object)
+        deps = set(request.dependencies)
+        for prop in request.propertyDependencies.values():
+            deps.update(prop.urns)
+        self.registrations.append(
+            Registration(
+                urn=urn,
+                type=request.type,
+                name=request.name,
+                custom=request.custom,
+                parent=request.parent if request.parent and request.parent != self.stack_urn else None,
+                provider=_provider_reference(request.provider),
+                dependencies=sorted(deps),
+                inputs=plain(wire),
+                options={
+                    "protect": request.protect if request.HasField("protect") else False,
+                    "ignoreChanges": sorted(request.ignoreChanges),
+                    "replaceOnChanges": sorted(request.replaceOnChanges),
+                    "deleteBeforeReplace": request.deleteBeforeReplace,
+                    "retainOnDelete": request.retainOnDelete if request.HasField("retainOnDelete") else False,
+                },
+            )
+        )
+        if not request.custom:
+            return resource_pb2.RegisterResourceResponse(urn=urn)
+        resource_id, outputs = self.providers.new_resource(request.type, request.name, wire)
+        self.state[urn] = (resource_id, outputs)
+        return resource_pb2.RegisterResourceResponse(urn=urn, id=resource_id, object=_to_struct(outputs))
+
+    def RegisterResourceOutputs(self, request: Any) -> empty_pb2.Empty:  # noqa: N802
+        if request.urn == self.stack_urn:
+            self.outputs = plain(_struct(request.outputs))
+        return empty_pb2.Empty()
+
+    def ReadResource(self, request: Any) -> resource_pb2.ReadResourceResponse:  # noqa: N802
+        urn = make_urn(self.stack, self.project, request.parent, request.type, request.name)
+        properties = _struct(request.properties)
+        self.state[urn] = (request.id, properties)
+        return resource_pb2.ReadResourceResponse(urn=urn, properties=_to_struct(properties))
+
+    # --- functions ---------------------------------------------------------------------------------------------------
+    def Invoke(self, request: Any) -> resource_pb2.ResourceInvokeResponse:  # noqa: N802
+        args = _struct(request.args)
+        self.invokes.append(Invoke(request.tok, plain(args)))
+        if request.tok == "pulumi:pulumi:getResource":
+            urn = str(args.get("urn", ""))
+            resource_id, outputs = self.state.get(urn, ("", {}))
+            result = {"urn": urn, "id": resource_id, "state": outputs}
+        else:
+            result = self.providers.call(request.tok, args)
+        return resource_pb2.ResourceInvokeResponse(**{"return": _to_struct(result)})
+
+    def Call(self, request: Any) -> Any:  # noqa: N802
+        return resource_pb2.CallResponse(failures=[provider_pb2.CheckFailure(reason="method calls run offline")])
+
+    def RegisterStackTransform(self, request: Any) -> empty_pb2.Empty:  # noqa: N802
+        self.stack_transforms.append(request)
+        return empty_pb2.Empty()
+
+    def SignalAndWaitForShutdown(self, request: Any) -> empty_pb2.Empty:  # noqa: N802
+        return empty_pb2.Empty()
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        if name[:1].isupper():
+            def unimplemented(*_: Any, **__: Any) -> Any:
+                raise _Unimplemented()
+
+            return unimplemented
+        raise AttributeError(name)
+
+
+# --- what an offline plan has no use for -------------------------------------------------------------------------------
+_VERSIONED_TYPE = re.compile(r"(?P<package>[^:]+):(?P<module>[^:/]+)(/[^:]+)?:(?P<name>[^:]+)")
+
+
+def _api_version_alias(alias: Any, type_: str) -> bool:
+    """Whether an alias only names another API version of the resource's own type, as the Azure and Kubernetes SDKs
+    add to every resource (110+ for an AgentPool). They matter only for state written by older SDKs, which an offline
+    plan never has; an alias of any other form (a user's rename, another type or parent) is kept."""
+    if not isinstance(alias, pulumi.Alias) or not isinstance(alias.type_, str) or alias.type_ == type_:
+        return False
+    if any(value is not ... for value in (alias.name, alias.parent, alias.stack, alias.project)):
+        return False
+    if getattr(alias, "parent_urn", ...) is not ...:
+        return False
+    mine, theirs = _VERSIONED_TYPE.fullmatch(type_), _VERSIONED_TYPE.fullmatch(alias.type_)
+    return bool(mine and theirs) and all(mine[part] == theirs[part] for part in ("package", "module", "name"))
+
+
+def _without_version_aliases(args: pulumi.ResourceTransformationArgs) -> pulumi.ResourceTransformationResult | None:
+    aliases = args.opts.aliases
+    if not aliases:
+        return None
+    kept = [alias for alias in aliases if not _api_version_alias(alias, args.type_)]
+    if len(kept) == len(aliases):
+        return None
+    opts = copy.copy(args.opts)
+    opts.aliases = kept
+    return pulumi.ResourceTransformationResult(args.props, opts)
+
+
+# --- running a program -----------------------------------------------------------------------------------------------
+def capture(
+    program: Callable[[], Any],
+    *,
+    project: str = "aks-dra-vgpu",
+    stack: str = "test",
+    config: dict[str, Any] | None = None,
+    preview: bool = False,
+    secret_keys: list[str] | None = None,
+) -> Plan:
+    """Runs `program` as the language host would (inside a Stack, with this config); returns what it registered.
+
+    `config` maps ``namespace:key`` to values; non-strings are sent as JSON strings, as the Pulumi CLI does.
+    ``preview=True`` is a first `pulumi preview`; ``preview=False`` an update, with plausible provider outputs.
+    Exceptions raised by the program propagate unchanged.
+    """
+    wire = {k: v if isinstance(v, str) else json.dumps(v) for k, v in (config or {}).items()}
+    context = contextvars.copy_context()
+    result: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            result["plan"] = context.run(_capture, program, project, stack, wire, preview, list(secret_keys or []))
+        except BaseException as exc:  # handed to the caller's thread below
+            result["error"] = exc
+
+    worker = threading.Thread(target=run, name="offline-capture")
+    worker.start()
+    worker.join()
+    if "error" in result:
+        raise result["error"]
+    return result["plan"]
+
+
+def _capture(
+    program: Callable[[], Any], project: str, stack: str, config: dict[str, str], preview: bool, secret_keys: list[str]
+) -> Plan:
+    monitor = Monitor(project, stack, OfflineProviders(preview))
+    engine = Engine()
+    pulumi.runtime.configure(
+        pulumi.runtime.Settings(
+            project=project,
+            stack=stack,
+            monitor=monitor,
+            engine=engine,
+            dry_run=preview,
+            organization=ORGANIZATION,
+        )
+    )
+    loop = asyncio.new_event_loop()
+    # One worker for the SDK's RPC calls: they reach the monitor in the order the program makes them, and the loop
+    # stays free while one is answered.
+    executor = futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="offline-rpc")
+    loop.set_default_executor(executor)
+    asyncio.set_event_loop(loop)
+
+    def main() -> Any:
+        pulumi.runtime.register_stack_transformation(_without_version_aliases)
+        return program()
+
+    try:
+        with _language_host_config(config, secret_keys):
+            # As the language host does: config from the environment it set, then the program in a stack.
+            pulumi.runtime.set_all_config(pulumi.runtime.get_config_env(), pulumi.runtime.get_config_secret_keys_env())
+            loop.run_until_complete(pulumi.runtime.run_in_stack(main))
+    finally:
+        for task in asyncio.all_tasks(loop):
+            task.cancel()
+        loop.run_until_complete(asyncio.sleep(0))
+        loop.run_until_complete(loop.shutdown_default_executor())
+        loop.close()
+        asyncio.set_event_loop(None)
+    resources = sorted(monitor.registrations, key=lambda r: r.urn)
+    return Plan(project, stack, resources, monitor.outputs, monitor.invokes)
+
+
+class _language_host_config:  # noqa: N801 (used as a context manager, like a function)
+    """``PULUMI_CONFIG`` and ``PULUMI_CONFIG_SECRET_KEYS`` set as the language host sets them, then restored."""
+
+    KEYS = ("PULUMI_CONFIG", "PULUMI_CONFIG_SECRET_KEYS")
+
+    def __init__(self, config: dict[str, str], secret_keys: list[str]):
+        self.values = {"PULUMI_CONFIG": json.dumps(config), "PULUMI_CONFIG_SECRET_KEYS": json.dumps(secret_keys)}
+        self.saved: dict[str, str | None] = {}
+
+    def __enter__(self) -> None:
+        _ENV_LOCK.acquire()
+        self.saved = {key: os.environ.get(key) for key in self.KEYS}
+        os.environ.update(self.values)
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            for key, value in self.saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+        finally:
+            _ENV_LOCK.release()

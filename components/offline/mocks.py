@@ -1,0 +1,142 @@
+"""Stand-ins for what Azure, AKS and the Kubernetes API would answer, for the offline engine.
+
+A first preview (``preview=True``) answers only what a real first `pulumi preview` knows: a resource's outputs are the
+inputs the program sent, its ID and every provider-computed value unknown, and an invoke that needs a resource that
+does not exist yet is unknown too. An update run (``preview=False``, for tests of what follows creation) answers with
+plausible values: ARM-style IDs, names echoed back, a placeholder kubeconfig that points nowhere.
+"""
+
+from __future__ import annotations
+
+import base64
+import uuid
+from typing import Any
+
+import yaml
+
+from .plan import UNKNOWN_VALUE
+
+SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"
+
+# ARM resource-id templates for the azure-native types this package declares.
+_ARM_IDS = {
+    "azure-native:resources:ResourceGroup": "/subscriptions/{sub}/resourceGroups/{resourceGroupName}",
+    "azure-native:containerservice:ManagedCluster": (
+        "/subscriptions/{sub}/resourceGroups/{resourceGroupName}/providers/Microsoft.ContainerService/"
+        "managedClusters/{resourceName}"
+    ),
+    "azure-native:containerservice:AgentPool": (
+        "/subscriptions/{sub}/resourceGroups/{resourceGroupName}/providers/Microsoft.ContainerService/"
+        "managedClusters/{resourceName}/agentPools/{agentPoolName}"
+    ),
+}
+
+PLACEHOLDER_SERVER = "https://offline-plan.invalid:443"
+
+
+def placeholder_kubeconfig(cluster: str) -> str:
+    """A syntactically valid kubeconfig that points nowhere (the offline plan never talks to a cluster)."""
+    return yaml.safe_dump(
+        {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": cluster, "cluster": {"server": PLACEHOLDER_SERVER}}],
+            "users": [{"name": f"clusterUser_{cluster}", "user": {"token": "offline-placeholder"}}],
+            "contexts": [{"name": cluster, "context": {"cluster": cluster, "user": f"clusterUser_{cluster}"}}],
+            "current-context": cluster,
+        },
+        sort_keys=False,
+    )
+
+
+def entra_id_user_kubeconfig(cluster: str, resource_group: str, tenant_id: str) -> str:
+    """The shape of AKS's user kubeconfig for an Entra ID cluster: kubelogin by device code (what the provider must
+    never use), so the offline plan exercises the conversion to a non-interactive login."""
+    user = f"clusterUser_{resource_group}_{cluster}"
+    return yaml.safe_dump(
+        {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": cluster, "cluster": {"server": PLACEHOLDER_SERVER}}],
+            "contexts": [{"name": cluster, "context": {"cluster": cluster, "user": user}}],
+            "current-context": cluster,
+            "preferences": {},
+            "users": [{"name": user, "user": {"exec": {
+                "apiVersion": "client.authentication.k8s.io/v1beta1",
+                "args": [
+                    "get-token",
+                    "--environment", "AzurePublicCloud",
+                    "--server-id", "6dae42f8-4368-4678-94ff-3960e28e3630",  # AKS's Entra ID server application
+                    "--client-id", "80faf920-1908-4b52-b5ef-a8e7bedfc67a",  # AKS's public client application
+                    "--tenant-id", tenant_id,
+                    "--login", "devicecode",
+                ],
+                "command": "kubelogin",
+                "env": None,
+                "installHint": "\nkubelogin is not installed which is required to connect to AAD enabled cluster.\n\n"
+                "To learn more, please go to https://aka.ms/aks/kubelogin\n",
+                "provideClusterInfo": False,
+            }}}],
+        },
+        sort_keys=False,
+    )
+
+
+
+class OfflineProviders:
+    """What the providers answer for each registration and invoke; nothing touches a cloud."""
+
+    def __init__(self, preview: bool) -> None:
+        self.preview = preview
+        # Entra ID clusters seen so far (name -> tenant): their credentials come in AKS's kubelogin shape.
+        self.entra_id_clusters: dict[str, str] = {}
+
+    def new_resource(self, type_: str, name: str, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The (ID, outputs) of a resource being created; in a preview, ('', the inputs): the rest is unknown."""
+        if type_ == "azure-native:containerservice:ManagedCluster" and isinstance(inputs.get("aadProfile"), dict):
+            tenant = inputs["aadProfile"].get("tenantID") or SUBSCRIPTION
+            self.entra_id_clusters[str(inputs.get("resourceName", name))] = str(tenant)
+        if self.preview:
+            return "", dict(inputs)
+        return self._created(type_, name, inputs)
+
+    def _created(self, type_: str, name: str, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        template = _ARM_IDS.get(type_)
+        if template:
+            try:
+                resource_id = template.format(sub=SUBSCRIPTION, **inputs)
+            except (KeyError, IndexError, ValueError):
+                resource_id = f"/subscriptions/{SUBSCRIPTION}/offline/{name}"
+            short = resource_id.rsplit("/", 1)[-1]
+            outputs = {**inputs, "name": short, "azureApiVersion": "offline"}
+            if type_ == "azure-native:containerservice:ManagedCluster":
+                outputs["fqdn"] = f"{inputs.get('dnsPrefix', short)}.hcp.{inputs.get('location', 'offline')}.azmk8s.io"
+                # Stable per cluster id here; in Azure a new one for every cluster created, even under the same name.
+                outputs["resourceUID"] = str(uuid.uuid5(uuid.NAMESPACE_URL, resource_id))
+                issuer = inputs.get("oidcIssuerProfile")
+                outputs["oidcIssuerProfile"] = {
+                    **(issuer if isinstance(issuer, dict) else {}),
+                    "issuerURL": f"https://{inputs.get('location', 'offline')}.oic.prod-aks.azure.com/offline/",
+                }
+            return resource_id, outputs
+        if type_.startswith("kubernetes:") and type_ != "kubernetes:helm.sh/v3:Release":
+            meta = inputs.get("metadata") if isinstance(inputs.get("metadata"), dict) else {}
+            object_name = meta.get("name") or name
+            namespace = meta.get("namespace")
+            return (f"{namespace}/{object_name}" if namespace else str(object_name)), dict(inputs)
+        return f"{name}-id", dict(inputs)
+
+    def call(self, token: str, args: dict[str, Any]) -> dict[str, Any]:
+        """An invoke's result: credentials of a cluster (unknown in a first preview: the cluster does not exist yet)."""
+        if token.startswith("azure-native:containerservice:listManagedCluster") and "Credentials" in token:
+            if self.preview:
+                return {"kubeconfigs": UNKNOWN_VALUE}
+            cluster = str(args.get("resourceName", "cluster"))
+            if cluster in self.entra_id_clusters:
+                group = str(args.get("resourceGroupName", "group"))
+                text = entra_id_user_kubeconfig(cluster, group, self.entra_id_clusters[cluster])
+            else:
+                text = placeholder_kubeconfig(cluster)
+            value = base64.b64encode(text.encode()).decode()
+            return {"kubeconfigs": [{"name": "clusterUser", "value": value}]}
+        return {}
