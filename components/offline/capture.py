@@ -27,7 +27,7 @@ from typing import Any
 import grpc
 import pulumi
 from google.protobuf import empty_pb2, json_format, struct_pb2
-from pulumi.runtime.proto import provider_pb2, resource_pb2
+from pulumi.runtime.proto import callback_pb2, callback_pb2_grpc, provider_pb2, resource_pb2
 
 from .mocks import OfflineProviders
 from .plan import UNKNOWN, UNKNOWN_VALUE, Invoke, Plan, Registration, plain
@@ -37,9 +37,10 @@ ORGANIZATION = "organization"
 
 # What this monitor supports, by the protocol's feature names (SupportsFeatureRequest.id). Output values stay off, as
 # in the SDK's own test monitor: inputs then arrive as plain values with secrets marked, which is what a plan shows.
-FEATURES = frozenset({"secrets", "resourceReferences", "aliasSpecs", "deletedWith"})
+FEATURES = frozenset({"secrets", "resourceReferences", "aliasSpecs", "deletedWith", "transforms"})
 
-_ENV_LOCK = threading.Lock()
+class CaptureTimeoutError(TimeoutError):
+    """The program (or an Output it waits on) did not finish in time."""
 
 
 class _Unimplemented(grpc.RpcError):
@@ -126,7 +127,10 @@ class Monitor:
         self.outputs: dict[str, Any] = {}
         self.stack_urn = ""
         self.state: dict[str, tuple[str, dict[str, Any]]] = {}  # urn -> (id, outputs) for resource references
-        self.stack_transforms: list[Any] = []
+        self.stack_transforms: list[Any] = []  # callbacks, in the order the program registered them
+        self.own_transforms: dict[str, list[Any]] = {}  # urn -> the transforms its own options declared
+        self.parents: dict[str, str] = {}
+        self._channels: dict[str, Any] = {}
 
     # --- feature negotiation -----------------------------------------------------------------------------------------
     def SupportsFeature(self, request: Any) -> resource_pb2.SupportsFeatureResponse:  # noqa: N802
@@ -141,8 +145,11 @@ class Monitor:
         if request.type == STACK_TYPE:
             self.stack_urn = urn
             return resource_pb2.RegisterResourceResponse(urn=urn)
-        wire = _struct(request.object)
-        deps = set(request.dependencies)
+        self.parents[urn] = request.parent
+        self.own_transforms[urn] = list(request.transforms)
+        properties, options = self._transformed(request)
+        wire = _struct(properties)
+        deps = set(options.depends_on)
         for prop in request.propertyDependencies.values():
             deps.update(prop.urns)
         self.registrations.append(
@@ -152,15 +159,16 @@ class Monitor:
                 name=request.name,
                 custom=request.custom,
                 parent=request.parent if request.parent and request.parent != self.stack_urn else None,
-                provider=_provider_reference(request.provider),
+                provider=_provider_reference(options.provider),
                 dependencies=sorted(deps),
                 inputs=plain(wire),
                 options={
-                    "protect": request.protect if request.HasField("protect") else False,
-                    "ignoreChanges": sorted(request.ignoreChanges),
-                    "replaceOnChanges": sorted(request.replaceOnChanges),
-                    "deleteBeforeReplace": request.deleteBeforeReplace,
-                    "retainOnDelete": request.retainOnDelete if request.HasField("retainOnDelete") else False,
+                    "protect": options.protect if options.HasField("protect") else False,
+                    "ignoreChanges": sorted(options.ignore_changes),
+                    "replaceOnChanges": sorted(options.replace_on_changes),
+                    "deleteBeforeReplace": options.delete_before_replace,
+                    "retainOnDelete": options.retain_on_delete if options.HasField("retain_on_delete") else False,
+                    **self._aliases(request, options),
                 },
             )
         )
@@ -169,6 +177,72 @@ class Monitor:
         resource_id, outputs = self.providers.new_resource(request.type, request.name, wire)
         self.state[urn] = (resource_id, outputs)
         return resource_pb2.RegisterResourceResponse(urn=urn, id=resource_id, object=_to_struct(outputs))
+
+    def _aliases(self, request: Any, options: Any) -> dict[str, list[str]]:
+        """The URNs a resource was known by before (its aliases), when it has any; the plan leaves the key out when not."""
+        urns = []
+        for alias in options.aliases:
+            if alias.HasField("spec"):
+                spec = alias.spec
+                parent = spec.parentUrn if spec.HasField("parentUrn") else ("" if spec.noParent else request.parent)
+                urns.append(make_urn(spec.stack or self.stack, spec.project or self.project, parent,
+                                     spec.type or request.type, spec.name or request.name))
+            elif alias.urn:
+                urns.append(alias.urn)
+        return {"aliases": sorted(set(urns))} if urns else {}
+
+    def _transformed(self, request: Any) -> tuple[Any, Any]:
+        """The inputs and options after the transforms, run as the engine runs them: the resource's own, then each
+        ancestor's own (nearest first), then the stack's in registration order (pulumi/pulumi
+        pkg/resource/deploy/source_eval.go, resmon.RegisterResource)."""
+        options = resource_pb2.TransformResourceOptions(
+            depends_on=request.dependencies,
+            ignore_changes=request.ignoreChanges,
+            replace_on_changes=request.replaceOnChanges,
+            provider=request.provider,
+            delete_before_replace=request.deleteBeforeReplace,
+            aliases=request.aliases,
+        )
+        if request.HasField("protect"):
+            options.protect = request.protect
+        if request.HasField("retainOnDelete"):
+            options.retain_on_delete = request.retainOnDelete
+        transforms = list(request.transforms)
+        ancestor = request.parent
+        while ancestor:
+            transforms += self.own_transforms.get(ancestor, [])
+            ancestor = self.parents.get(ancestor, "")
+        transforms += self.stack_transforms
+        properties = request.object
+        for callback in transforms:
+            asked = resource_pb2.TransformRequest(
+                type=request.type,
+                name=request.name,
+                custom=request.custom,
+                parent=request.parent,
+                properties=properties,
+                options=options,
+            )
+            answer = resource_pb2.TransformResponse.FromString(self._invoke_callback(callback, asked.SerializeToString()))
+            if answer.HasField("properties"):
+                properties = answer.properties
+            if answer.HasField("options"):
+                options = answer.options
+        return properties, options
+
+    def _invoke_callback(self, callback: Any, request: bytes) -> bytes:
+        """Calls back into the program's callback server (on loopback), as the engine does for a transform."""
+        channel = self._channels.get(callback.target)
+        if channel is None:
+            channel = self._channels[callback.target] = grpc.insecure_channel(callback.target)
+        stub = callback_pb2_grpc.CallbacksStub(channel)
+        return stub.Invoke(callback_pb2.CallbackInvokeRequest(token=callback.token, request=request)).response
+
+    def close(self) -> None:
+        """Closes the channels to the program's callback server."""
+        for channel in self._channels.values():
+            channel.close()
+        self._channels.clear()
 
     def RegisterResourceOutputs(self, request: Any) -> empty_pb2.Empty:  # noqa: N802
         if request.urn == self.stack_urn:
@@ -197,7 +271,7 @@ class Monitor:
         return resource_pb2.CallResponse(failures=[provider_pb2.CheckFailure(reason="method calls run offline")])
 
     def RegisterStackTransform(self, request: Any) -> empty_pb2.Empty:  # noqa: N802
-        self.stack_transforms.append(request)
+        self.stack_transforms.append(request)  # a Callback: target address and token
         return empty_pb2.Empty()
 
     def SignalAndWaitForShutdown(self, request: Any) -> empty_pb2.Empty:  # noqa: N802
@@ -251,12 +325,14 @@ def capture(
     config: dict[str, Any] | None = None,
     preview: bool = False,
     secret_keys: list[str] | None = None,
+    timeout: float | None = None,
 ) -> Plan:
     """Runs `program` as the language host would (inside a Stack, with this config); returns what it registered.
 
     `config` maps ``namespace:key`` to values; non-strings are sent as JSON strings, as the Pulumi CLI does.
     ``preview=True`` is a first `pulumi preview`; ``preview=False`` an update, with plausible provider outputs.
-    Exceptions raised by the program propagate unchanged.
+    Exceptions raised by the program propagate unchanged (``SystemExit`` too); a program still running after
+    `timeout` seconds raises CaptureTimeoutError (it is left to finish on its own, detached).
     """
     wire = {k: v if isinstance(v, str) else json.dumps(v) for k, v in (config or {}).items()}
     context = contextvars.copy_context()
@@ -268,9 +344,11 @@ def capture(
         except BaseException as exc:  # handed to the caller's thread below
             result["error"] = exc
 
-    worker = threading.Thread(target=run, name="offline-capture")
+    worker = threading.Thread(target=run, name="offline-capture", daemon=True)
     worker.start()
-    worker.join()
+    worker.join(timeout)
+    if worker.is_alive():
+        raise CaptureTimeoutError(f"the program did not finish within {timeout:g} s")
     if "error" in result:
         raise result["error"]
     return result["plan"]
@@ -314,6 +392,7 @@ def _capture(
         loop.run_until_complete(loop.shutdown_default_executor())
         loop.close()
         asyncio.set_event_loop(None)
+        monitor.close()
     resources = sorted(monitor.registrations, key=lambda r: r.urn)
     return Plan(project, stack, resources, monitor.outputs, monitor.invokes)
 
@@ -328,16 +407,12 @@ class _language_host_config:  # noqa: N801 (used as a context manager, like a fu
         self.saved: dict[str, str | None] = {}
 
     def __enter__(self) -> None:
-        _ENV_LOCK.acquire()
         self.saved = {key: os.environ.get(key) for key in self.KEYS}
         os.environ.update(self.values)
 
     def __exit__(self, *exc: object) -> None:
-        try:
-            for key, value in self.saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
-        finally:
-            _ENV_LOCK.release()
+        for key, value in self.saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
