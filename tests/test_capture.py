@@ -200,6 +200,8 @@ def test_sdk_generated_api_version_aliases_are_not_expanded_but_a_users_alias_is
                               "azure-native:containerservice:AgentPool")
     assert _api_version_alias(pulumi.Alias(type_="kubernetes:resource.k8s.io/v1beta1:DeviceClass"),
                               "kubernetes:resource.k8s.io/v1:DeviceClass")
+    assert _api_version_alias(pulumi.Alias(type_="kubernetes:extensions/v1beta1:NetworkPolicy"),
+                              "kubernetes:networking.k8s.io/v1:NetworkPolicy")
     assert not _api_version_alias(pulumi.Alias(name="old-name"), "azure-native:containerservice:AgentPool")
     assert not _api_version_alias(pulumi.Alias(type_="azure-native:containerservice:ManagedCluster"),
                                   "azure-native:containerservice:AgentPool")
@@ -217,7 +219,19 @@ def test_a_users_alias_is_recorded_as_the_urn_it_stood_for(preview):
         k8s.core.v1.ConfigMap("new-name", metadata={"name": "cm"}, opts=moved)
         k8s.core.v1.ConfigMap("plain", metadata={"name": "p"})
 
-    plan = capture(program, preview=preview, stack="s", project="p")
+    class Holder(pulumi.ComponentResource):
+        def __init__(self) -> None:
+            super().__init__("test:index:Holder", "h")
+            moved = pulumi.ResourceOptions(parent=self, aliases=[pulumi.Alias(name="old-child")])
+            k8s.core.v1.ConfigMap("new-child", metadata={"name": "c"}, opts=moved)
+
+    def both() -> None:
+        program()
+        Holder()
+
+    plan = capture(both, preview=preview, stack="s", project="p")
     moved = plan.one("kubernetes:core/v1:ConfigMap", "new-name")
     assert moved.options["aliases"] == ["urn:pulumi:s::p::kubernetes:core/v1:ConfigMap::old-name"]
+    child = plan.one("kubernetes:core/v1:ConfigMap", "new-child")
+    assert child.options["aliases"] == ["urn:pulumi:s::p::test:index:Holder$kubernetes:core/v1:ConfigMap::old-child"]
     assert "aliases" not in plan.one("kubernetes:core/v1:ConfigMap", "plain").options

@@ -184,7 +184,8 @@ class Monitor:
         for alias in options.aliases:
             if alias.HasField("spec"):
                 spec = alias.spec
-                parent = spec.parentUrn if spec.HasField("parentUrn") else ("" if spec.noParent else request.parent)
+                # An empty parentUrn means the resource's own parent (the SDKs send it so; source_eval.go notes it).
+                parent = "" if spec.noParent else (spec.parentUrn or request.parent)
                 urns.append(make_urn(spec.stack or self.stack, spec.project or self.project, parent,
                                      spec.type or request.type, spec.name or request.name))
             elif alias.urn:
@@ -291,9 +292,9 @@ _VERSIONED_TYPE = re.compile(r"(?P<package>[^:]+):(?P<module>[^:/]+)(/[^:]+)?:(?
 
 
 def _api_version_alias(alias: Any, type_: str) -> bool:
-    """Whether an alias only names another API version of the resource's own type, as the Azure and Kubernetes SDKs
-    add to every resource (110+ for an AgentPool). They matter only for state written by older SDKs, which an offline
-    plan never has; an alias of any other form (a user's rename, another type or parent) is kept."""
+    """Whether an alias only names another API version (or API group) of the resource's own kind, as the Azure and
+    Kubernetes SDKs add to every resource (110+ for an AgentPool). They matter only for state written by older SDKs,
+    which an offline plan never has; an alias of any other form (a rename, another kind, another parent) is kept."""
     if not isinstance(alias, pulumi.Alias) or not isinstance(alias.type_, str) or alias.type_ == type_:
         return False
     if any(value is not ... for value in (alias.name, alias.parent, alias.stack, alias.project)):
@@ -301,7 +302,7 @@ def _api_version_alias(alias: Any, type_: str) -> bool:
     if getattr(alias, "parent_urn", ...) is not ...:
         return False
     mine, theirs = _VERSIONED_TYPE.fullmatch(type_), _VERSIONED_TYPE.fullmatch(alias.type_)
-    return bool(mine and theirs) and all(mine[part] == theirs[part] for part in ("package", "module", "name"))
+    return bool(mine and theirs) and all(mine[part] == theirs[part] for part in ("package", "name"))
 
 
 def _without_version_aliases(args: pulumi.ResourceTransformationArgs) -> pulumi.ResourceTransformationResult | None:
