@@ -1,7 +1,8 @@
 """Command line of the offline engine: plan, render and diff a Pulumi project's stacks with no cloud and no Pulumi CLI.
 
 Exit status: 0 done (diff: no change), 2 bad input (one line per problem on stderr, nothing on stdout),
-3 diff found changes, 4 `plan --policy` found a mandatory policy violated, 1 anything unexpected.
+3 diff found changes, 4 `diff` found a change that would fail or must not be applied, or `plan --policy` a mandatory
+policy violated, 1 anything unexpected.
 """
 
 from __future__ import annotations
@@ -137,14 +138,15 @@ def _read_plan(path: str) -> dict[str, Any]:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     """`diff`: added / changed / replaced / deleted resources between two plans."""
-    from .offline.diff import diff_plans, format_diff
+    from .offline.diff import diff_plans
+    from .offline.diff_text import format_diff
 
     try:
         result = diff_plans(_read_plan(args.old), _read_plan(args.new))
     except ValueError as exc:
         raise BadInputError([f"{exc}; make plans with `plan --json`"]) from None
     sys.stdout.write(json.dumps(result.to_dict(), indent=2, sort_keys=True) + "\n" if args.json else format_diff(result))
-    return EXIT_CHANGES if result.has_changes else EXIT_OK
+    return result.exit_status  # 0 no change, 3 changes, 4 a change that would fail or must not be applied
 
 
 def cmd_docs(args: argparse.Namespace) -> int:

@@ -47,6 +47,8 @@ def cluster_properties(config: ClusterConfig) -> dict[str, Any]:
             containerservice.ManagedClusterAgentPoolProfileArgs(
                 name=pool.name,
                 mode="System",
+                # The system pool upgrades with the control plane in the same PUT only when told to (Azure/AKS #2905).
+                orchestrator_version=config.kubernetes_version,
                 os_type="Linux",
                 vm_size=pool.vm_size,
                 count=pool.count,

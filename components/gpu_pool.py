@@ -6,9 +6,10 @@ from typing import Any
 
 import pulumi
 import pulumi_azure_native.containerservice as containerservice
-from pydantic import Field
+from pydantic import Field, model_validator
 
-from .config import GpuPoolConfig, StrInput, Taint
+from .config import GpuPoolConfig, KeyedProblemsError, StrInput, Taint
+from .config.versions import pool_skew_problem
 
 
 class GpuNodePoolArgs(GpuPoolConfig):
@@ -16,11 +17,32 @@ class GpuNodePoolArgs(GpuPoolConfig):
 
     cluster_name: StrInput = Field(description="Name of the ManagedCluster the pool joins.")
     resource_group_name: StrInput = Field(description="Resource group of that cluster.")
+    cluster_kubernetes_version: str | None = Field(
+        None,
+        description="The control plane's Kubernetes version: the pool follows it (orchestratorVersion) unless it pins "
+        "kubernetes_version. Without either, AKS picks the control plane's version at creation and the pool never "
+        "upgrades with the cluster (an AKS cluster PUT does not upgrade separately managed pools).",
+    )
+
+    @model_validator(mode="after")
+    def _within_skew(self) -> GpuNodePoolArgs:
+        if self.kubernetes_version and self.cluster_kubernetes_version:
+            problem = pool_skew_problem(self.kubernetes_version, self.cluster_kubernetes_version)
+            if problem:
+                raise KeyedProblemsError(("kubernetesVersion", problem))
+        return self
+
+    @property
+    def orchestrator_version(self) -> str | None:
+        """The version the pool runs: its own pin, else the control plane's."""
+        return self.kubernetes_version or self.cluster_kubernetes_version
 
 
-def agent_pool_properties(pool: GpuPoolConfig) -> dict[str, Any]:
+def agent_pool_properties(pool: GpuPoolConfig, orchestrator_version: str | None = None) -> dict[str, Any]:
     """The AgentPool's inputs (snake_case, as the SDK takes them) that follow from the pool's config alone."""
     props: dict[str, Any] = {
+        # Separately managed pools upgrade only through their own orchestratorVersion (Azure/AKS #2905, #3087).
+        "orchestrator_version": orchestrator_version or pool.kubernetes_version,
         "agent_pool_name": pool.name,
         "mode": "User",
         "os_type": pool.os_type,
@@ -55,6 +77,14 @@ def ignored_changes(pool: GpuPoolConfig) -> list[str]:
     return ["count"] if pool.autoscaling else []
 
 
+def _waits_for(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:
+    """The resources given in the component's own depends_on (a resource or a list of them)."""
+    given = opts.depends_on if opts is not None else None
+    if given is None:
+        return []
+    return [given] if isinstance(given, pulumi.Resource) else [r for r in given if isinstance(r, pulumi.Resource)]
+
+
 class GpuNodePool(pulumi.ComponentResource):
     """One NVadsA10_v5 pool: every node presents fixed A10 vGPU slices that the DRA driver publishes."""
 
@@ -73,13 +103,18 @@ class GpuNodePool(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: GpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("aks-dra-vgpu:index:GpuNodePool", name, None, opts)
-        self.config = GpuPoolConfig.model_validate(args.model_dump(exclude={"cluster_name", "resource_group_name"}))
+        self.config = GpuPoolConfig.model_validate(
+            args.model_dump(exclude={"cluster_name", "resource_group_name", "cluster_kubernetes_version"})
+        )
         pool = containerservice.AgentPool(
             f"{name}-pool",
             resource_group_name=args.resource_group_name,
             resource_name_=args.cluster_name,
-            **agent_pool_properties(self.config),
-            opts=pulumi.ResourceOptions(parent=self, ignore_changes=ignored_changes(self.config)),
+            **agent_pool_properties(self.config, args.orchestrator_version),
+            # What the component waits for, its AgentPool waits for (in GpuPlatform: the pool before it).
+            opts=pulumi.ResourceOptions(
+                parent=self, ignore_changes=ignored_changes(self.config), depends_on=_waits_for(opts)
+            ),
         )
         # The name as sent, once the pool exists (known in a preview too: AKS keeps the name verbatim).
         self.pool_name = pool.urn.apply(lambda _: self.config.name)

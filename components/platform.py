@@ -32,19 +32,25 @@ class GpuPlatform(pulumi.ComponentResource):
     def __init__(self, name: str, args: GpuPlatformArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("aks-dra-vgpu:index:GpuPlatform", name, None, opts)
         self.cluster = AksCluster(f"{name}-cluster", args.cluster, pulumi.ResourceOptions(parent=self))
-        # Pools depend on the cluster only (through its name), never on each other: AKS creates them in parallel.
-        self.pools = [
-            GpuNodePool(
+        # Pools are chained, each after the one before: AKS refuses a second agent pool operation on a cluster while
+        # one runs ("OperationNotAllowed: Another agentpool operation ... is in progress"; cilium/cilium #25944,
+        # Azure/terraform-azurerm-avm-ptn-aks-production #25), and pulumi-azure-native does not retry it. The chain
+        # also makes a Kubernetes upgrade roll through the pools one at a time, after the control plane.
+        self.pools = []
+        previous: list[pulumi.Resource] = []
+        for pool in args.gpu_pools:
+            node_pool = GpuNodePool(
                 f"{name}-{pool.name}",
                 GpuNodePoolArgs(
                     **pool.model_dump(),
                     cluster_name=self.cluster.cluster_name,
                     resource_group_name=self.cluster.resource_group_name,
+                    cluster_kubernetes_version=args.cluster.kubernetes_version,
                 ),
-                pulumi.ResourceOptions(parent=self),
+                pulumi.ResourceOptions(parent=self, depends_on=previous),
             )
-            for pool in args.gpu_pools
-        ]
+            self.pools.append(node_pool)
+            previous = [node_pool]
         # Kubernetes objects reach the cluster through its explicit provider only; none waits for a GPU pool
         # (the driver's DaemonSet waits for GPU nodes by itself), so pools and driver are created in parallel.
         # The samples do not wait for the driver either: the API server takes DeviceClasses and claims before any

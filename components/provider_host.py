@@ -148,6 +148,8 @@ class GpuPool(TypedDict):
     """OS disk size in GB (default 128)."""
     max_surge: str | None
     """Upgrade surge: extra nodes during upgrades, a number or a percentage (default '1')."""
+    kubernetes_version: str | None
+    """Pin this pool's Kubernetes version for a staged rollout (default: the cluster's)."""
 
 
 class DraDriverSettings(TypedDict):
@@ -220,6 +222,10 @@ class GpuNodePoolInputs(TypedDict):
     """OS disk size in GB (default 128)."""
     max_surge: str | None
     """Upgrade surge: extra nodes during upgrades, a number or a percentage (default '1')."""
+    kubernetes_version: str | None
+    """Pin this pool's Kubernetes version for a staged rollout (default: the cluster's)."""
+    cluster_kubernetes_version: str | None
+    """The control plane's Kubernetes version; the pool follows it unless it pins kubernetes_version."""
     cluster_name: pulumi.Input[str]
     """Name of the ManagedCluster the pool joins."""
     resource_group_name: pulumi.Input[str]

@@ -16,8 +16,9 @@ import pulumi_kubernetes as k8s
 import pytest
 
 from components.offline import UNKNOWN, capture
-from components.offline.capture import CaptureTimeoutError, make_urn
+from components.offline.capture import CaptureTimeoutError
 from components.offline.project import load_project, run_project
+from components.offline.urns import make_urn
 from tests.conftest import ROOT
 
 # Names that belong to the SDK's private machinery or its test doubles: code under components/ must not use them.

@@ -17,9 +17,13 @@ import pytest
 import yaml
 
 from components.cli import main
-from components.offline.diff import MISSING, diff_plans, format_diff, local_urn, successor_name, value_changes
+from components.config.syntax import MISSING
+from components.offline.diff import diff_plans, value_changes
+from components.offline.diff_text import format_diff
+from components.offline.diff_warnings import successor_name
 from components.offline.plan import SECRET
 from components.offline.replacement_rules import (
+    CLAIM,
     CLAIM_TEMPLATE,
     CLUSTER,
     DEVICE_CLASS,
@@ -33,9 +37,14 @@ from components.offline.replacement_rules import (
     format_path,
     parse_path,
 )
+from components.offline.urns import local_urn
 from tests.conftest import ROOT
 
-NO_CHANGES = "0 to add, 0 to change, 0 to replace, 0 to delete"
+NO_CHANGES = "0 to create, 0 to update, 0 to replace, 0 refused, 0 to delete"
+
+
+def counts(create: int = 0, update: int = 0, replace: int = 0, refused: int = 0, delete: int = 0) -> dict[str, int]:
+    return {"create": create, "update": update, "replace": replace, "refused": refused, "delete": delete}
 
 
 # --- hand-made plans ----------------------------------------------------------------------------------------------------
@@ -100,40 +109,53 @@ def test_added_changed_and_deleted_resources_are_counted_with_their_paths():
     old = plan(res(POOL, "keep", pool()), res(POOL, "gone", pool(agentPoolName="gone")))
     new = plan(res(POOL, "keep", pool(maxCount=5)), res(POOL, "new", pool(agentPoolName="new")))
     result = diff_plans(old, new)
-    assert result.counts == {"add": 1, "change": 1, "replace": 0, "delete": 1}
-    assert result.summary() == "1 to add, 1 to change, 0 to replace, 1 to delete"
+    assert result.counts == counts(create=1, update=1, delete=1)
+    assert result.summary() == "1 to create, 1 to update, 0 to replace, 0 refused, 1 to delete"
     changed = one(result, "keep").to_dict()
-    assert changed["action"] == "change"
+    assert changed["operation"] == "update"
     assert changed["changes"] == [{"path": "maxCount", "old": 3, "new": 5}]
-    assert one(result, "new").action == "add" and one(result, "gone").action == "delete"
+    assert one(result, "new").operation == "create" and one(result, "gone").operation == "delete"
+    assert result.exit_status == 3
 
 
 def test_a_new_vm_size_replaces_the_pool_with_a_downtime_warning_and_the_safe_path():
     result = diff_plans(plan(res(POOL, "p", pool())), plan(res(POOL, "p", pool(vmSize="Standard_NV12ads_A10_v5"))))
     replaced = one(result, "p")
-    assert replaced.action == "replace"
+    assert replaced.operation == "replace" and replaced.delete_before_replace is True
     (change,) = replaced.changes
     assert change.path == "vmSize" and "replace" in change.effects
     assert all(r.source.startswith("https://") for r in change.rules)
     text = format_diff(result)
-    assert "+- AgentPool p  REPLACE" in text
+    assert "+- AgentPool p  REPLACE (delete first)" in text
     assert "DOWNTIME" in text and SAFE_CHANGES_DOC in text and "'a10s2'" in text
-    assert text.endswith("0 to add, 0 to change, 1 to replace, 0 to delete\n")
+    assert text.endswith("0 to create, 0 to update, 1 to replace, 0 refused, 0 to delete\n")
+    assert replaced.to_dict()["deleteBeforeReplace"] is True and result.exit_status == 3
+
+
+@pytest.mark.parametrize("path, value", [("agentPoolName", "a10t"), ("resourceName", "aks2"), ("gpuInstanceProfile", "MIG1g")])
+def test_what_pulumi_azure_native_forces_new_replaces_the_pool_delete_first(path, value):
+    result = diff_plans(plan(res(POOL, "p", pool())), plan(res(POOL, "p", pool(**{path: value}))))
+    assert one(result, "p").operation == "replace" and one(result, "p").delete_before_replace is True
+    assert "DOWNTIME" in format_diff(result)
 
 
 @pytest.mark.parametrize("path, value", [
-    ("agentPoolName", "a10t"), ("maxPods", 50), ("availabilityZones", ["1"]), ("osType", "Windows"),
-    ("gpuProfile", {"driver": "None"}), ("osDiskSizeGB", 256), ("vnetSubnetID", "/subnets/x"),
+    ("maxPods", 50), ("availabilityZones", ["1"]), ("osType", "Windows"), ("gpuProfile", {"driver": "None"}),
+    ("osDiskSizeGB", 256), ("vnetSubnetID", "/subnets/x"),
 ])
-def test_pool_settings_azure_cannot_change_in_place_mean_a_new_pool(path, value):
+def test_pool_settings_azure_refuses_in_place_are_refused_not_replaced(path, value):
+    # Not in pulumi-azure-native's force-new list: Pulumi attempts an update and AKS refuses it (Azure/AKS #1790).
     result = diff_plans(plan(res(POOL, "p", pool())), plan(res(POOL, "p", pool(**{path: value}))))
-    assert one(result, "p").action == "replace"
-    assert "DOWNTIME" in format_diff(result)
+    refused = one(result, "p")
+    assert refused.operation == "refused" and refused.refused_by == "Azure"
+    text = format_diff(result)
+    assert "REFUSED by Azure" in text and "DOWNTIME" not in text and "'a10s2'" in text
+    assert result.exit_status == 4 and result.to_dict()["resources"][0]["refusedBy"] == "Azure"
 
 
 def test_os_sku_rebuilds_every_node_in_place():
     result = diff_plans(plan(res(POOL, "p", pool())), plan(res(POOL, "p", pool(osSKU="AzureLinux"))))
-    assert one(result, "p").action == "change"
+    assert one(result, "p").operation == "update"
     assert any("every node is rebuilt" in w for w in one(result, "p").warnings)
 
 
@@ -143,7 +165,7 @@ def test_os_sku_rebuilds_every_node_in_place():
 ])
 def test_autoscaling_bounds_labels_and_taints_change_in_place(inputs):
     result = diff_plans(plan(res(POOL, "p", pool())), plan(res(POOL, "p", pool(**inputs))))
-    assert result.counts == {"add": 0, "change": 1, "replace": 0, "delete": 0}
+    assert result.counts == counts(update=1)
 
 
 def test_ignored_count_never_diffs_but_an_owned_count_does():
@@ -174,7 +196,7 @@ def test_a_resource_that_moves_to_another_provider_is_replaced():
     old = plan(res(K8S_PROVIDER, "k8s-a"), res(K8S_PROVIDER, "k8s-b"), res(DEVICE_CLASS, "dc", provider=f"{p1}::id-a"))
     new = plan(res(K8S_PROVIDER, "k8s-a"), res(K8S_PROVIDER, "k8s-b"), res(DEVICE_CLASS, "dc", provider=f"{p2}::id-b"))
     moved = one(diff_plans(old, new), "dc")
-    assert moved.action == "replace"
+    assert moved.operation == "replace"
     assert any("another provider" in r.why for r in moved.reasons)
 
 
@@ -185,36 +207,48 @@ def test_a_provider_id_alone_is_not_a_change():
     assert not diff_plans(old, new).has_changes
 
 
-def test_replacing_the_cluster_cascades_to_pools_provider_and_every_kubernetes_object():
-    def doc(location: str, cluster_id: str) -> dict[str, Any]:
-        provider = urn(K8S_PROVIDER, "k8s")
-        return plan(
-            res(GROUP, "rg", {"location": "westeurope"}),
-            res(CLUSTER, "aks", {"location": location}, deps=(f"{GROUP}::rg",), protect=True),
-            res(POOL, "p", pool(), deps=(f"{CLUSTER}::aks",)),
-            res(K8S_PROVIDER, "k8s", {"clusterIdentifier": cluster_id, "kubeconfig": SECRET}, deps=(f"{CLUSTER}::aks",)),
-            res(RELEASE, "driver", {"name": "nvidia-dra-driver-gpu"}, provider=f"{provider}::id"),
-            res(DEVICE_CLASS, "dc", {"metadata": {"name": "a10-vgpu"}}, provider=f"{provider}::id"),
-        )
+def cluster_doc(location: str, cluster_id: str, tags: dict[str, str] | None = None, protect: bool = False) -> dict[str, Any]:
+    provider = urn(K8S_PROVIDER, "k8s")
+    return plan(
+        res(GROUP, "rg", {"location": "westeurope"}),
+        res(CLUSTER, "aks", {"location": location, "tags": tags or {}}, deps=(f"{GROUP}::rg",), protect=protect),
+        res(POOL, "p", pool(), deps=(f"{CLUSTER}::aks",)),
+        res(K8S_PROVIDER, "k8s", {"clusterIdentifier": cluster_id, "kubeconfig": SECRET}, deps=(f"{CLUSTER}::aks",)),
+        res(RELEASE, "driver", {"name": "nvidia-dra-driver-gpu"}, provider=f"{provider}::id"),
+        res(DEVICE_CLASS, "dc", {"metadata": {"name": "a10-vgpu"}}, provider=f"{provider}::id"),
+    )
 
-    # The cluster's id (its ARM id) does not change with the location: the cascade, not the input, replaces the rest.
-    result = diff_plans(doc("westeurope", "/aks"), doc("northeurope", "/aks"))
-    actions = {r.name: r.action for r in result.resources}
-    assert actions == {"aks": "replace", "p": "replace", "k8s": "replace", "driver": "replace", "dc": "replace"}
-    assert "rg" not in actions
-    cluster = one(result, "aks")
-    assert any("protected" in w for w in cluster.warnings)
+
+def test_replacing_the_cluster_replaces_its_pools_and_through_the_identifier_every_kubernetes_object():
+    result = diff_plans(cluster_doc("westeurope", "aks:rg/aks#1"), cluster_doc("northeurope", "aks:rg/aks#2"))
+    operations = {r.name: r.operation for r in result.resources}
+    assert operations == {"aks": "replace", "p": "replace", "k8s": "replace", "driver": "replace", "dc": "replace"}
+    assert "rg" not in operations
     assert any("its cluster is replaced" in r.why for r in one(result, "p").reasons)
     assert not any(w.startswith("safe path") for w in one(result, "p").warnings)
     assert any("its provider is replaced" in r.why for r in one(result, "dc").reasons)
+    assert one(result, "aks").delete_before_replace is True and one(result, "k8s").delete_before_replace is False
+    assert not result.blocked and result.exit_status == 3
 
 
-def test_a_new_cluster_identifier_replaces_the_provider_and_its_objects():
-    provider = urn(K8S_PROVIDER, "k8s")
-    old = plan(res(K8S_PROVIDER, "k8s", {"clusterIdentifier": "/a"}), res(JOB, "job", provider=f"{provider}::id"))
-    new = plan(res(K8S_PROVIDER, "k8s", {"clusterIdentifier": "/b"}), res(JOB, "job", provider=f"{provider}::id"))
-    result = diff_plans(old, new)
-    assert {r.name: r.action for r in result.resources} == {"k8s": "replace", "job": "replace"}
+def test_an_in_place_cluster_update_touches_no_kubernetes_object():
+    result = diff_plans(cluster_doc("westeurope", "aks:rg/aks#1"), cluster_doc("westeurope", "aks:rg/aks#1", {"team": "ml"}))
+    assert {r.name: r.operation for r in result.resources} == {"aks": "update"}
+
+
+def test_a_protected_cluster_that_would_be_replaced_is_refused_by_pulumi():
+    result = diff_plans(cluster_doc("westeurope", "a#1", protect=True), cluster_doc("northeurope", "a#2", protect=True))
+    cluster = one(result, "aks")
+    assert cluster.operation == "refused" and cluster.refused_by == "Pulumi"
+    assert any("protected" in w for w in cluster.warnings) and result.exit_status == 4
+
+
+def test_a_replaced_cluster_under_an_unchanged_identifier_must_not_be_applied():
+    result = diff_plans(cluster_doc("westeurope", "same"), cluster_doc("northeurope", "same"))
+    assert one(result, "aks").operation == "replace"
+    assert "k8s" not in {r.name for r in result.resources}
+    assert result.blocked and "clusterIdentifier unchanged" in result.blocked[0]
+    assert result.exit_status == 4
 
 
 def test_system_pool_changes_are_refused_not_a_cluster_replacement():
@@ -224,10 +258,10 @@ def test_system_pool_changes_are_refused_not_a_cluster_replacement():
 
     result = diff_plans(plan(cluster()), plan(cluster(vmSize="Standard_D8ds_v5")))
     changed = one(result, "aks")
-    assert changed.action == "change"
+    assert changed.operation == "refused"
     assert any("Azure refuses agentPoolProfiles[0].vmSize in place" in w for w in changed.warnings)
     scaled = one(diff_plans(plan(cluster()), plan(cluster(count=3))), "aks")
-    assert scaled.action == "change" and scaled.warnings == ()
+    assert scaled.operation == "update" and scaled.warnings == ()
 
 
 def test_adding_a_list_item_does_not_count_as_changing_an_existing_item():
@@ -236,23 +270,83 @@ def test_adding_a_list_item_does_not_count_as_changing_an_existing_item():
     old = plan(res(CLUSTER, "aks", {"agentPoolProfiles": [system]}))
     new = plan(res(CLUSTER, "aks", {"agentPoolProfiles": [system, extra]}))
     changed = one(diff_plans(old, new), "aks")
-    assert changed.action == "change" and changed.warnings == ()
+    assert changed.operation == "update" and changed.warnings == ()
 
 
 @pytest.mark.parametrize("type_, old, new, action", [
     (CLAIM_TEMPLATE, {"spec": {"spec": {"devices": {"requests": [{"name": "gpu"}]}}}},
-     {"spec": {"spec": {"devices": {"requests": [{"name": "gpu2"}]}}}}, "replace"),
+     {"spec": {"spec": {"devices": {"requests": [{"name": "gpu2"}]}}}}, "refused"),
+    (CLAIM, {"spec": {"devices": {"requests": [{"name": "gpu"}]}}}, {"spec": {"devices": {"requests": [{"name": "x"}]}}},
+     "refused"),
     (DEVICE_CLASS, {"spec": {"selectors": [{"cel": {"expression": "a"}}]}},
-     {"spec": {"selectors": [{"cel": {"expression": "b"}}]}}, "change"),
+     {"spec": {"selectors": [{"cel": {"expression": "b"}}]}}, "update"),
     (DEVICE_CLASS, {"metadata": {"name": "a10-vgpu"}}, {"metadata": {"name": "a10"}}, "replace"),
     (JOB, {"spec": {"template": {"spec": {"containers": [{"image": "a"}]}}}},
      {"spec": {"template": {"spec": {"containers": [{"image": "b"}]}}}}, "replace"),
-    (JOB, {"metadata": {"labels": {"a": "1"}}}, {"metadata": {"labels": {"a": "2"}}}, "change"),
+    (JOB, {"metadata": {"labels": {"a": "1"}}}, {"metadata": {"labels": {"a": "2"}}}, "update"),
     (RELEASE, {"namespace": "nvidia-dra-driver-gpu"}, {"namespace": "dra"}, "replace"),
-    (RELEASE, {"version": "25.8.1"}, {"version": "0.4.0"}, "change"),
 ])
 def test_kubernetes_identity_and_immutable_specs(type_, old, new, action):
-    assert one(diff_plans(plan(res(type_, "x", old)), plan(res(type_, "x", new))), "x").action == action
+    assert one(diff_plans(plan(res(type_, "x", old)), plan(res(type_, "x", new))), "x").operation == action
+
+
+def test_claims_with_replace_on_changes_are_replaced_delete_first():
+    opts = {"replaceOnChanges": ["spec"], "deleteBeforeReplace": True}
+    old = {"metadata": {"name": "a10-vgpu-4gib"}, "spec": {"spec": {"devices": {"requests": [{"name": "gpu"}]}}}}
+    new = {"metadata": {"name": "a10-vgpu-4gib"}, "spec": {"spec": {"devices": {"requests": [{"name": "gpu2"}]}}}}
+    result = diff_plans(plan(res(CLAIM_TEMPLATE, "t", old, **opts)), plan(res(CLAIM_TEMPLATE, "t", new, **opts)))
+    assert one(result, "t").operation == "replace" and one(result, "t").delete_before_replace is True
+    assert result.exit_status == 3
+
+
+def test_a_renamed_release_is_replaced_create_first_unless_it_deletes_first():
+    old, new = {"name": "nvidia-dra-driver-gpu"}, {"name": "dra"}
+    create_first = one(diff_plans(plan(res(RELEASE, "r", old)), plan(res(RELEASE, "r", new))), "r")
+    assert create_first.operation == "replace" and create_first.delete_before_replace is False
+    dbr = {"deleteBeforeReplace": True}
+    delete_first = one(diff_plans(plan(res(RELEASE, "r", old, **dbr)), plan(res(RELEASE, "r", new, **dbr))), "r")
+    assert delete_first.delete_before_replace is True
+
+
+def cluster_and_pool(cluster_version: str, pool_version: str, system_version: str | None = None) -> dict[str, Any]:
+    system = {"name": "system", "mode": "System", "orchestratorVersion": system_version or cluster_version}
+    return plan(
+        res(CLUSTER, "aks", {"resourceName": "aks", "resourceGroupName": "rg", "kubernetesVersion": cluster_version,
+                             "agentPoolProfiles": [system]}),
+        res(POOL, "p", pool(orchestratorVersion=pool_version), deps=(f"{CLUSTER}::aks",)),
+    )
+
+
+def test_a_kubernetes_upgrade_updates_the_control_plane_and_rolls_every_pool_in_place():
+    result = diff_plans(cluster_and_pool("1.34", "1.34"), cluster_and_pool("1.35", "1.35"))
+    assert {r.name: r.operation for r in result.resources} == {"aks": "update", "p": "update"}
+    assert any("rolling upgrade" in w and "surge" in w and "drains" in w for w in one(result, "p").warnings)
+    assert any("system pool" in r.why for c in one(result, "aks").changes for r in c.rules)
+    assert result.exit_status == 3
+
+
+@pytest.mark.parametrize("old, new, why", [
+    (("1.34", "1.34"), ("1.36", "1.36"), "skips a minor version"),
+    (("1.35", "1.35"), ("1.34", "1.34"), "downgrade"),
+    (("1.35", "1.35"), ("1.35", "1.36"), "newer than the control plane"),
+    (("1.36", "1.36"), ("1.37", "1.34", "1.37"), "more than 2 minor versions behind"),
+])
+def test_upgrades_aks_refuses_are_refused(old, new, why):
+    result = diff_plans(cluster_and_pool(*old), cluster_and_pool(*new))
+    refusals = [r for d in result.resources for r in (*d.reasons, *(x for c in d.changes for x in c.rules))
+                if r.effect == "refused"]
+    assert any(why in r.why for r in refusals), refusals
+    assert result.exit_status == 4
+
+
+def test_a_resource_moved_with_an_alias_is_not_recreated():
+    old = plan(res(POOL, "p", pool(), parent_type="aks-dra-vgpu:index:GpuNodePool"))
+    moved = res(POOL, "p", pool(), parent_type="aks-dra-vgpu:index:GpuPlatform",
+                aliases=[urn(POOL, "p", parent_type="aks-dra-vgpu:index:GpuNodePool")])
+    result = diff_plans(old, plan(moved))
+    (only,) = result.resources
+    assert only.operation == "update" and only.moved_from is not None
+    assert result.counts == counts(update=1)
 
 
 def test_device_class_selectors_update_in_place_with_a_note():
@@ -264,7 +358,7 @@ def test_device_class_selectors_update_in_place_with_a_note():
 def test_the_resources_own_replace_on_changes_option_replaces():
     opts = {"replaceOnChanges": ["nodeLabels"]}
     result = diff_plans(plan(res(POOL, "p", pool(), **opts)), plan(res(POOL, "p", pool(nodeLabels={"a": "b"}), **opts)))
-    assert one(result, "p").action == "replace"
+    assert one(result, "p").operation == "replace"
 
 
 def test_option_changes_are_state_only_changes():
@@ -277,16 +371,17 @@ def test_option_changes_are_state_only_changes():
 def test_deleting_retained_and_protected_resources_is_called_out():
     old = plan(res(CLUSTER, "aks", protect=True, retainOnDelete=True))
     (gone,) = diff_plans(old, plan()).resources
-    assert gone.action == "delete"
+    assert gone.operation == "refused" and gone.refused_by == "Pulumi"
     assert any("protected" in w for w in gone.warnings)
-    assert any("stays in Azure" in w for w in gone.warnings)
+    (retained,) = diff_plans(plan(res(CLUSTER, "aks", retainOnDelete=True)), plan()).resources
+    assert retained.operation == "delete" and any("stays in Azure" in w for w in retained.warnings)
 
 
 def test_plans_of_different_stacks_compare_resource_by_resource():
     old = plan(res(POOL, "p", pool(), stack="prod"), stack="prod")
     new = plan(res(POOL, "p", pool(maxCount=9), stack="prod-next"), stack="prod-next")
     result = diff_plans(old, new)
-    assert result.counts["change"] == 1 and result.counts["add"] == 0
+    assert result.counts["update"] == 1 and result.counts["create"] == 0
     assert format_diff(result).startswith("aks-dra-vgpu/prod -> prod-next:")
     assert local_urn(old["resources"][0]["urn"]) == local_urn(new["resources"][0]["urn"])
 
@@ -301,7 +396,7 @@ def test_a_resource_that_changes_parent_is_recreated_and_flagged():
     old = plan(res(POOL, "p", pool(), parent_type="aks-dra-vgpu:index:GpuNodePool"))
     new = plan(res(POOL, "p", pool(), parent_type="aks-dra-vgpu:index:GpuPlatform"))
     result = diff_plans(old, new)
-    assert result.counts == {"add": 1, "change": 0, "replace": 0, "delete": 1}
+    assert result.counts == counts(create=1, delete=1)
     assert any("URN changed" in w for w in result.warnings)
 
 
@@ -323,9 +418,12 @@ def test_every_rule_is_sourced_and_well_formed():
             assert format_path(parse_path(rule.path)) == rule.path
 
 
-def test_the_pool_rules_cover_what_aks_cannot_change_in_place():
+def test_the_pool_rules_follow_the_providers_force_new_list():
     replacing = {r.path for r in RULES if r.type == POOL and r.effect == "replace"}
-    assert {"vmSize", "agentPoolName", "maxPods", "osType", "availabilityZones", "vnetSubnetID", "gpuProfile"} <= replacing
+    assert {"vmSize", "agentPoolName", "gpuInstanceProfile", "resourceName", "resourceGroupName"} <= replacing
+    assert not {"maxPods", "availabilityZones", "osDiskSizeGB"} & replacing  # attempted in place, refused by AKS
+    refused = {r.path for r in RULES if r.type == POOL and r.effect == "refused"}
+    assert {"maxPods", "osType", "availabilityZones", "vnetSubnetID", "gpuProfile", "osDiskSizeGB"} <= refused
 
 
 @pytest.mark.parametrize("text, parts", [
@@ -395,10 +493,10 @@ def plans(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def test_real_plans_a_new_vm_size_replaces_that_pool_with_downtime(plans, capsys):
     status, out, err = run(capsys, "diff", str(plans["prod"]), str(plans["vmsize"]))
     assert (status, err) == (3, "")
-    assert "+- AgentPool gpu-a10full-pool  REPLACE" in out
+    assert "+- AgentPool gpu-a10full-pool  REPLACE (delete first)" in out
     assert 'vmSize: "Standard_NV36ads_A10_v5" -> "Standard_NV72ads_A10_v5"' in out
     assert "DOWNTIME" in out and SAFE_CHANGES_DOC in out
-    assert out.endswith("0 to add, 0 to change, 1 to replace, 0 to delete\n")
+    assert out.endswith("0 to create, 0 to update, 1 to replace, 0 refused, 0 to delete\n")
 
 
 def test_real_plans_new_autoscaling_bounds_are_an_in_place_change(plans, capsys):
@@ -406,7 +504,7 @@ def test_real_plans_new_autoscaling_bounds_are_an_in_place_change(plans, capsys)
     assert status == 3
     assert "~  AgentPool gpu-a10third-pool  update" in out and "maxCount: 6 -> 8" in out
     assert "REPLACE" not in out and "DOWNTIME" not in out
-    assert out.endswith("0 to add, 1 to change, 0 to replace, 0 to delete\n")
+    assert out.endswith("0 to create, 1 to update, 0 to replace, 0 refused, 0 to delete\n")
 
 
 def test_real_plans_identical_exit_0(plans, capsys):
@@ -416,14 +514,14 @@ def test_real_plans_identical_exit_0(plans, capsys):
     status, out, _ = run(capsys, "diff", "--json", str(plans["prod"]), str(plans["prod"]))
     doc = json.loads(out)
     assert status == 0 and doc["hasChanges"] is False
-    assert doc["summary"] == {"add": 0, "change": 0, "replace": 0, "delete": 0}
+    assert doc["summary"] == counts()
 
 
 def test_real_plans_json_names_the_replacement_and_its_source(plans, capsys):
     status, out, _ = run(capsys, "diff", "--json", str(plans["prod"]), str(plans["vmsize"]))
     doc = json.loads(out)
     (pool_diff,) = doc["resources"]
-    assert status == 3 and pool_diff["action"] == "replace"
+    assert status == 3 and pool_diff["operation"] == "replace" and pool_diff["deleteBeforeReplace"] is True
     (change,) = pool_diff["changes"]
     assert change["path"] == "vmSize" and change["rules"][0]["source"].startswith("https://")
 

@@ -22,7 +22,8 @@ from components.cli import main
 from components.cluster import AksCluster
 from components.config import ClusterConfig
 from components.offline import SECRET, capture, load_project, run_project
-from components.offline.diff import diff_plans, format_diff
+from components.offline.diff import diff_plans
+from components.offline.diff_text import format_diff
 from components.offline.mocks import PLACEHOLDER_SERVER
 from tests.conftest import ROOT
 
@@ -109,7 +110,7 @@ def test_a_pool_without_autoscaling_owns_its_count(planner):
     after = planner("dev-fixed-2", config)
     assert agent_pool(before, "a10s")["options"]["ignoreChanges"] == []
     (changed,) = diff_plans(before, after).resources
-    assert changed.action == "change"
+    assert changed.operation == "update"
     assert [(c.path, c.old, c.new) for c in changed.changes] == [("count", 1, 2)]
 
 
@@ -120,10 +121,10 @@ def test_new_autoscaling_bounds_are_an_in_place_update(planner, bounds):
     pool_named(config, "a10third")["autoscaling"] = bounds
     result = diff_plans(base, planner("prod-bounds", config))
     (changed,) = result.resources
-    assert (changed.name, changed.action) == ("gpu-a10third-pool", "change")
+    assert (changed.name, changed.operation) == ("gpu-a10third-pool", "update")
     # minCount also moves the initial count; that path is ignored like any other count.
     assert {c.path for c in changed.changes} <= {"minCount", "maxCount"}
-    assert result.summary() == "0 to add, 1 to change, 0 to replace, 0 to delete"
+    assert result.summary() == "0 to create, 1 to update, 0 to replace, 0 refused, 0 to delete"
 
 
 # --- protection and retention ---------------------------------------------------------------------------------------------
@@ -144,10 +145,14 @@ def test_replacing_the_protected_prod_cluster_is_called_out_with_everything_it_t
     config = stack_config("prod")
     config[NS + "cluster"]["location"] = "northeurope"
     result = diff_plans(base, planner("prod-moved", config))
-    replaced = {r.type for r in result.resources if r.action == "replace"}
-    assert {CLUSTER, GROUP, POOL, PROVIDER, "kubernetes:helm.sh/v3:Release"} <= replaced
+    # prod protects its cluster and group: Pulumi refuses to replace them, so the whole update stops (exit 4).
+    refused = {r.type for r in result.resources if r.operation == "refused"}
+    replaced = {r.type for r in result.resources if r.operation == "replace"}
+    assert {CLUSTER, GROUP} <= refused
+    assert {POOL, PROVIDER, "kubernetes:helm.sh/v3:Release"} <= replaced
     (cluster,) = [r for r in result.resources if r.type == CLUSTER]
-    assert any(w.startswith("protected:") for w in cluster.warnings)
+    assert any(w.startswith("protected:") for w in cluster.warnings) and cluster.refused_by == "Pulumi"
+    assert result.exit_status == 4
 
 
 def make_cluster(preview: bool, **overrides: Any):

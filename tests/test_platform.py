@@ -90,13 +90,16 @@ def test_samples_wait_for_neither_pools_nor_the_release(plans, preview):
         assert CLUSTER in upstream, r.name
 
 
-def test_pools_wait_for_the_cluster_not_for_each_other_or_kubernetes(plans, preview):
+def test_pools_wait_for_the_cluster_and_the_pool_before_them_never_for_kubernetes(plans, preview):
+    # AKS runs one agent pool operation per cluster at a time (OperationNotAllowed otherwise): the pools are a chain.
     plan = plans[preview]
-    for pool in plan.all(POOL):
+    pools = sorted(plan.all(POOL), key=lambda p: len(waits_for(plan, p.urn)))
+    assert len(pools) >= 2
+    for index, pool in enumerate(pools):
         upstream = waits_for(plan, pool.urn)
         assert plan.one(CLUSTER).urn in upstream
         assert not {t for t in types_of(plan, upstream) if t.startswith(("kubernetes:", "pulumi:providers"))}
-        assert not {p.urn for p in plan.all(POOL)} & upstream
+        assert {p.urn for p in pools[:index]} <= upstream and not {p.urn for p in pools[index:]} & upstream
 
 
 def test_every_kubernetes_resource_uses_the_clusters_provider(plans, preview):

@@ -10,6 +10,7 @@ from .driver import DraDriverConfig
 from .errors import KeyedProblemsError
 from .pools import GpuPoolConfig
 from .samples import SamplesConfig
+from .versions import pool_skew_problem
 
 
 class StackConfig(Model):
@@ -42,6 +43,14 @@ class StackConfig(Model):
                     f"gpuPools[{index}].name", f"'{system}' is the system pool's name (cluster.systemPool.name); "
                     "choose another: pool names are unique in a cluster"
                 ))
+        skew = [
+            (f"gpuPools[{index}].kubernetesVersion", problem)
+            for index, pool in enumerate(self.gpu_pools)
+            if pool.kubernetes_version
+            and (problem := pool_skew_problem(pool.kubernetes_version, self.cluster.kubernetes_version))
+        ]
+        if skew:
+            raise KeyedProblemsError(*skew)
         largest = max(p.size.gpu_memory_gib for p in self.gpu_pools)
         wanted = self.samples.workload_memory_gib
         if wanted is not None and wanted > largest:

@@ -100,8 +100,15 @@ def parse_k8s_version(text: str) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
-MISSING: Any = object()
-"""What `value_at` returns for a key path that is not there (None can be a real value: a Helm null)."""
+class _Missing:
+    """The value of a key that is not there (None can be a real value: a Helm null)."""
+
+    def __repr__(self) -> str:
+        return "(absent)"
+
+
+MISSING: Any = _Missing()
+"""What `value_at` (and the diff, for a side that lacks a key) returns for a key path that is not there."""
 
 
 def value_at(data: Any, path: Sequence[str], stop: Callable[[Any], bool] | None = None) -> Any:

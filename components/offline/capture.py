@@ -31,8 +31,8 @@ from pulumi.runtime.proto import callback_pb2, callback_pb2_grpc, provider_pb2, 
 
 from .mocks import OfflineProviders
 from .plan import UNKNOWN, UNKNOWN_VALUE, Invoke, Plan, Registration, plain
+from .urns import STACK_TYPE, make_urn
 
-STACK_TYPE = "pulumi:pulumi:Stack"
 ORGANIZATION = "organization"
 
 # What this monitor supports, by the protocol's feature names (SupportsFeatureRequest.id). Output values stay off, as
@@ -51,19 +51,6 @@ class _Unimplemented(grpc.RpcError):
 
     def details(self) -> str:
         return "not implemented by the offline engine"
-
-
-def qualified_type(urn: str) -> str:
-    """The qualified type of a URN (``parent$child`` types), as the engine builds child URNs from it."""
-    return urn.split("::")[2]
-
-
-def make_urn(stack: str, project: str, parent: str, type_: str, name: str) -> str:
-    """The URN the Pulumi engine gives a resource: the parent's full qualified type, then ``$type``, then the name
-    (pulumi/pulumi `pkg/resource/deploy/deployment.go`, generateURN)."""
-    if parent and qualified_type(parent) != STACK_TYPE:
-        type_ = f"{qualified_type(parent)}${type_}"
-    return f"urn:pulumi:{stack}::{project}::{type_}::{name}"
 
 
 def _provider_reference(reference: str) -> str | None:

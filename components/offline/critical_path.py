@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .plan import Plan, Registration
+from .urns import provider_urn
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,7 @@ class CriticalPath:
     floor_minutes: float
     manual: tuple[ManualStep, ...]
     table: tuple[Typical, ...]
+    warnings: tuple[str, ...] = ()
 
     @property
     def manual_minutes(self) -> float:
@@ -127,21 +129,13 @@ class CriticalPath:
 
     @property
     def reaches_floor(self) -> bool:
-        """Whether nothing in the plan waits longer than the design needs to."""
-        return self.minutes <= self.floor_minutes + 1e-9
+        """Whether nothing in the plan waits longer than the design needs to (and nothing would fail)."""
+        return not self.warnings and self.minutes <= self.floor_minutes + 1e-9
 
     @property
     def chain(self) -> str:
         """The chain by resource name, first to last."""
         return " -> ".join(s.name for s in self.steps)
-
-
-def provider_urn(reference: str | None) -> str | None:
-    """The urn part of a provider reference (``<urn>::<id>``)."""
-    if not reference:
-        return None
-    urn, sep, _ = reference.rpartition("::")
-    return urn if sep and urn.startswith("urn:") else reference
 
 
 def waits_for(plan: Plan) -> dict[str, list[str]]:
@@ -231,11 +225,12 @@ def longest_chain(plan: Plan, table: Mapping[str, Typical] = TYPICAL) -> tuple[S
 
 
 def floor_minutes(plan: Plan, table: Mapping[str, Typical] = TYPICAL) -> float:
-    """The least a design can take: what the cluster needs, the cluster, then the longer of (the slowest GPU pool) and
-    (provider and driver release, then the longest chain among the Kubernetes objects, as if they followed the driver)."""
+    """The least a design can take: what the cluster needs, the cluster, then the longer of (its GPU pools, one after
+    another: AKS runs one agent pool operation per cluster at a time) and (provider and driver release, then the longest
+    chain among the Kubernetes objects, as if they followed the driver)."""
     steps = schedule(plan, table)
     ready = max((s.finish for s in steps.values() if s.kind == "AKS cluster"), default=0.0)
-    pools = max((s.minutes for s in steps.values() if s.kind == "GPU agent pool"), default=0.0)
+    pools = sum(s.minutes for s in steps.values() if s.kind == "GPU agent pool")
     driver = sum(
         max((s.minutes for s in steps.values() if s.kind == kind), default=0.0)
         for kind in ("Kubernetes provider", "Helm release")
@@ -275,6 +270,35 @@ def manual_recipe(plan: Plan, table: Mapping[str, Typical] = TYPICAL) -> tuple[M
     return tuple(steps)
 
 
+def unordered_pools(plan: Plan) -> list[str]:
+    """GPU pools that the plan lets run at the same time: AKS refuses the second one ("OperationNotAllowed: Another
+    agentpool operation ... is in progress"; cilium/cilium #25944), so `pulumi up` would fail."""
+    waits = waits_for(plan)
+    pools = sorted(r.urn for r in plan.resources if kind_of(r) == "GPU agent pool")
+    before: dict[str, set[str]] = {}
+
+    def upstream(urn: str) -> set[str]:
+        if urn not in before:
+            before[urn] = set()
+            stack = list(waits.get(urn, []))
+            while stack:
+                dep = stack.pop()
+                if dep not in before[urn]:
+                    before[urn].add(dep)
+                    stack.extend(waits.get(dep, []))
+        return before[urn]
+
+    found = []
+    for i, a in enumerate(pools):
+        for b in pools[i + 1:]:
+            if a not in upstream(b) and b not in upstream(a):
+                found.append(
+                    f"GPU pools {a.rsplit('::', 1)[-1]} and {b.rsplit('::', 1)[-1]} may run at once: AKS allows one agent "
+                    "pool operation per cluster at a time (OperationNotAllowed), so `pulumi up` would fail; chain them"
+                )
+    return found
+
+
 def critical_path(plan: Plan, table: Mapping[str, Typical] = TYPICAL) -> CriticalPath:
     """The plan's critical path for a first `pulumi up`, its floor and the manual recipe, from typical times."""
     chain = longest_chain(plan, table)
@@ -286,6 +310,7 @@ def critical_path(plan: Plan, table: Mapping[str, Typical] = TYPICAL) -> Critica
         floor_minutes=floor_minutes(plan, table),
         manual=manual,
         table=tuple(t for kind, t in table.items() if kind in used),
+        warnings=tuple(unordered_pools(plan)),
     )
 
 
@@ -296,7 +321,10 @@ def format_critical_path(result: CriticalPath) -> str:
         lines.append(f"  at {s.start:5.2f} min  {s.minutes:5.2f} min  {s.type.rsplit(':', 1)[-1]} {s.name}")
     lines.append(f"  = {result.minutes:.2f} min: {result.chain or 'nothing to create'}")
     verdict = "reached" if result.reaches_floor else f"NOT reached: {result.minutes - result.floor_minutes:.2f} min over"
-    lines.append(f"  floor, cluster + max(slowest GPU pool, driver + samples): {result.floor_minutes:.2f} min ({verdict})")
+    lines.append(
+        f"  floor, cluster + max(GPU pools one after another, driver + samples): {result.floor_minutes:.2f} min ({verdict})"
+    )
+    lines += [f"  ! {w}" for w in result.warnings]
     lines.append(f"manual recipe, one command after the other: {result.manual_minutes:.2f} min")
     for m in result.manual:
         lines.append(f"  {m.minutes:5.2f} min  {m.what}")

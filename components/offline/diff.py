@@ -1,29 +1,30 @@
-"""Compare two plan documents (``plan --json``): what `pulumi up` would add, change, replace and delete, and what it costs.
+"""Compare two plan documents (``plan --json``) the way an update preview would: what `pulumi up` creates, updates,
+replaces (delete-first or create-first), deletes, and which updates the service will refuse.
 
-Pure functions over plain data: ``diff_plans(old, new)`` decides, ``format_diff(result)`` writes it for people,
-``DiffResult.to_dict()`` for machines. What replaces what is not decided here but looked up in one table
-(``replacement_rules.RULES``), each rule with its source.
+The old plan stands for what is deployed, the new one for the program. Pure functions over plain data:
+``diff_plans(old, new)`` decides, ``diff_text.format_diff(result)`` writes it for people, ``DiffResult.to_dict()`` for
+machines. What a change does is not decided here but looked up in one table (``replacement_rules.RULES``), each rule
+with its source; version upgrades are checked by ``config.versions``.
 
-Resources are matched by URN without its ``urn:pulumi:<stack>::<project>::`` prefix, so a plan of a copy of a stack
-compares with the stack itself. Inputs compare leaf by leaf; paths the new plan's ``ignoreChanges`` names never diff
-(an autoscaled pool's ``count``). Secrets compare as their marker: two ``[secret]`` values are equal (a secret may have
-changed only when the marker itself differs), and a value whose counterpart is secret is never printed.
+Resources are matched by URN without its ``urn:pulumi:<stack>::<project>::`` prefix (so a plan of a copy of a stack
+compares with the stack), or through an alias the new resource carries. Inputs compare leaf by leaf; paths the new
+plan's ``ignoreChanges`` names never diff (an autoscaled pool's ``count``). Secrets compare as their marker, and a value
+whose counterpart is secret is never shown.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .plan import SECRET, UNKNOWN
+from ..config.syntax import MISSING
+from .diff_warnings import blocked_reasons, plan_warnings, resource_warnings
+from .plan import SECRET
 from .replacement_rules import (
-    IMPACTS,
-    POOL,
     PROVIDER_CHANGED,
-    SAFE_CHANGES_DOC,
+    RELEASE,
     PathPart,
+    Refuser,
     Rule,
     cascade_rules,
     format_path,
@@ -32,35 +33,15 @@ from .replacement_rules import (
     parse_path,
     replace_on_changes_rule,
 )
+from .upgrade_rules import upgrade_rule, version_rules
+from .urns import local_urn, provider_urn
 
-Action = Literal["add", "change", "replace", "delete"]
-ACTIONS: tuple[Action, ...] = ("add", "change", "replace", "delete")
-OPTION_KEYS = ("protect", "retainOnDelete", "ignoreChanges", "replaceOnChanges", "deleteBeforeReplace")
-
-
-class _Missing:
-    """The value of a key that one side does not have."""
-
-    def __repr__(self) -> str:
-        return "(absent)"
-
-
-MISSING: Any = _Missing()
+Operation = Literal["create", "update", "replace", "refused", "delete"]
+OPERATIONS: tuple[Operation, ...] = ("create", "update", "replace", "refused", "delete")
+OPTION_KEYS = ("protect", "retainOnDelete", "ignoreChanges", "replaceOnChanges", "deleteBeforeReplace", "aliases")
 HIDDEN = "(not shown: the other side is secret)"
-
-_URN_PREFIX = re.compile(r"^urn:pulumi:[^:]*::[^:]*::")
-
-
-def local_urn(urn: str) -> str:
-    """A URN without its stack and project, e.g. ``aks-dra-vgpu:index:GpuNodePool$azure-native:…:AgentPool::gpu-a10s-pool``."""
-    return _URN_PREFIX.sub("", urn)
-
-
-def provider_urn(reference: str | None) -> str | None:
-    """The provider's local URN in a provider reference (``<urn>::<id>``); None for a default provider."""
-    if not reference:
-        return None
-    return local_urn(reference.rsplit("::", 1)[0])
+# Exit status of `diff`: no change, changes, a change that would fail or must not be applied.
+EXIT_NO_CHANGE, EXIT_CHANGES, EXIT_REFUSED = 0, 3, 4
 
 
 # --- result -----------------------------------------------------------------------------------------------------------
@@ -101,7 +82,7 @@ class ValueChange:
         if new is not MISSING:
             doc["new"] = new
         if self.rules:
-            doc["rules"] = [_rule_dict(r) for r in self.rules]
+            doc["rules"] = [rule_dict(r) for r in self.rules]
         return doc
 
 
@@ -113,24 +94,40 @@ class ResourceDiff:
     urn: str
     type: str
     name: str
-    action: Action
+    operation: Operation
     changes: tuple[ValueChange, ...] = ()
     options: tuple[ValueChange, ...] = ()
-    reasons: tuple[Rule, ...] = ()  # replacement reasons that are not an input change (provider, cascade)
+    reasons: tuple[Rule, ...] = ()  # what replaces or refuses it beyond its own input changes
     warnings: tuple[str, ...] = ()
+    delete_before_replace: bool | None = None  # for a replacement: the old one goes before the new one exists
+    refused_by: Refuser | None = None
+    moved_from: str | None = None  # the old URN, for a resource matched through an alias
+
+    @property
+    def action(self) -> str:
+        """The operation (kept under its old name for readers of version 0.1 documents)."""
+        return self.operation
 
     def to_dict(self) -> dict[str, Any]:
         """JSON shape of one resource's diff."""
-        return {
+        doc: dict[str, Any] = {
             "urn": self.urn,
             "type": self.type,
             "name": self.name,
-            "action": self.action,
+            "operation": self.operation,
+            "action": self.operation,
             "changes": [c.to_dict() for c in self.changes],
             "options": [c.to_dict() for c in self.options],
-            "reasons": [_rule_dict(r) for r in self.reasons],
+            "reasons": [rule_dict(r) for r in self.reasons],
             "warnings": list(self.warnings),
         }
+        if self.operation == "replace":
+            doc["deleteBeforeReplace"] = bool(self.delete_before_replace)
+        if self.refused_by:
+            doc["refusedBy"] = self.refused_by
+        if self.moved_from:
+            doc["movedFrom"] = self.moved_from
+        return doc
 
 
 @dataclass(frozen=True)
@@ -143,21 +140,37 @@ class DiffResult:
     resources: tuple[ResourceDiff, ...] = ()
     outputs: tuple[ValueChange, ...] = ()
     warnings: tuple[str, ...] = ()
+    blocked: tuple[str, ...] = ()  # why this update must not be applied, beyond refused resources
 
     @property
     def counts(self) -> dict[str, int]:
-        """Resources per action."""
-        return {a: sum(1 for r in self.resources if r.action == a) for a in ACTIONS}
+        """Resources per operation."""
+        return {op: sum(1 for r in self.resources if r.operation == op) for op in OPERATIONS}
 
     @property
     def has_changes(self) -> bool:
         """Whether `pulumi up` would do anything (a resource or a stack output differs)."""
         return bool(self.resources or self.outputs)
 
+    @property
+    def fails(self) -> bool:
+        """Whether `pulumi up` would fail, or must not be run as it stands."""
+        return bool(self.blocked) or any(r.operation == "refused" for r in self.resources)
+
+    @property
+    def exit_status(self) -> int:
+        """0 no change, 3 changes, 4 a change that would fail or must not be applied."""
+        if self.fails:
+            return EXIT_REFUSED
+        return EXIT_CHANGES if self.has_changes else EXIT_NO_CHANGE
+
     def summary(self) -> str:
-        """``N to add, N to change, N to replace, N to delete``."""
+        """``N to create, N to update, N to replace, N refused, N to delete``."""
         c = self.counts
-        return f"{c['add']} to add, {c['change']} to change, {c['replace']} to replace, {c['delete']} to delete"
+        return (
+            f"{c['create']} to create, {c['update']} to update, {c['replace']} to replace, {c['refused']} refused, "
+            f"{c['delete']} to delete"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The diff document (``diff --json``)."""
@@ -166,13 +179,17 @@ class DiffResult:
             "stacks": {"old": self.old_stack, "new": self.new_stack},
             "summary": self.counts,
             "hasChanges": self.has_changes,
+            "fails": self.fails,
+            "exitStatus": self.exit_status,
             "resources": [r.to_dict() for r in self.resources],
             "outputs": [c.to_dict() for c in self.outputs],
             "warnings": list(self.warnings),
+            "blocked": list(self.blocked),
         }
 
 
-def _rule_dict(rule: Rule) -> dict[str, str]:
+def rule_dict(rule: Rule) -> dict[str, str]:
+    """A rule as the JSON document shows it."""
     return {"effect": rule.effect, "mechanism": rule.mechanism, "why": rule.why, "source": rule.source}
 
 
@@ -224,10 +241,6 @@ def _triggers(pattern: tuple[PathPart, ...], path: tuple[PathPart, ...], old: An
     return _resolve(old, rest) != _resolve(new, rest)
 
 
-def _ignored(path: tuple[PathPart, ...], ignore: list[tuple[PathPart, ...]]) -> bool:
-    return any(is_prefix(p, path) for p in ignore)
-
-
 def _parse_all(paths: list[str]) -> list[tuple[PathPart, ...]]:
     parsed = []
     for text in paths:
@@ -238,19 +251,11 @@ def _parse_all(paths: list[str]) -> list[tuple[PathPart, ...]]:
     return parsed
 
 
-# --- the diff ---------------------------------------------------------------------------------------------------------
-def _index(plan: dict[str, Any], side: str) -> dict[str, dict[str, Any]]:
-    """Resources by local URN; raises ValueError naming the first resource a plan document cannot hold."""
-    index = {}
-    for number, res in enumerate(plan.get("resources") or []):
-        if not isinstance(res, dict) or not all(isinstance(res.get(k), str) for k in ("urn", "type", "name")):
-            raise ValueError(f"{side} plan: resources[{number}] needs text values for urn, type and name")
-        index[local_urn(res["urn"])] = res
-    return index
-
-
-def _short_type(type_: str) -> str:
-    return type_.rsplit(":", 1)[-1]
+def _normal_option(value: Any) -> Any:
+    """Unset, false and empty are the same option value; lists compare as sets."""
+    if value in (None, False, []):
+        return None
+    return sorted(value) if isinstance(value, list) else value
 
 
 def _input_diff(old: dict[str, Any], new: dict[str, Any]) -> tuple[list[ValueChange], list[ValueChange]]:
@@ -262,10 +267,11 @@ def _input_diff(old: dict[str, Any], new: dict[str, Any]) -> tuple[list[ValueCha
     rules += [(p, replace_on_changes_rule(format_path(p))) for p in _parse_all(list(new_options.get("replaceOnChanges") or []))]
     changes = []
     for path, before, after in value_changes(old.get("inputs") or {}, new.get("inputs") or {}):
-        if _ignored(path, ignore):
+        if any(is_prefix(p, path) for p in ignore):
             continue
-        matched = tuple(rule for pattern, rule in rules if pattern == ("*",) or _triggers(pattern, path, before, after))
-        changes.append(ValueChange(format_path(path), before, after, matched))
+        matched = [rule for pattern, rule in rules if pattern == ("*",) or _triggers(pattern, path, before, after)]
+        matched += upgrade_rule(type_, format_path(path), before, after)
+        changes.append(ValueChange(format_path(path), before, after, tuple(matched)))
     old_options = old.get("options") or {}
     options = [
         ValueChange(key, old_options.get(key, MISSING), new_options.get(key, MISSING))
@@ -275,80 +281,118 @@ def _input_diff(old: dict[str, Any], new: dict[str, Any]) -> tuple[list[ValueCha
     return changes, options
 
 
-def _normal_option(value: Any) -> Any:
-    """Unset, false and empty are the same option value; lists compare as sets."""
-    if value in (None, False, []):
-        return None
-    return sorted(value) if isinstance(value, list) else value
+# --- matching resources ------------------------------------------------------------------------------------------------
+def _index(plan: dict[str, Any], side: str) -> dict[str, dict[str, Any]]:
+    """Resources by local URN; raises ValueError naming the first resource a plan document cannot hold."""
+    index = {}
+    for number, res in enumerate(plan.get("resources") or []):
+        if not isinstance(res, dict) or not all(isinstance(res.get(k), str) for k in ("urn", "type", "name")):
+            raise ValueError(f"{side} plan: resources[{number}] needs text values for urn, type and name")
+        index[local_urn(res["urn"])] = res
+    return index
 
 
-def _cascade(
-    common: list[str], old_index: dict[str, dict[str, Any]], new_index: dict[str, dict[str, Any]], replaced: dict[str, list[Rule]]
-) -> None:
-    """Adds to `replaced` every resource whose provider or a resource it lives in is replaced (until nothing changes)."""
-    grew = True
-    while grew:
-        grew = False
-        for key in common:
-            if key in replaced:
-                continue
-            res = new_index[key]
-            upstream = {local_urn(u) for u in res.get("dependencies") or []}
-            provider = provider_urn(res.get("provider"))
-            if provider:
-                upstream.add(provider)
-            for dep in sorted(upstream & set(replaced)):
-                dep_type = (new_index.get(dep) or old_index[dep])["type"]
-                found = cascade_rules(res["type"], dep_type)
-                if found:
-                    replaced[key] = found
-                    grew = True
-                    break
+def moved(old_index: dict[str, Any], new_index: dict[str, Any]) -> dict[str, str]:
+    """New key -> old key for resources that moved (renamed, reparented) with an alias naming their old URN."""
+    found: dict[str, str] = {}
+    for key, res in new_index.items():
+        if key in old_index:
+            continue
+        aliases = (res.get("options") or {}).get("aliases") or []
+        for alias in aliases if isinstance(aliases, list) else []:
+            old_key = local_urn(alias) if isinstance(alias, str) else None
+            if old_key in old_index and old_key not in new_index and old_key not in found.values():
+                found[key] = old_key
+                break
+    return found
+
+
+# --- deciding ----------------------------------------------------------------------------------------------------------
+def _refuser(type_: str) -> Refuser:
+    return "the Kubernetes API server" if type_.startswith("kubernetes:") else "Azure"
+
+
+def _delete_before_replace(old: dict[str, Any], new: dict[str, Any], by_provider: bool) -> bool:
+    """Whether a replacement deletes first, as the provider decides it (the resource's option overrides)."""
+    if (new.get("options") or {}).get("deleteBeforeReplace"):
+        return True
+    type_ = new["type"]
+    if type_.startswith("azure-native:"):
+        # pulumi-azure-native replaces a resource with a name of its own (a URL path parameter) delete-first: the new
+        # one has the same ARM id (provider/pkg/provider/provider.go, Diff).
+        return True
+    if type_.startswith("kubernetes:") and type_ != RELEASE:
+        # pulumi-kubernetes: delete first when its own force-new fields replace an object that keeps its name and
+        # namespace (provider/pkg/provider/provider.go, Diff: deleteBeforeReplace).
+        same = all(
+            ((old.get("inputs") or {}).get("metadata") or {}).get(k) == ((new.get("inputs") or {}).get("metadata") or {}).get(k)
+            for k in ("name", "namespace")
+        )
+        return by_provider and same
+    return False  # Helm releases (helm_release.go: DeleteBeforeReplace false) and providers: create first
 
 
 def diff_plans(old: dict[str, Any], new: dict[str, Any]) -> DiffResult:
-    """What changes between two plan documents, resource by resource, with replacements and their cost called out.
+    """What changes between two plan documents, resource by resource, with replacements and refusals called out.
 
     Raises ValueError when a document's resources lack a urn, type or name.
     """
     old_index, new_index = _index(old, "old"), _index(new, "new")
-    common = sorted(set(old_index) & set(new_index))
-    inputs: dict[str, tuple[list[ValueChange], list[ValueChange]]] = {}
-    replaced: dict[str, list[Rule]] = {}  # key -> replacement reasons that are not input changes
-    for key in common:
-        inputs[key] = _input_diff(old_index[key], new_index[key])
-        changes = inputs[key][0]
+    renamed = moved(old_index, new_index)
+    pairs = {key: key for key in set(old_index) & set(new_index)} | renamed  # new key -> old key
+    inputs = {key: _input_diff(old_index[pairs[key]], new_index[key]) for key in pairs}
+    replaced: dict[str, list[Rule]] = {}  # new key -> replacement reasons beyond its own input changes
+    by_provider: set[str] = set()
+    for key, (changes, _) in inputs.items():
         if any("replace" in c.effects for c in changes):
             replaced[key] = []
-        if provider_urn(old_index[key].get("provider")) != provider_urn(new_index[key].get("provider")):
+            if any(r.effect == "replace" and r.mechanism == "provider" for c in changes for r in c.rules):
+                by_provider.add(key)
+        if _provider_key(old_index[pairs[key]]) != _provider_key(new_index[key]) and not _moved_provider(
+            old_index[pairs[key]], new_index[key], renamed
+        ):
             replaced.setdefault(key, []).append(PROVIDER_CHANGED)
-    _cascade(common, old_index, new_index, replaced)
+    _cascade(pairs, old_index, new_index, replaced)
 
     diffs: list[ResourceDiff] = []
-    for key in common:
+    for key in sorted(pairs):
+        old_res, new_res = old_index[pairs[key]], new_index[key]
         changes, options = inputs[key]
+        reasons = list(replaced.get(key, ()))
+        reasons += version_rules(new_res, new_index) if changes else []
+        refused = [r for c in changes for r in c.rules if r.effect == "refused"] + [r for r in reasons if r.effect == "refused"]
         if key in replaced:
-            action: Action = "replace"
-        elif changes or options:
-            action = "change"
+            operation: Operation = "replace"
+        elif refused:
+            operation = "refused"
+        elif changes or options or key in renamed:
+            operation = "update"
         else:
             continue
-        res = new_index[key]
+        protected = (old_res.get("options") or {}).get("protect") and operation == "replace"
+        if protected:
+            operation = "refused"
         diffs.append(ResourceDiff(
-            key, res["urn"], res["type"], res["name"], action, tuple(changes), tuple(options), tuple(replaced.get(key, ())),
-            tuple(_resource_warnings(action, old_index[key], new_index[key], changes)),
+            key, new_res["urn"], new_res["type"], new_res["name"], operation, tuple(changes), tuple(options),
+            tuple(dict.fromkeys(r for r in reasons if r.effect in ("replace", "refused"))),
+            tuple(resource_warnings(operation, old_res, new_res, changes, protected)),
+            _delete_before_replace(old_res, new_res, key in by_provider) if operation == "replace" else None,
+            ("Pulumi" if protected else _refuser(new_res["type"])) if operation == "refused" else None,
+            pairs[key] if key in renamed else None,
         ))
-    for key in sorted(set(new_index) - set(old_index)):
+    for key in sorted(set(new_index) - set(pairs)):
         res = new_index[key]
-        diffs.append(ResourceDiff(key, res["urn"], res["type"], res["name"], "add"))
-    for key in sorted(set(old_index) - set(new_index)):
+        diffs.append(ResourceDiff(key, res["urn"], res["type"], res["name"], "create"))
+    for key in sorted(set(old_index) - set(pairs.values())):
         res = old_index[key]
+        protected = bool((res.get("options") or {}).get("protect"))
         diffs.append(ResourceDiff(
-            key, res["urn"], res["type"], res["name"], "delete", warnings=tuple(_resource_warnings("delete", res, None, []))
+            key, res["urn"], res["type"], res["name"], "refused" if protected else "delete",
+            warnings=tuple(resource_warnings("delete", res, None, [], protected)),
+            refused_by="Pulumi" if protected else None,
         ))
-    order = {"replace": 0, "delete": 1, "change": 2, "add": 3}
-    diffs.sort(key=lambda d: (order[d.action], d.key))
-
+    order = {"refused": 0, "replace": 1, "delete": 2, "update": 3, "create": 4}
+    diffs.sort(key=lambda d: (order[d.operation], d.key))
     outputs = tuple(
         ValueChange(format_path(path), before, after)
         for path, before, after in value_changes(old.get("outputs") or {}, new.get("outputs") or {})
@@ -359,150 +403,40 @@ def diff_plans(old: dict[str, Any], new: dict[str, Any]) -> DiffResult:
         new_stack=str(new.get("stack") or ""),
         resources=tuple(diffs),
         outputs=outputs,
-        warnings=tuple(_plan_warnings(diffs, outputs)),
+        warnings=tuple(plan_warnings(diffs, outputs)),
+        blocked=tuple(blocked_reasons(diffs, new_index)),
     )
 
 
-# --- what the reader must know ------------------------------------------------------------------------------------------
-def _resource_warnings(
-    action: Action, old: dict[str, Any], new: dict[str, Any] | None, changes: list[ValueChange]
-) -> list[str]:
-    """Downtime, protection, retention, refused and rebuilding changes, secrets: one line each."""
-    found: list[str] = []
-    type_ = old["type"]
-    old_options = old.get("options") or {}
-    impact = IMPACTS.get(type_)
-    if action == "replace" and impact:
-        found.append(impact.replaced)
-    if action == "delete" and impact and impact.deleted:
-        found.append(impact.deleted)
-    if action in ("replace", "delete") and old_options.get("protect"):
-        found.append(
-            "protected: `pulumi up` stops with an error instead of deleting it; to do this on purpose, turn protect off "
-            "in one update and make the change in the next"
-        )
-    if action == "delete" and old_options.get("retainOnDelete"):
-        found.append("retainOnDelete: Pulumi forgets it but it stays in Azure (and keeps costing) until removed there")
-    if action == "replace" and old_options.get("retainOnDelete"):
-        found.append(
-            "retainOnDelete: the old one is left in Azure; a replacement with the same name then collides with it"
-        )
-    if action == "replace" and type_ == POOL and any("replace" in c.effects for c in changes):
-        # Only the pool's own settings can move to a pool beside it; a pool replaced with its cluster cannot.
-        name = str((old.get("inputs") or {}).get("agentPoolName", ""))
-        found.append(
-            f"safe path: add a pool beside it (e.g. '{successor_name(name)}' with the new settings), `pulumi up`, drain "
-            f"'{name}', then remove it in a second update ({SAFE_CHANGES_DOC})"
-        )
-    elif action in ("replace", "delete") and impact and impact.safe_path:
-        found.append(f"see {SAFE_CHANGES_DOC} before you apply this")
-    for change in changes:
-        for rule in change.rules:
-            if rule.effect == "refused":
-                found.append(f"Azure refuses {change.path} in place, so `pulumi up` fails: {rule.why} ({SAFE_CHANGES_DOC})")
-            elif rule.effect == "rebuild":
-                found.append(f"{change.path}: every node is rebuilt, workloads are evicted node by node: {rule.why}")
-            elif rule.effect == "note":
-                found.append(f"{change.path}: {rule.why}")
-        if change.old == SECRET and change.new not in (SECRET, MISSING):
-            found.append(f"{change.path} was a secret and is not one now: a credential may end up in plain text")
-        elif change.secret:
-            found.append(f"{change.path}: a secret may have changed (only its marker is compared)")
-    return list(dict.fromkeys(found))
+def _provider_key(res: dict[str, Any]) -> str | None:
+    urn = provider_urn(res.get("provider"))
+    return local_urn(urn) if urn else None
 
 
-def successor_name(name: str) -> str:
-    """A name for the pool that takes over from `name`: the same stem with the next number, still 1-12 characters."""
-    stem = name.rstrip("0123456789") or "pool"
-    digits = name[len(stem):]
-    number = str(int(digits) + 1 if digits else 2)
-    return stem[: 12 - len(number)] + number
+def _moved_provider(old: dict[str, Any], new: dict[str, Any], renamed: dict[str, str]) -> bool:
+    """Whether the resource's provider is the same provider under a new URN (moved with an alias)."""
+    return renamed.get(_provider_key(new) or "") == _provider_key(old)
 
 
-def _plan_warnings(diffs: list[ResourceDiff], outputs: tuple[ValueChange, ...]) -> list[str]:
-    """Warnings about the update as a whole."""
-    found = []
-    added = {d.name for d in diffs if d.action == "add" and d.type == POOL}
-    gone = {d.name for d in diffs if d.action in ("delete", "replace") and d.type == POOL}
-    if added and gone:
-        found.append(
-            "GPU pools are added and removed (or replaced) in the same update: Pulumi runs both at once, so workloads "
-            f"get no time to move; add the new pool first, drain, and remove the old one in a later update ({SAFE_CHANGES_DOC})"
-        )
-    # The same name and type leaving and arriving means its URN changed (a new parent): Pulumi recreates it.
-    arriving = {(d.type, d.name) for d in diffs if d.action == "add"}
-    for d in diffs:
-        if d.action == "delete" and (d.type, d.name) in arriving:
-            found.append(
-                f"{_short_type(d.type)} {d.name} is deleted and created again because its URN changed (another parent?); "
-                "add an alias to keep it"
-            )
-    for change in outputs:
-        if change.old == SECRET and change.new not in (SECRET, MISSING):
-            found.append(f"output {change.path} was a secret and is not one now: a credential may end up in plain text")
-    return found
-
-
-# --- for people -------------------------------------------------------------------------------------------------------
-_SYMBOL = {"add": "+ ", "change": "~ ", "replace": "+-", "delete": "- "}
-_LABEL = {"add": "create", "change": "update", "replace": "REPLACE", "delete": "delete"}
-
-
-def _show(value: Any) -> str:
-    if value is MISSING:
-        return "(absent)"
-    if value in (SECRET, UNKNOWN, HIDDEN):
-        return str(value)
-    text = json.dumps(value, sort_keys=True)
-    return text if len(text) <= 100 else text[:97] + "..."
-
-
-def _elide_common(old: str, new: str, keep: int = 24) -> tuple[str, str]:
-    """Two long texts with their common beginning cut, so the difference shows (CEL selectors are long)."""
-    common = 0
-    while common < min(len(old), len(new)) and old[common] == new[common]:
-        common += 1
-    cut = max(0, common - keep)
-    return (old, new) if cut < 8 else ("..." + old[cut:], "..." + new[cut:])
-
-
-def _change_line(change: ValueChange) -> str:
-    old, new = change.shown()
-    if isinstance(old, str) and isinstance(new, str) and old not in (SECRET, HIDDEN) and new not in (SECRET, HIDDEN):
-        old, new = _elide_common(old, new)
-    line = f"{change.path}: {_show(old)} -> {_show(new)}"
-    replacing = [r for r in change.rules if r.effect == "replace"]
-    if replacing:
-        rule = replacing[0]
-        how = (
-            "Azure cannot change it in place; Pulumi would try an update that fails, so plan a new one"
-            if rule.mechanism == "api" else "forces replacement"
-        )
-        line += f"   [{how}: {rule.why}; {rule.source}]"
-    elif any(r.effect == "refused" for r in change.rules):
-        line += "   [refused in place by Azure]"
-    return line
-
-
-def format_diff(result: DiffResult) -> str:
-    """The diff for people: one block per resource (riskiest first), stack outputs, warnings and the summary line."""
-    stacks = result.new_stack if result.old_stack == result.new_stack else f"{result.old_stack} -> {result.new_stack}"
-    lines = [f"{result.project}/{stacks}: {len(result.resources)} resource(s) differ"]
-    for d in result.resources:
-        lines.append(f"{_SYMBOL[d.action]} {_short_type(d.type)} {d.name}  {_LABEL[d.action]}")
-        for change in d.changes:
-            lines.append(f"      {_change_line(change)}")
-        for option in d.options:
-            lines.append(f"      option {_change_line(option)}   (Pulumi state only: nothing is sent to Azure)")
-        for rule in d.reasons:
-            lines.append(f"      replaced because {rule.why}; {rule.source}")
-        for warning in d.warnings:
-            lines.append(f"      ! {warning}")
-    if result.outputs:
-        lines.append("outputs:")
-        lines += [f"  ~ {_change_line(c)}" for c in result.outputs]
-    if result.warnings:
-        lines.append("warnings:")
-        lines += [f"  ! {w}" for w in result.warnings]
-    lines.append(result.summary())
-    return "\n".join(lines) + "\n"
+def _cascade(
+    pairs: dict[str, str], old_index: dict[str, Any], new_index: dict[str, Any], replaced: dict[str, list[Rule]]
+) -> None:
+    """Adds every resource whose provider, or a dependency replaced delete-first that the rules name, is replaced."""
+    grew = True
+    while grew:
+        grew = False
+        for key in sorted(pairs):
+            if key in replaced:
+                continue
+            res = new_index[key]
+            upstream = {local_urn(u) for u in res.get("dependencies") or []}
+            provider = _provider_key(res)
+            if provider:
+                upstream.add(provider)
+            for dep in sorted(upstream & set(replaced)):
+                dep_type = (new_index.get(dep) or old_index.get(pairs.get(dep, dep)) or {}).get("type", "")
+                found = cascade_rules(res["type"], dep_type)
+                if found:
+                    replaced[key] = found
+                    grew = True
+                    break

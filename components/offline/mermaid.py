@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .plan import Plan, Registration
+from .urns import provider_urn
 
 HEADER = "flowchart TD"
 
@@ -90,14 +91,6 @@ def assign_ids(resources: Iterable[Registration]) -> dict[str, str]:
     return ids
 
 
-def _provider_urn(reference: str, urns: set[str]) -> str | None:
-    """The urn of a provider reference (``urn::id``), when that provider is part of the plan."""
-    for urn in urns:
-        if reference == urn or reference.startswith(urn + "::"):
-            return urn
-    return None
-
-
 def _enclosing(r: Registration, index: dict[str, Registration]) -> set[str]:
     """The components (subgraphs) a resource sits in: Mermaid cannot link a subgraph with its own content."""
     found: set[str] = set()
@@ -125,7 +118,7 @@ def edges(plan: Plan, ids: dict[str, str]) -> list[Edge]:
             if dep in urns:
                 add(dep, r, DEPENDS)
         if r.provider:
-            provider = _provider_urn(r.provider, urns)
+            provider = provider_urn(r.provider) if provider_urn(r.provider) in urns else None
             if provider:
                 add(provider, r, PROVIDER)
         if r.parent in index and index[r.parent].custom:

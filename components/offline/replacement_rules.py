@@ -3,14 +3,14 @@
 The diff (``components.offline.diff``) asks this module two questions about every changed input path: does a rule
 match it, and what does the rule do. Rules are data; the few functions below only parse and match property paths.
 
-Effects:
-- ``replace``: the resource is deleted and created again. With ``mechanism="provider"`` Pulumi's provider plans the
-  replacement itself; with ``mechanism="api"`` the service cannot change the value in place and Pulumi's provider does
-  not know it, so ``pulumi up`` would attempt an update that fails: the only way to the new value is a new resource;
-  with ``mechanism="engine"`` the Pulumi engine replaces it (its provider or a resource it lives in is replaced).
-- ``rebuild``: changed in place, but by re-creating every node one after the other (workloads are evicted node by node).
-- ``refused``: the service refuses the change in place and there is nothing to replace short of the parent (the inline
-  system pool): ``pulumi up`` fails; the change needs a procedure (docs/safe-changes.md).
+Effects (checked against pulumi-azure-native v3.29, pulumi-kubernetes v4.34 and the Pulumi engine v3.2xx):
+- ``replace``: Pulumi deletes the resource and creates it again. ``mechanism="provider"``: the provider's Diff asks for
+  it (pulumi-azure-native: URL path parameters and its curated force-new list; pulumi-kubernetes: its force-new
+  list); ``mechanism="engine"``: the engine does (the resource's replaceOnChanges option, a new provider, or a
+  dependency replaced delete-first whose change the dependent's Diff turns into a replacement).
+- ``refused``: Pulumi attempts an in-place update and the service refuses it (Azure, or the Kubernetes API server):
+  ``pulumi up`` fails and nothing is replaced; the change needs a procedure (docs/safe-changes.md).
+- ``rebuild``: changed in place by re-creating nodes one after the other (a rolling upgrade or reimage).
 - ``note``: changed in place, with a consequence worth a line in the review.
 """
 
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 Effect = Literal["replace", "rebuild", "refused", "note"]
+Refuser = Literal["Azure", "the Kubernetes API server", "Pulumi"]
 Mechanism = Literal["provider", "api", "engine"]
 PathPart = str | int  # a key, a list index, or "*" (any list item)
 
@@ -69,6 +70,8 @@ _AZURERM_POOL = (
 _AKS_GPU_DRIVER = "https://learn.microsoft.com/azure/aks/nvidia-gpu-operator"
 _AZURE_LINUX_MIGRATION = "https://learn.microsoft.com/azure/azure-linux/tutorial-azure-linux-migration"
 _AKS_UPGRADE = "https://learn.microsoft.com/azure/aks/upgrade-cluster"
+_AKS_POOL_UPGRADE = "https://learn.microsoft.com/azure/aks/upgrade-node-pools"
+_AKS_MAX_PODS = "https://github.com/Azure/AKS/issues/1790"
 _ARM_DELETE_GROUP = "https://learn.microsoft.com/azure/azure-resource-manager/management/delete-resource-group"
 _K8S_FORCE_NEW = "https://github.com/pulumi/pulumi-kubernetes/blob/master/provider/pkg/provider/diff.go"
 _HELM_RELEASE_DIFF = "https://github.com/pulumi/pulumi-kubernetes/blob/master/provider/pkg/provider/helm_release.go"
@@ -76,13 +79,15 @@ _K8S_SSA_IMMUTABLE = "https://github.com/pulumi/pulumi-kubernetes/pull/2232"
 _K8S_CLAIM = "https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/resource-claim-v1/"
 _K8S_CLAIM_TEMPLATE = "https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/resource-claim-template-v1/"
 _K8S_DEVICE_CLASS = "https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/device-class-v1/"
-_K8S_PROVIDER_DOC = "https://www.pulumi.com/registry/packages/kubernetes/api-docs/provider/"
+_K8S_PROVIDER_DIFF = "https://github.com/pulumi/pulumi-kubernetes/blob/master/provider/pkg/provider/provider.go"
 _PROVIDER_CHANGE = "https://github.com/pulumi/pulumi/issues/10082"
-_CLUSTER_REPLACED_PROVIDER = "https://github.com/pulumi/pulumi/issues/2047"
 _REPLACE_ON_CHANGES = "https://www.pulumi.com/docs/concepts/options/replaceonchanges/"
 
 _ARM_ID = "part of the ARM resource id (the URL): another value is another resource"
-_CYCLED = "AKS cannot change it on an existing pool; azurerm can only do it by cycling the whole pool"
+_CYCLED = (
+    "not in pulumi-azure-native's force-new list, so Pulumi attempts an in-place update; AKS cannot change it on an "
+    "existing pool (azurerm can only do it by cycling the whole pool): add a new pool beside it"
+)
 
 
 RULES: tuple[Rule, ...] = (
@@ -103,9 +108,12 @@ RULES: tuple[Rule, ...] = (
             "networkProfile.networkPolicy", "networkProfile.outboundType",
         )
     ),
-    Rule(CLUSTER, "kubernetesVersion", "rebuild", "api",
-         "an upgrade: AKS upgrades the control plane, then reimages the system pool's nodes one by one (with surge)",
-         _AKS_UPGRADE),
+    Rule(CLUSTER, "kubernetesVersion", "note", "api",
+         "a control plane upgrade, in place; separately managed pools follow only through their own "
+         "orchestratorVersion (Azure/AKS #2905)", _AKS_UPGRADE),
+    Rule(CLUSTER, "agentPoolProfiles[*].orchestratorVersion", "rebuild", "api",
+         "the system pool's rolling upgrade, in the same request as the control plane: surge, cordon, drain, reimage",
+         _AKS_POOL_UPGRADE),
     # The inline system pool: AKS refuses these in place, and the cluster must not be replaced for them.
     *(
         Rule(CLUSTER, f"agentPoolProfiles[*].{path}", "refused", "api",
@@ -126,18 +134,23 @@ RULES: tuple[Rule, ...] = (
          _AZURE_NATIVE_POOL_PR),
     Rule(POOL, "networkProfile.nodePublicIPTags", "replace", "provider", "create-only in the AKS API",
          _AZURE_NATIVE_FORCE_NEW),
-    Rule(POOL, "osType", "replace", "api", "a pool's OS type is fixed at creation (azurerm: ForceNew)", _AZURERM_POOL),
-    Rule(POOL, "gpuProfile", "replace", "api",
-         "the GPU driver choice is applied when a node is created; AKS leaves existing nodes as they are "
-         "(azurerm: gpu_driver is ForceNew)", _AKS_GPU_DRIVER),
+    Rule(POOL, "osType", "refused", "api", "a pool's OS type is fixed at creation (azurerm: ForceNew); " + _CYCLED,
+         _AZURERM_POOL),
+    Rule(POOL, "gpuProfile", "refused", "api",
+         "the GPU driver choice is applied when a node is created (azurerm: gpu_driver is ForceNew); " + _CYCLED,
+         _AKS_GPU_DRIVER),
     *(
-        Rule(POOL, path, "replace", "api", _CYCLED, _POOL_CYCLING)
+        Rule(POOL, path, "refused", "api", _CYCLED, _AKS_MAX_PODS if path == "maxPods" else _POOL_CYCLING)
         for path in (
             "maxPods", "availabilityZones", "vnetSubnetID", "podSubnetID", "osDiskSizeGB", "osDiskType",
             "kubeletDiskType", "kubeletConfig", "linuxOSConfig", "enableFIPS", "enableEncryptionAtHost",
             "enableUltraSSD", "enableNodePublicIP",
         )
     ),
+    Rule(POOL, "orchestratorVersion", "rebuild", "api",
+         "a rolling Kubernetes upgrade of the pool: AKS adds surge nodes (maxSurge), then cordons, drains and reimages "
+         "each node; GPU pods are evicted and their claims allocated again on upgraded nodes",
+         _AKS_POOL_UPGRADE),
     Rule(POOL, "osSKU", "rebuild", "api",
          "AKS migrates the OS SKU in place by reimaging every node (or you add a new pool with the new OS)",
          _AZURE_LINUX_MIGRATION),
@@ -149,12 +162,14 @@ RULES: tuple[Rule, ...] = (
         Rule(JOB, path, "replace", "provider", "immutable in a Job", _K8S_FORCE_NEW)
         for path in ("spec.template", "spec.completions", "spec.parallelism", "spec.selector")
     ),
-    Rule(CLAIM_TEMPLATE, "spec", "replace", "provider",
-         "a ResourceClaimTemplate's spec is immutable; with server-side apply pulumi-kubernetes replaces on the API "
-         f"server's immutable-field error ({_K8S_SSA_IMMUTABLE})", _K8S_CLAIM_TEMPLATE),
-    Rule(CLAIM, "spec", "replace", "provider",
-         "a ResourceClaim's spec is immutable; with server-side apply pulumi-kubernetes replaces on the API server's "
-         f"immutable-field error ({_K8S_SSA_IMMUTABLE})", _K8S_CLAIM),
+    Rule(CLAIM_TEMPLATE, "spec", "refused", "api",
+         "a ResourceClaimTemplate's spec is immutable, and pulumi-kubernetes has no force-new rule for resource.k8s.io "
+         "objects, so it plans an update the API server refuses (422 field is immutable); the package's claim objects "
+         "carry replaceOnChanges [spec] (with deleteBeforeReplace) so Pulumi replaces them instead", _K8S_FORCE_NEW),
+    Rule(CLAIM, "spec", "refused", "api",
+         "a ResourceClaim's spec is immutable, and pulumi-kubernetes has no force-new rule for resource.k8s.io "
+         "objects, so it plans an update the API server refuses (422 field is immutable); the package's claim objects "
+         "carry replaceOnChanges [spec] (with deleteBeforeReplace) so Pulumi replaces them instead", _K8S_FORCE_NEW),
     Rule(DEVICE_CLASS, "spec", "note", "api",
          "a DeviceClass's spec is mutable and updated in place; claims already allocated keep the devices they got "
          "under the old selectors, only new allocations use the new ones", _K8S_DEVICE_CLASS),
@@ -163,17 +178,18 @@ RULES: tuple[Rule, ...] = (
          _HELM_RELEASE_DIFF),
     # --- providers and cascades -----------------------------------------------------------------------------------------
     Rule(K8S_PROVIDER, "clusterIdentifier", "replace", "provider",
-         "the Kubernetes provider is replaced only when clusterIdentifier changes, and every object it manages with it",
-         _K8S_PROVIDER_DOC),
+         "with clusterIdentifier set, pulumi-kubernetes replaces its provider exactly when it changes (DiffConfig), "
+         "and with it every object the provider manages; kubeconfig changes are updates in place",
+         _K8S_PROVIDER_DIFF),
     Rule("*", None, "replace", "engine", "its provider is replaced, and a provider's resources are replaced with it",
          _PROVIDER_CHANGE, after="pulumi:providers:*"),
+    # A dependency replaced delete-first: the engine deletes, first, every dependent whose Diff (with the inputs it
+    # takes from the dependency unknown) asks for a replacement (pulumi/pulumi pkg/resource/deploy/step_generator.go,
+    # calculateDependentReplacements). A pool's resourceName and resourceGroupName are path parameters.
     Rule(CLUSTER, None, "replace", "engine", "its resource group is replaced: deleting a group deletes what is in it",
          _ARM_DELETE_GROUP, after=GROUP),
     Rule(POOL, None, "replace", "engine", "its cluster is replaced: a pool is a child of its cluster", _AKS_POOL_API,
          after=CLUSTER),
-    Rule(K8S_PROVIDER, None, "replace", "engine",
-         "its cluster is replaced: the objects it manages are gone with the old cluster, so the provider (and them) "
-         "must be replaced, not updated", _CLUSTER_REPLACED_PROVIDER, after=CLUSTER),
 )
 
 PROVIDER_CHANGED = Rule(

@@ -1,0 +1,68 @@
+"""Kubernetes version changes in a diff: which upgrades AKS takes, and which it refuses (components.config.versions)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..config.versions import pool_skew_problem, upgrade_problem
+from .replacement_rules import CLUSTER, POOL, Rule
+
+_UPGRADE_BLOCKED = "https://learn.microsoft.com/troubleshoot/azure/azure-kubernetes/error-codes/aks-upgrade-blocked"
+_POOL_VERSION = (
+    "https://learn.microsoft.com/dotnet/api/microsoft.azure.management.containerservice.models.agentpool."
+    "orchestratorversion"
+)
+_VERSION_PATHS = {CLUSTER: ("kubernetesVersion", "agentPoolProfiles[0].orchestratorVersion"), POOL: ("orchestratorVersion",)}
+
+
+def upgrade_rule(type_: str, path: str, before: Any, after: Any) -> list[Rule]:
+    """A refusal when a version moves in a way AKS does not upgrade (down, or across more than one minor version)."""
+    if path not in _VERSION_PATHS.get(type_, ()) or not isinstance(before, str) or not isinstance(after, str):
+        return []
+    try:
+        problem = upgrade_problem(before, after)
+    except ValueError:
+        return []
+    return [Rule(type_, path, "refused", "api", problem, _UPGRADE_BLOCKED)] if problem else []
+
+
+def _pools_of(cluster: dict[str, Any], index: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    inputs = cluster.get("inputs") or {}
+    return [
+        r for r in index.values()
+        if r.get("type") == POOL
+        and (r.get("inputs") or {}).get("resourceName") == inputs.get("resourceName")
+        and (r.get("inputs") or {}).get("resourceGroupName") == inputs.get("resourceGroupName")
+    ]
+
+
+def _cluster_of(pool: dict[str, Any], index: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    for r in index.values():
+        if r.get("type") == CLUSTER and pool in _pools_of(r, index):
+            return r
+    return None
+
+
+def version_rules(resource: dict[str, Any], index: dict[str, dict[str, Any]]) -> list[Rule]:
+    """Refusals from AKS's skew rule between a changed pool (or cluster) and the other side in the new plan."""
+    if resource.get("type") == POOL:
+        cluster = _cluster_of(resource, index)
+        pairs = [(resource, cluster)] if cluster else []
+    elif resource.get("type") == CLUSTER:
+        pairs = [(pool, resource) for pool in _pools_of(resource, index)]
+    else:
+        return []
+    found = []
+    for pool, cluster in pairs:
+        version = (pool.get("inputs") or {}).get("orchestratorVersion")
+        control_plane = (cluster.get("inputs") or {}).get("kubernetesVersion")
+        if not isinstance(version, str) or not isinstance(control_plane, str):
+            continue
+        try:
+            problem = pool_skew_problem(version, control_plane)
+        except ValueError:
+            continue
+        if problem:
+            name = (pool.get("inputs") or {}).get("agentPoolName", pool.get("name"))
+            found.append(Rule(str(resource["type"]), None, "refused", "api", f"pool {name}: {problem}", _POOL_VERSION))
+    return found
