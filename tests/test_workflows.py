@@ -172,3 +172,63 @@ def test_actionlint_finds_nothing():
     result = subprocess.run([*command, "-no-color", *map(str, sorted(WORKFLOWS.glob("*.yml")))],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# --- the offline-plan step, run for real with stand-ins for the two environments ------------------------------------
+FAKE_PYTHON = """#!/usr/bin/env bash
+# A stand-in for one side's `python -m components ...`: FAIL_PLAN makes its plan fail, DIFF_STATUS sets diff's exit.
+shift 2
+case "$1" in
+  plan)
+    if [ "$2" = "--stack" ] && [ -n "${FAIL_PLAN:-}" ]; then echo "boom" >&2; exit 2; fi
+    case " $* " in
+      *" --policy "*) echo "policy: 0 violations"; exit 0 ;;
+      *) echo '{"project": "aks-dra-vgpu", "stack": "'"$3"'", "resources": [], "outputs": {}}' ;;
+    esac ;;
+  diff) echo "0 to create, 1 to update, 0 to replace, 0 refused, 0 to delete"; exit "${DIFF_STATUS:-3}" ;;
+esac
+"""
+
+
+def _plan_step(tmp_path: Path, *, base_stacks: tuple[str, ...], base_fails: bool = False, diff_status: int = 3):
+    job = load("preview.yml")["jobs"]["offline-plan"]
+    (step,) = [s for s in job["steps"] if s.get("id") == "plan"]
+    for side in ("base", "head"):
+        (tmp_path / side / "stacks").mkdir(parents=True)
+        venv = tmp_path / f".venv-{side}" / "bin"
+        venv.mkdir(parents=True)
+        fake = venv / "python"
+        fail = "FAIL_PLAN=1 " if side == "base" and base_fails else ""
+        fake.write_text(FAKE_PYTHON.replace("#!/usr/bin/env bash\n", f"#!/usr/bin/env bash\n{fail and 'export ' + fail}\n"))
+        fake.chmod(0o755)
+    for stack in ("dev", "prod"):
+        (tmp_path / "head" / "stacks" / f"Pulumi.{stack}.yaml").write_text("config: {}\n")
+    for stack in base_stacks:
+        (tmp_path / "base" / "stacks" / f"Pulumi.{stack}.yaml").write_text("config: {}\n")
+    env = {"PATH": "/usr/bin:/bin", "PR_NUMBER": "7", "HEAD_SHA": "0123456789abcdef", "DIFF_STATUS": str(diff_status),
+           "GITHUB_STEP_SUMMARY": str(tmp_path / "summary"), "GITHUB_OUTPUT": str(tmp_path / "output")}
+    return subprocess.run(["bash", "-e", "-c", step["run"]], cwd=tmp_path, env=env, capture_output=True, text=True)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is needed to run the workflow step")
+def test_a_base_that_fails_to_plan_fails_the_job_and_is_never_an_empty_base(tmp_path):
+    ran = _plan_step(tmp_path, base_stacks=("dev", "prod"), base_fails=True)
+    assert ran.returncode != 0
+    assert "refusing to diff against an empty base" in ran.stdout + ran.stderr
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is needed to run the workflow step")
+def test_only_a_stack_missing_on_the_base_diffs_as_all_new(tmp_path):
+    ran = _plan_step(tmp_path, base_stacks=("dev",))
+    assert ran.returncode == 0, ran.stderr
+    assert "the base has no stack prod" in ran.stdout
+    assert '"resources": []' in (tmp_path / "out" / "base-prod.json").read_text()
+    assert "refused=0" in (tmp_path / "output").read_text()
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is needed to run the workflow step")
+def test_a_diff_that_would_fail_is_reported_and_marked(tmp_path):
+    ran = _plan_step(tmp_path, base_stacks=("dev", "prod"), diff_status=4)
+    assert ran.returncode == 0, ran.stderr
+    assert "refused=1" in (tmp_path / "output").read_text()
+    assert "would fail" in (tmp_path / "out" / "comment.md").read_text()
