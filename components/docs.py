@@ -25,6 +25,8 @@ from .dra_samples import claim_template_name, min_memory_mib
 REGENERATE = "python -m components docs"
 CONFIG_REFERENCE = Path("docs/configuration.md")
 SIZING = Path("docs/sizing.md")
+SAFE_CHANGES = Path("docs/safe-changes.md")
+RULES_BLOCK = "diff-rules"
 README = Path("README.md")
 SIZING_BLOCK = "sizing-table"
 GRAPH_BLOCK = "resource-graph-dev"
@@ -285,7 +287,11 @@ def expected_files(project_dir: Path) -> dict[Path, str]:
     root = Path(project_dir)
     sizing = (root / SIZING).read_text(encoding="utf-8")
     readme = (root / README).read_text(encoding="utf-8")
+    from .offline.replacement_rules import rules_table
+
+    safe_changes = (root / SAFE_CHANGES).read_text(encoding="utf-8")
     return {
+        SAFE_CHANGES: replace_block(safe_changes, RULES_BLOCK, rules_table(), str(SAFE_CHANGES)),
         CONFIG_REFERENCE: config_reference(),
         SIZING: replace_block(sizing, SIZING_BLOCK, sizing_table(), str(SIZING)),
         README: replace_block(readme, GRAPH_BLOCK, mermaid_block(resource_graph(root)), str(README)),

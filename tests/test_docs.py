@@ -148,6 +148,7 @@ def repo_copy(tmp_path: Path) -> Path:
     shutil.copytree(ROOT / "stacks", tmp_path / "stacks")
     (tmp_path / "docs").mkdir()
     shutil.copy(ROOT / SIZING, tmp_path / SIZING)
+    shutil.copy(ROOT / "docs" / "safe-changes.md", tmp_path / "docs" / "safe-changes.md")
     return tmp_path
 
 
@@ -168,3 +169,11 @@ def test_docs_command_reports_a_missing_generated_block(capsys, repo_copy):
     assert main(["docs", "--project-dir", str(repo_copy)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and "README.md: needs one generated block 'resource-graph-dev'" in err
+
+
+def test_safe_changes_lists_every_rule_the_diff_applies():
+    from components.offline.replacement_rules import RULES
+
+    text = (ROOT / "docs" / "safe-changes.md").read_text(encoding="utf-8")
+    for rule in RULES:
+        assert f"| `{rule.type}` | " in text and rule.source in text, rule

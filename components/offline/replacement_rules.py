@@ -315,3 +315,23 @@ def cascade_rules(type_: str, dependency_type: str) -> list[Rule]:
         r for r in RULES
         if r.after is not None and type_matches(r.type, type_) and type_matches(r.after, dependency_type)
     ]
+
+
+# --- the table for people (docs/safe-changes.md) -------------------------------------------------------------------
+_EFFECT_TEXT = {
+    "replace": "replaced",
+    "refused": "attempted in place and refused: `pulumi up` fails (exit 4 in `diff`)",
+    "rebuild": "in place, node by node",
+    "note": "in place",
+}
+
+
+def rules_table() -> str:
+    """Every rule as a Markdown table row: resource type, path (or what it follows), effect, why, source."""
+    rows = ["| resource | change | effect | why | source |", "|---|---|---|---|---|"]
+    for rule in RULES:
+        change = f"`{rule.path}`" if rule.path else f"a replaced `{rule.after}` it depends on"
+        effect = _EFFECT_TEXT[rule.effect] + (" (by the engine)" if rule.mechanism == "engine" else "")
+        why = rule.why.replace("|", "\\|")
+        rows.append(f"| `{rule.type}` | {change} | {effect} | {why} | <{rule.source}> |")
+    return "\n".join(rows) + "\n"

@@ -1,0 +1,131 @@
+"""Change scenarios on the real stacks, planned by the real program and diffed as a pull request would: what an update
+preview of pulumi-azure-native and pulumi-kubernetes would show for each kind of change."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import yaml
+
+from components.offline import load_project, run_project
+from components.offline.diff import diff_plans
+from components.offline.diff_text import format_diff
+from tests.conftest import ROOT
+
+NS = "aks-dra-vgpu:"
+Config = dict[str, Any]
+KUBERNETES = ("kubernetes:", "pulumi:providers:kubernetes")
+
+
+@pytest.fixture(scope="module")
+def scenario(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, Callable[[Config], None]], Any]:
+    """Plans a stack as it is and with one edit; returns the diff of the two."""
+    work = tmp_path_factory.mktemp("scenarios")
+    shutil.copy(ROOT / "Pulumi.yaml", work / "Pulumi.yaml")
+    shutil.copy(ROOT / "__main__.py", work / "__main__.py")
+    (work / "stacks").mkdir()
+    base: dict[str, dict[str, Any]] = {}
+
+    def plan(stack: str, config: Config) -> dict[str, Any]:
+        (work / "stacks" / f"Pulumi.{stack}.yaml").write_text(yaml.safe_dump({"config": config}, sort_keys=False))
+        return json.loads(run_project(load_project(work), stack).to_json())
+
+    def run(stack: str, edit: Callable[[Config], None]):
+        original = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text())["config"]
+        if stack not in base:
+            base[stack] = plan(stack, original)
+        changed = copy.deepcopy(original)
+        edit(changed)
+        return diff_plans(base[stack], plan(stack, changed))
+
+    return run
+
+
+def operations(result) -> dict[str, str]:
+    return {r.name: r.operation for r in result.resources}
+
+
+def kubernetes_touched(result) -> list[str]:
+    return [r.name for r in result.resources if r.type.startswith(KUBERNETES)]
+
+
+def pools(config: Config) -> list[dict[str, Any]]:
+    return config[NS + "gpuPools"]
+
+
+@pytest.mark.parametrize("edit", [
+    lambda c: c[NS + "cluster"]["tags"].update(team="ml"),
+    lambda c: c[NS + "cluster"].update(skuTier="Premium"),
+    lambda c: c[NS + "cluster"]["systemPool"].update(count=5),
+], ids=["tags", "tier", "system-count"])
+def test_in_place_cluster_changes_touch_no_kubernetes_object(scenario, edit):
+    result = scenario("prod", edit)
+    assert result.has_changes and kubernetes_touched(result) == []
+    assert set(operations(result).values()) == {"update"}, operations(result)
+    assert result.exit_status == 3
+
+
+def test_a_kubernetes_upgrade_upgrades_the_control_plane_and_every_pool_in_place(scenario):
+    result = scenario("prod", lambda c: c[NS + "cluster"].update(kubernetesVersion="1.36"))
+    ops = operations(result)
+    assert ops == {"gpu-cluster-aks": "update", "gpu-a10third-pool": "update", "gpu-a10full-pool": "update"}
+    for pool in ("gpu-a10third-pool", "gpu-a10full-pool"):
+        (change,) = next(r for r in result.resources if r.name == pool).changes
+        assert (change.path, change.old, change.new) == ("orchestratorVersion", "1.35", "1.36")
+    text = format_diff(result)
+    assert "rolling upgrade" in text and "surge" in text and kubernetes_touched(result) == []
+    assert result.exit_status == 3
+
+
+def test_a_pool_pinned_for_a_staged_rollout_stays_behind(scenario):
+    def edit(c: Config) -> None:
+        c[NS + "cluster"]["kubernetesVersion"] = "1.36"
+        pools(c)[1]["kubernetesVersion"] = "1.35"
+
+    ops = operations(scenario("prod", edit))
+    assert ops == {"gpu-cluster-aks": "update", "gpu-a10third-pool": "update"}
+
+
+def test_skipping_a_minor_version_is_refused(scenario):
+    result = scenario("prod", lambda c: c[NS + "cluster"].update(kubernetesVersion="1.37"))
+    assert operations(result)["gpu-cluster-aks"] == "refused" and result.exit_status == 4
+
+
+def test_replacing_the_dev_cluster_replaces_everything_in_it(scenario):
+    result = scenario("dev", lambda c: c[NS + "cluster"].update(location="northeurope"))
+    ops = operations(result)
+    assert ops["gpu-cluster-aks"] == "replace" and ops["gpu-cluster-k8s"] == "replace"
+    assert ops["gpu-a10s-pool"] == "replace"
+    kube = [r for r in result.resources if r.type.startswith("kubernetes:")]
+    assert kube and all(r.operation == "replace" for r in kube)
+    assert next(r for r in result.resources if r.name == "gpu-cluster-aks").delete_before_replace is True
+    assert not result.blocked
+
+
+def test_a_vm_size_change_replaces_the_pool_delete_first(scenario):
+    result = scenario("prod", lambda c: pools(c)[1].update(vmSize="Standard_NV72ads_A10_v5"))
+    (pool,) = result.resources
+    assert (pool.name, pool.operation, pool.delete_before_replace) == ("gpu-a10full-pool", "replace", True)
+    assert "DOWNTIME" in format_diff(result)
+
+
+@pytest.mark.parametrize("edit", [
+    lambda c: pools(c)[0].update(maxPods=60),
+    lambda c: pools(c)[0].update(zones=["1"]),
+    lambda c: pools(c)[0].update(osDiskSizeGb=256),
+], ids=["maxPods", "zones", "osDisk"])
+def test_pool_changes_aks_refuses_are_refused_with_exit_4(scenario, edit):
+    result = scenario("prod", edit)
+    (pool,) = result.resources
+    assert pool.operation == "refused" and pool.refused_by == "Azure"
+    assert "safe path" in format_diff(result) and result.exit_status == 4
+
+
+def test_new_autoscaling_bounds_are_an_update(scenario):
+    result = scenario("prod", lambda c: pools(c)[0]["autoscaling"].update(maxCount=9))
+    assert operations(result) == {"gpu-a10third-pool": "update"} and result.exit_status == 3
