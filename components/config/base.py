@@ -7,7 +7,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from .syntax import POOL_NAME
+from ..catalog import MIN_KUBERNETES_VERSION
+from .syntax import POOL_NAME, parse_k8s_version
 
 
 def _as_str_list(value: Any) -> Any:
@@ -22,6 +23,22 @@ def _pool_name(v: str) -> str:
         raise ValueError(f"'{v}' is not a pool name; use 1-12 lowercase letters and digits, starting with a letter")
     return v
 
+
+def _version_is_text(value: Any) -> Any:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        raise ValueError(f"{value} is a number; quote the version so YAML keeps it as written, e.g. '1.34'")
+    return value
+
+
+def _dra_ready(value: str) -> str:
+    if parse_k8s_version(value) < MIN_KUBERNETES_VERSION:
+        minimum = ".".join(map(str, MIN_KUBERNETES_VERSION))
+        raise ValueError(f"'{value}' is too old; DRA (resource.k8s.io/v1) needs Kubernetes {minimum} or newer")
+    return value
+
+
+KubernetesVersion = Annotated[str, BeforeValidator(_version_is_text), AfterValidator(_dra_ready)]
+"""A Kubernetes version as text (major.minor[.patch]) that DRA's resource.k8s.io/v1 runs on: 1.34 or newer."""
 
 Zone = Literal["1", "2", "3"]
 Zones = Annotated[list[Zone], BeforeValidator(_as_str_list), Field(default_factory=list)]

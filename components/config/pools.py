@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import difflib
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ..catalog import A10_SIZES, GPU_PRESENT_LABEL, MIN_KUBERNETES_VERSION, RESERVED_LABEL_PREFIXES, A10Size
-from .base import Model, PoolName, Zones
+from ..catalog import A10_SIZES, GPU_PRESENT_LABEL, RESERVED_LABEL_PREFIXES, A10Size
+from .base import KubernetesVersion, Model, PoolName, Zones
 from .errors import KeyedProblemsError
-from .syntax import SURGE, Taint, check_label_key, check_label_value, parse_k8s_version, parse_taint
+from .syntax import SURGE, Taint, check_label_key, check_label_value, parse_taint
 
 
 class AutoscalingConfig(Model):
@@ -48,7 +48,7 @@ class GpuPoolConfig(Model):
     os_sku: Literal["Ubuntu", "AzureLinux"] = Field("Ubuntu", description="Node OS image; immutable.")
     os_disk_size_gb: int = Field(128, ge=30, le=2048, description="OS disk size in GB.")
     max_surge: str = Field("1", description="Upgrade surge: extra nodes during upgrades, a number or a percentage.")
-    kubernetes_version: str | None = Field(
+    kubernetes_version: KubernetesVersion | None = Field(
         None,
         description="Pin this pool's Kubernetes version (orchestratorVersion) for a staged rollout; default: the "
         "cluster's kubernetesVersion, so the pool upgrades with the cluster. Never newer than the control plane, at "
@@ -98,21 +98,6 @@ class GpuPoolConfig(Model):
     def _surge(cls, v: str) -> str:
         if not SURGE.fullmatch(v):
             raise ValueError(f"'{v}' is not a surge; write a node count like '1' or a percentage like '33%'")
-        return v
-
-    @field_validator("kubernetes_version", mode="before")
-    @classmethod
-    def _version_is_text(cls, v: Any) -> Any:
-        if isinstance(v, (int, float)) and not isinstance(v, bool):
-            raise ValueError(f"{v} is a number; quote the version so YAML keeps it as written, e.g. '1.34'")
-        return v
-
-    @field_validator("kubernetes_version")
-    @classmethod
-    def _version(cls, v: str | None) -> str | None:
-        if v is not None and parse_k8s_version(v) < MIN_KUBERNETES_VERSION:
-            minimum = ".".join(map(str, MIN_KUBERNETES_VERSION))
-            raise ValueError(f"'{v}' is too old; DRA (resource.k8s.io/v1) needs Kubernetes {minimum} or newer on the nodes too")
         return v
 
     @model_validator(mode="after")

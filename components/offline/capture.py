@@ -71,7 +71,19 @@ def _to_struct(data: dict[str, Any]) -> struct_pb2.Struct:
     return message
 
 
-class Engine:
+class _Service:
+    """A gRPC service implemented in process: a call it does not define answers UNIMPLEMENTED, as an older engine would."""
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        if name[:1].isupper():
+            def unimplemented(*_: Any, **__: Any) -> Any:
+                raise _Unimplemented()
+
+            return unimplemented
+        raise AttributeError(name)
+
+
+class Engine(_Service):
     """The engine service: log messages go to the caller's log list (the CLI prints warnings and errors)."""
 
     def __init__(self) -> None:
@@ -93,16 +105,9 @@ class Engine:
         self.root = request.urn
         return engine_pb2.SetRootResourceResponse()
 
-    def __getattr__(self, name: str) -> Callable[..., Any]:
-        if name[:1].isupper():
-            def unimplemented(*_: Any, **__: Any) -> Any:
-                raise _Unimplemented()
-
-            return unimplemented
-        raise AttributeError(name)
 
 
-class Monitor:
+class Monitor(_Service):
     """The resource monitor: records each registration, invoke and the stack's outputs as plain data."""
 
     def __init__(self, project: str, stack: str, providers: OfflineProviders):
@@ -265,13 +270,6 @@ class Monitor:
     def SignalAndWaitForShutdown(self, request: Any) -> empty_pb2.Empty:  # noqa: N802
         return empty_pb2.Empty()
 
-    def __getattr__(self, name: str) -> Callable[..., Any]:
-        if name[:1].isupper():
-            def unimplemented(*_: Any, **__: Any) -> Any:
-                raise _Unimplemented()
-
-            return unimplemented
-        raise AttributeError(name)
 
 
 # --- what an offline plan has no use for -------------------------------------------------------------------------------
