@@ -132,6 +132,8 @@ def _schema_kind(model_annotation: Any) -> str:
         return _schema_kind(args[0])
     if origin is typing.Literal:
         return {str: "string", int: "integer", bool: "boolean"}[type(typing.get_args(model_annotation)[0])]
+    if origin is typing.Annotated:
+        return _schema_kind(typing.get_args(model_annotation)[0])
     if origin is list:
         return "array"
     if origin is dict:
