@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from ..config.syntax import MISSING
-from .diff import HIDDEN, DiffResult, ResourceDiff, ValueChange
+from .diff_model import HIDDEN, DiffResult, ResourceDiff, ValueChange
 from .plan import SECRET, UNKNOWN
 
 _SYMBOL = {"create": "+ ", "update": "~ ", "replace": "+-", "refused": "!~", "delete": "- "}

@@ -11,7 +11,7 @@ from .replacement_rules import CLUSTER, IMPACTS, K8S_PROVIDER, POOL, SAFE_CHANGE
 from .urns import local_urn
 
 if TYPE_CHECKING:
-    from .diff import ResourceDiff, ValueChange
+    from .diff_model import ResourceDiff, ValueChange
 
 _PROTECTED = (
     "protected: `pulumi up` stops with an error instead of deleting it; to do this on purpose, turn protect off in one "
