@@ -15,12 +15,13 @@ import pulumi
 import yaml
 from pydantic import Field
 
-from .catalog import GPU_PRESENT_LABEL, DriverChart
+from .catalog import GPU_PRESENT_LABEL, RESOURCE_API_VERSION, DriverChart
 from .config import DraDriverConfig, GpuPoolConfig
 from .providers import require_kubernetes_provider
 
-# The name 25.x installs give their objects; 0.4.0 (renamed chart) keeps it with nameOverride, so an upgrade from 25.x
-# updates the same DaemonSet (its selector is immutable) instead of starting a second driver beside the first.
+# The name 25.x installs give their objects; the renamed 0.4.x chart keeps it with nameOverride, so an upgrade from 25.x
+# updates the same DaemonSet (its selector is immutable) instead of starting a second driver beside the first
+# (kubernetes-sigs/dra-driver-nvidia-gpu docs/upgrade.md: required on the first upgrade, harmless after).
 LEGACY_NAME = "nvidia-dra-driver-gpu"
 
 # The toleration the AKS team's guide gives the controller: AKS's system pool may carry CriticalAddonsOnly.
@@ -28,7 +29,10 @@ CONTROLLER_TOLERATIONS = [{"key": "CriticalAddonsOnly", "operator": "Exists"}]
 
 
 class NvidiaDraDriverArgs(DraDriverConfig):
-    """The driver's settings plus the GPU pools it serves (their labels and taints shape the kubelet plugin)."""
+    """The driver's settings plus the GPU pools it serves (their labels and taints shape the kubelet plugin).
+
+    `enabled` is GpuPlatform's switch; a NvidiaDraDriver that is built always installs its release.
+    """
 
     pools: list[GpuPoolConfig] = Field(min_length=1, description="The GPU pools whose nodes run the kubelet plugin.")
 
@@ -74,8 +78,10 @@ def deep_merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]
 def driver_values(config: DraDriverConfig, pools: list[GpuPoolConfig]) -> dict[str, Any]:
     """The Helm values for this chart version and these pools (plain data; `extraValues` merged last).
 
-    The value keys are the same in every supported chart version (25.8.1, 25.12.0 and the renamed 0.4.0); what
-    differs per version is the gate set, the gates IMEX-off implies, and 0.4.0's nameOverride.
+    The value keys are the same in every supported chart version (25.8.1, 25.12.0 and the renamed 0.4.1); what
+    differs per version is the gate set, the gates IMEX-off implies, 0.4.x's nameOverride and, from 25.12, the pinned
+    DRA API version. Every key sent exists in that version's values.yaml (the chart has no schema: an unknown key would
+    be silently ignored); the chart tests check it against the real charts.
     """
     values: dict[str, Any] = {
         # AKS installs the GRID driver on the host itself.
@@ -96,6 +102,8 @@ def driver_values(config: DraDriverConfig, pools: list[GpuPoolConfig]) -> dict[s
         values["controller"] = {"nodeSelector": None, "affinity": None, "tolerations": copy.deepcopy(CONTROLLER_TOLERATIONS)}
     if config.chart.needs_name_override:
         values["nameOverride"] = LEGACY_NAME
+    if config.chart.has_resource_api_version:
+        values["resourceApiVersion"] = RESOURCE_API_VERSION
     return deep_merge(values, config.extra_values)
 
 
@@ -110,6 +118,23 @@ def null_values(values: Mapping[str, Any]) -> dict[str, Any]:
             if below:
                 found[key] = below
     return found
+
+
+def crd_files(config: DraDriverConfig) -> list[tuple[str, str]]:
+    """(resource-name suffix, URL) of each CRD Pulumi applies before the release: only with compute domains on.
+
+    Helm installs a chart's crds/ on the first install and never again, so an upgrade would leave the ComputeDomain
+    CRDs of the old version (upstream's upgrade guide applies the new ones first). The charts are not in this package,
+    so the CRDs come from the driver's repository at the chart's own tag, as that guide applies them.
+    """
+    if not config.compute_domains:
+        return []
+    return [(_crd_suffix(url), url) for url in config.chart.crd_urls]
+
+
+def _crd_suffix(url: str) -> str:
+    """'.../resource.nvidia.com_computedomains.yaml' -> 'computedomains'."""
+    return url.rsplit("/", 1)[-1].removesuffix(".yaml").rsplit("_", 1)[-1]
 
 
 def release_chart(chart: DriverChart) -> tuple[str, str | None]:
@@ -146,6 +171,20 @@ class NvidiaDraDriver(pulumi.ComponentResource):
         self.values = driver_values(args, args.pools)
         chart, repository = release_chart(args.chart)
         nulls = null_values(self.values)
+        # With compute domains on, Pulumi owns the CRDs: applied before the release and updated with the chart version.
+        # yaml.v2.ConfigFile reads a URL in the provider (pulumi-kubernetes provider/pkg/provider/yaml/v2/yaml.go); a
+        # dependency on a remote component waits for its children (pulumi/pulumi sdk/python/lib/pulumi/runtime/rpc.py,
+        # _add_dependency), so the release is upgraded only after the CRDs are. Retained on delete (the children inherit
+        # it: pulumi/pulumi pkg/resource/deploy/source_eval.go): deleting a CRD deletes every ComputeDomain, and Helm
+        # never deletes them either.
+        crds = [
+            k8s.yaml.v2.ConfigFile(
+                f"{name}-crd-{suffix}",
+                file=url,
+                opts=pulumi.ResourceOptions(parent=self, retain_on_delete=True),
+            )
+            for suffix, url in crd_files(args)
+        ]
         release = k8s.helm.v3.Release(
             f"{name}-release",
             name=args.release_name,
@@ -163,7 +202,9 @@ class NvidiaDraDriver(pulumi.ComponentResource):
             cleanup_on_fail=True,
             timeout=args.timeout_seconds,
             max_history=10,
-            opts=pulumi.ResourceOptions(parent=self),
+            # Helm would install its own copy of the CRDs on a first install; Pulumi's are the ones that get upgraded.
+            skip_crds=True if crds else None,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=crds or None),
         )
         self.release_name = release.name
         self.namespace = release.namespace

@@ -24,8 +24,8 @@ class GpuPlatform(pulumi.ComponentResource):
     """The cluster and its Kubernetes provider."""
     pools: list[GpuNodePool]
     """The GPU pools, in config order."""
-    driver: NvidiaDraDriver
-    """The NVIDIA DRA driver release."""
+    driver: NvidiaDraDriver | None
+    """The NVIDIA DRA driver release, unless draDriver.enabled is false (someone else runs the driver)."""
     samples: DraSamples | None
     """The DRA sample objects, when enabled."""
 
@@ -56,11 +56,15 @@ class GpuPlatform(pulumi.ComponentResource):
         # The samples do not wait for the driver either: the API server takes DeviceClasses and claims before any
         # device is published, and the sample Job is created without waiting for its pod.
         on_cluster = pulumi.ResourceOptions(parent=self, providers={"kubernetes": self.cluster.provider})
-        self.driver = NvidiaDraDriver(
-            f"{name}-dra-driver",
-            NvidiaDraDriverArgs(**args.dra_driver.model_dump(), pools=args.gpu_pools),
-            on_cluster,
-        )
+        # `enabled: false` hands the driver to someone else (AKS's managed DRA driver): only our release goes; the
+        # samples' DeviceClass and claims name the driver (gpu.nvidia.com), not our release, and stay untouched.
+        self.driver = None
+        if args.dra_driver.enabled:
+            self.driver = NvidiaDraDriver(
+                f"{name}-dra-driver",
+                NvidiaDraDriverArgs(**args.dra_driver.model_dump(), pools=args.gpu_pools),
+                on_cluster,
+            )
         self.samples = None
         if args.samples.enabled:
             self.samples = DraSamples(
@@ -73,8 +77,9 @@ class GpuPlatform(pulumi.ComponentResource):
             "resourceGroupName": self.cluster.resource_group_name,
             "kubeconfig": self.cluster.kubeconfig,
             "gpuPools": [p.pool_name for p in self.pools],
-            "draDriverRelease": self.driver.release_name,
         }
+        if self.driver:
+            outputs["draDriverRelease"] = self.driver.release_name
         if self.samples:
             outputs["deviceClassName"] = self.samples.device_class_name
             outputs["claimTemplateNames"] = self.samples.claim_template_names

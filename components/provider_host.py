@@ -155,8 +155,10 @@ class GpuPool(TypedDict):
 class DraDriverSettings(TypedDict):
     """The NVIDIA DRA driver Helm release."""
 
+    enabled: bool | None
+    """Install this package's driver release (default true); false leaves the driver to AKS's managed one."""
     chart_version: str | None
-    """Chart version: '25.8.1' (default, the version the AKS guide tested), '25.12.0' or '0.4.0'."""
+    """Chart version: '0.4.1' (default, the maintained kubernetes-sigs chart), '25.8.1' or '25.12.0'."""
     namespace: str | None
     """Namespace of the release (never 'default'; default 'nvidia-dra-driver-gpu')."""
     release_name: str | None
@@ -166,7 +168,7 @@ class DraDriverSettings(TypedDict):
     feature_gates: dict[str, bool] | None
     """Extra driver feature gates; only gates the chart version knows."""
     host_driver_version: str | None
-    """NVIDIA driver version the GPU nodes run, if not AKS's GRID 550/570 (e.g. '580.65.06')."""
+    """NVIDIA driver version the GPU nodes run (default: AKS's GRID driver for A10); checked against the chart's minimum."""
     timeout_seconds: int | None
     """How long Helm waits for the release (60-3600 s, default 600)."""
     extra_values: dict[str, Any] | None
@@ -236,7 +238,7 @@ class NvidiaDraDriverInputs(TypedDict):
     """The driver's settings plus the GPU pools it serves (their labels and taints shape the kubelet plugin)."""
 
     chart_version: str | None
-    """Chart version: '25.8.1' (default, the version the AKS guide tested), '25.12.0' or '0.4.0'."""
+    """Chart version: '0.4.1' (default, the maintained kubernetes-sigs chart), '25.8.1' or '25.12.0'."""
     namespace: str | None
     """Namespace of the release (never 'default'; default 'nvidia-dra-driver-gpu')."""
     release_name: str | None
@@ -246,7 +248,7 @@ class NvidiaDraDriverInputs(TypedDict):
     feature_gates: dict[str, bool] | None
     """Extra driver feature gates; only gates the chart version knows."""
     host_driver_version: str | None
-    """NVIDIA driver version the GPU nodes run, if not AKS's GRID 550/570 (e.g. '580.65.06')."""
+    """NVIDIA driver version the GPU nodes run (default: AKS's GRID driver for A10); checked against the chart's minimum."""
     timeout_seconds: int | None
     """How long Helm waits for the release (60-3600 s, default 600)."""
     extra_values: dict[str, Any] | None
@@ -491,8 +493,8 @@ class GpuPlatform(pulumi.ComponentResource):
     """A user kubeconfig for the cluster (secret)."""
     gpu_pools: list[pulumi.Output[str]]
     """The GPU pools' agent pool names, in input order."""
-    dra_driver_release: pulumi.Output[str]
-    """The NVIDIA DRA driver's Helm release name."""
+    dra_driver_release: pulumi.Output[str] | None
+    """The NVIDIA DRA driver's Helm release name, unless draDriver.enabled is false."""
     device_class_name: pulumi.Output[str] | None
     """The DeviceClass that selects A10 vGPU devices, when the samples are enabled."""
     claim_template_names: dict[str, pulumi.Output[str]] | None
@@ -506,7 +508,7 @@ class GpuPlatform(pulumi.ComponentResource):
         self.resource_group_name = inner.cluster.resource_group_name
         self.kubeconfig = inner.cluster.kubeconfig
         self.gpu_pools = [pool.pool_name for pool in inner.pools]
-        self.dra_driver_release = inner.driver.release_name
+        self.dra_driver_release = inner.driver.release_name if inner.driver else None
         self.device_class_name = inner.samples.device_class_name if inner.samples else None
         self.claim_template_names = dict(inner.samples.claim_template_names) if inner.samples else None
         self.register_outputs(

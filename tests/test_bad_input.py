@@ -183,7 +183,11 @@ CASES: list[Case] = [
     case("pools-a-mapping", put("gpuPools", {"name": "a10"}), "gpuPools", "must be a list"),
     case("pools-missing", drop("gpuPools"), "gpuPools", "required key is missing"),
     # --- DRA driver -----------------------------------------------------------------------------------------------------
-    case("chart-version-unknown", put("draDriver.chartVersion", "26.1.0"), "draDriver.chartVersion", "25.8.1", "0.4.0"),
+    case("chart-version-unknown", put("draDriver.chartVersion", "26.1.0"), "draDriver.chartVersion", "25.8.1", "0.4.1"),
+    case("chart-0.4.0-withdrawn", put("draDriver.chartVersion", "0.4.0"), "draDriver.chartVersion",
+         "#1184", "use 0.4.1"),
+    case("host-driver-below-chart-minimum", put("draDriver.hostDriverVersion", "550.144.06"),
+         "draDriver.hostDriverVersion", ">= 565", "202606.08.1"),
     case("chart-25.12-on-grid-driver", put("draDriver.chartVersion", "25.12.0"), "draDriver.chartVersion",
          ">= 580", "25.8.1"),
     case("feature-gate-unknown", put("draDriver.featureGates", {"NoSuchGate": True}), "draDriver.featureGates",

@@ -1,9 +1,10 @@
 """The real NVIDIA DRA driver chart, rendered by the real helm with the component's values.
 
-For every supported chart version and both stacks (plus compute domains on, for the controller): the chart renders;
-the kubelet plugin selects the GPU pools' nodes and tolerates their taints; every driver container's FEATURE_GATES
-holds only gates that version's binaries know, with IMEXDaemonsWithDNSNames=false; every object validates against
-Kubernetes 1.34's schemas in strict mode. Each case is rendered once per session and shared.
+For every offered chart version (0.4.1, the default, included) and both stacks (plus compute domains on, for the
+controller): the chart renders; every value sent exists in the chart's values.yaml; the kubelet plugin selects the GPU
+pools' nodes and tolerates their taints; every driver container's FEATURE_GATES holds only gates that version's binaries
+know, with IMEXDaemonsWithDNSNames=false; every object validates against Kubernetes 1.34's schemas in strict mode; and
+the upgrade 25.8.1 -> 0.4.1 deletes no object. Each case is rendered once per session and shared.
 
 Needs two artifacts, named by environment variables: HELM (a helm binary) and DRA_CHARTS_DIR (a folder holding
 ``<chart>-<version>/`` as ``helm pull <chart> --version <version> --untar`` leaves it). Without them the tests skip;
@@ -25,9 +26,17 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from components.catalog import CHART_DEVICE_CLASSES, DRIVER_CHARTS, GPU_PRESENT_LABEL, DriverChart
+from components.catalog import (
+    CHART_DEVICE_CLASSES,
+    DRIVER_CHARTS,
+    GPU_PRESENT_LABEL,
+    OFFERED_CHART_VERSIONS,
+    RESOURCE_API_VERSION,
+    DriverChart,
+)
 from components.config import DraDriverConfig, GpuPoolConfig, StackConfig, Taint, parse_taint, stack_config_from_mapping
 from components.dra_driver import LEGACY_NAME, driver_values, feature_gates
+from components.host_drivers import AKS_MIN_SUPPORTED_GRID_DRIVER, driver_version
 from components.offline import load_project, read_stack_config
 from tests.conftest import ROOT
 
@@ -47,11 +56,11 @@ CLUSTER_SCOPED = {
     "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "DeviceClass",
     "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingWebhookConfiguration",
 }
-# Known chart defects that Helm tolerates (its YAML decoding keeps the last of duplicate keys): 0.4.0 writes the pod
-# template label `nvidia-dra-driver-gpu-component` twice when nameOverride is `nvidia-dra-driver-gpu` (upstream
-# kubernetes-sigs/dra-driver-nvidia-gpu#1184, fixed in 0.4.1). Same value twice, so the object is unambiguous; strict
-# YAML consumers (Flux, Argo CD post-renderers) reject it, helm.v3.Release does not.
-KNOWN_DUPLICATE_KEYS = {"0.4.0": {"nvidia-dra-driver-gpu-component"}}
+# 0.4.0 writes the pod template label `nvidia-dra-driver-gpu-component` twice when nameOverride is
+# `nvidia-dra-driver-gpu` (upstream kubernetes-sigs/dra-driver-nvidia-gpu#1184, fixed in 0.4.1). Helm keeps the last of
+# duplicate keys; strict YAML consumers (Flux, Argo CD post-renderers) reject the manifest. The package refuses 0.4.0, so
+# no offered version may render a duplicate key; a test below shows the real 0.4.0 chart does.
+DUPLICATED_LABEL_0_4_0 = "nvidia-dra-driver-gpu-component"
 
 
 # --- artifacts -----------------------------------------------------------------------------------------------------
@@ -99,7 +108,7 @@ class Case:
         return f"{self.version}-{self.stack}" + ("-computeDomains" if self.compute_domains else "")
 
 
-CASES = [Case(v, s) for v in DRIVER_CHARTS for s in STACKS] + [Case(v, "prod", True) for v in DRIVER_CHARTS]
+CASES = [Case(v, s) for v in OFFERED_CHART_VERSIONS for s in STACKS] + [Case(v, "prod", True) for v in OFFERED_CHART_VERSIONS]
 STACK_CASES = [c for c in CASES if not c.compute_domains]
 
 
@@ -115,7 +124,8 @@ def case_config(case: Case) -> tuple[DraDriverConfig, list[GpuPoolConfig], Stack
     stack = stack_config(case.stack)
     data = stack.dra_driver.model_dump(by_alias=True)
     data.update(chartVersion=case.version, computeDomains=case.compute_domains)
-    if DRIVER_CHARTS[case.version].min_host_driver:
+    minimum = DRIVER_CHARTS[case.version].min_host_driver
+    if minimum and driver_version(minimum) > driver_version(AKS_MIN_SUPPORTED_GRID_DRIVER):
         data["hostDriverVersion"] = HOST_DRIVER_FOR_REFUSED
     return DraDriverConfig.model_validate(data), stack.gpu_pools, stack
 
@@ -378,11 +388,24 @@ def test_every_object_validates_against_kubernetes_1_34_strict(rendered, checked
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
-def test_manifest_has_no_duplicate_keys_but_known_chart_defects(rendered, case):
+def test_manifest_has_no_duplicate_keys(rendered, case):
     r = rendered(case)
-    allowed = KNOWN_DUPLICATE_KEYS.get(case.version, set())
-    unexpected = [d for d in r.duplicates if d[0] not in allowed or d[1] != d[2]]
-    assert unexpected == [], f"{case}: duplicate keys {unexpected}"
+    assert r.duplicates == [], f"{case}: duplicate keys {r.duplicates}"
+
+
+@pytest.mark.parametrize("compute_domains", [False, True])
+def test_the_refused_0_4_0_really_renders_the_duplicated_label(helm, charts_dir, tmp_path, compute_domains):
+    # 0.4.0 and 0.4.1 have the same values.yaml, so 0.4.1's values are what 0.4.0 would get.
+    config, pools, _ = case_config(Case("0.4.1", "prod", compute_domains))
+    old, fixed = DRIVER_CHARTS["0.4.0"], DRIVER_CHARTS["0.4.1"]
+    assert (chart_dir(charts_dir, old) / "values.yaml").read_text() == (chart_dir(charts_dir, fixed) / "values.yaml").read_text()
+    result = helm_template(helm, chart_dir(charts_dir, old), driver_values(config, pools), config.namespace,
+                           config.release_name, tmp_path)
+    assert result.returncode == 0, result.stderr  # plain Helm accepts it: only strict YAML readers fail
+    _, duplicates = load_manifests(result.stdout)
+    expected = {"kubelet-plugin", "controller"} if compute_domains else {"kubelet-plugin"}
+    assert {(key, first) for key, first, _ in duplicates} == {(DUPLICATED_LABEL_0_4_0, c) for c in expected}
+    assert DUPLICATED_LABEL_0_4_0 in (old.withdrawn or "")
 
 
 @pytest.mark.parametrize("case", STACK_CASES, ids=str)
@@ -459,16 +482,59 @@ def test_controller_exists_only_with_compute_domains_and_can_schedule_on_aks(ren
 
 @pytest.mark.parametrize("stack", STACKS)
 def test_every_version_keeps_the_same_kubelet_plugin_object(rendered, stack):
-    # 0.4.0 renamed the chart; with nameOverride an upgrade from 25.x updates the same DaemonSet (immutable selector).
-    plugins = {v: rendered(Case(v, stack)).one("DaemonSet", "-kubelet-plugin") for v in DRIVER_CHARTS}
+    # 0.4.x renamed the chart; with nameOverride an upgrade from 25.x updates the same DaemonSet (immutable selector).
+    plugins = {v: rendered(Case(v, stack)).one("DaemonSet", "-kubelet-plugin") for v in OFFERED_CHART_VERSIONS}
     names = {v: p["metadata"]["name"] for v, p in plugins.items()}
     selectors = {v: p["spec"]["selector"] for v, p in plugins.items()}
     assert set(names.values()) == {f"{LEGACY_NAME}-kubelet-plugin"}, names
     assert len({yaml.safe_dump(s) for s in selectors.values()}) == 1, selectors
 
 
-# --- the tests can fail: the real chart and the checkers refuse what is wrong ---------------------------------------------
+def _identity(obj: dict[str, Any]) -> tuple[str, str, str]:
+    return obj["kind"], obj["metadata"]["name"], obj["metadata"].get("namespace", "")
+
+
+@pytest.mark.parametrize("case", [Case("0.4.1", s) for s in STACKS] + [Case("0.4.1", "prod", True)], ids=str)
+def test_upgrading_25_8_1_to_0_4_1_deletes_no_object(rendered, case):
+    # What `helm upgrade` deletes is what the old release has and the new one does not: nothing, thanks to nameOverride.
+    old = rendered(Case("25.8.1", case.stack, case.compute_domains))
+    new = rendered(case)
+    gone = {_identity(o) for o in old.objects} - {_identity(o) for o in new.objects}
+    assert gone == set(), f"{case}: helm upgrade would delete {sorted(gone)}"
+    for kind in ("DaemonSet", "Deployment"):  # workload selectors are immutable: they must not change either
+        old_selectors = {o["metadata"]["name"]: o["spec"]["selector"] for o in old.all(kind)}
+        new_selectors = {o["metadata"]["name"]: o["spec"]["selector"] for o in new.all(kind)}
+        assert new_selectors == old_selectors, kind
+    added = {_identity(o) for o in new.objects} - {_identity(o) for o in old.objects}
+    assert ("DeviceClass", "vfio.gpu.nvidia.com", "") in added
+
+
 @pytest.mark.parametrize("version", list(DRIVER_CHARTS))
+def test_catalog_crd_files_are_the_charts_crds(charts_dir, version):
+    chart = DRIVER_CHARTS[version]
+    on_disk = sorted(p.name for p in (chart_dir(charts_dir, chart) / "crds").iterdir())
+    assert list(chart.crd_files) == on_disk
+    assert all(url.endswith(f"/{chart.chart_path}/crds/{name}") for url, name in zip(chart.crd_urls, on_disk, strict=True))
+    assert chart.chart_path.endswith("/" + chart.chart)
+
+
+@pytest.mark.parametrize("version", list(DRIVER_CHARTS))
+def test_catalog_knows_which_charts_have_resource_api_version(charts_dir, version):
+    chart = DRIVER_CHARTS[version]
+    defaults = yaml.safe_load((chart_dir(charts_dir, chart) / "values.yaml").read_text())
+    assert ("resourceApiVersion" in defaults) == chart.has_resource_api_version
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if DRIVER_CHARTS[c.version].has_resource_api_version], ids=str)
+def test_pinned_dra_api_reaches_every_dra_object(rendered, case):
+    r = rendered(case)
+    assert r.values["resourceApiVersion"] == RESOURCE_API_VERSION
+    dra = [o for o in r.objects if o["kind"] in ("DeviceClass", "ResourceClaim", "ResourceClaimTemplate")]
+    assert dra and {o["apiVersion"] for o in dra} == {RESOURCE_API_VERSION}
+
+
+# --- the tests can fail: the real chart and the checkers refuse what is wrong ---------------------------------------------
+@pytest.mark.parametrize("version", OFFERED_CHART_VERSIONS)
 def test_real_chart_refuses_gpu_mode_without_the_override(helm, charts_dir, tmp_path, version):
     config, pools, _ = case_config(Case(version, "dev"))
     values = driver_values(config, pools)

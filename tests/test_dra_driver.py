@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pulumi
 import pytest
 import yaml
 
-from components.catalog import DRIVER_CHARTS, NGC_REPOSITORY
+from components.catalog import (
+    DEFAULT_CHART_VERSION,
+    DRIVER_CHARTS,
+    NGC_REPOSITORY,
+    OFFERED_CHART_VERSIONS,
+    RESOURCE_API_VERSION,
+)
 from components.config import ConfigError, DraDriverConfig, GpuPoolConfig, StackConfig, validate
 from components.dra_driver import (
     CONTROLLER_TOLERATIONS,
     LEGACY_NAME,
     NvidiaDraDriver,
     NvidiaDraDriverArgs,
+    crd_files,
     deep_merge,
     driver_values,
     feature_gates,
@@ -23,11 +31,13 @@ from components.dra_driver import (
     plugin_tolerations,
     release_chart,
 )
+from components.host_drivers import AKS_MIN_SUPPORTED_GRID_DRIVER, driver_version
 from components.offline import Plan, capture
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 COMPONENT = "aks-dra-vgpu:index:NvidiaDraDriver"
-VERSIONS = list(DRIVER_CHARTS)
+VERSIONS = list(OFFERED_CHART_VERSIONS)
+CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
 IMEX = "IMEXDaemonsWithDNSNames"
 
 POOLS = [
@@ -41,9 +51,15 @@ POOLS = [
 def config(version: str = "25.8.1", **settings: Any) -> DraDriverConfig:
     """A driver config for a chart version (25.12.0 gets the host driver it needs to be accepted)."""
     data: dict[str, Any] = {"chartVersion": version, **settings}
-    if DRIVER_CHARTS[version].min_host_driver:
+    if needs_stated_driver(version):
         data.setdefault("hostDriverVersion", "580.65.06")
     return DraDriverConfig.model_validate(data)
+
+
+def needs_stated_driver(version: str) -> bool:
+    """Whether the chart needs more than AKS's GRID driver for A10 (so a stack must state a newer one)."""
+    minimum = DRIVER_CHARTS[version].min_host_driver
+    return minimum is not None and driver_version(minimum) > driver_version(AKS_MIN_SUPPORTED_GRID_DRIVER)
 
 
 def pools(data: list[dict[str, Any]] = POOLS) -> list[GpuPoolConfig]:
@@ -80,9 +96,10 @@ def test_feature_gates_are_known_to_the_version_and_imex_off_implies_its_dependa
 def test_gate_sets_per_version():
     assert "ComputeDomainCliques" not in DRIVER_CHARTS["25.8.1"].feature_gates
     assert DRIVER_CHARTS["25.12.0"].gates_requiring_imex == {"ComputeDomainCliques"}
-    assert DRIVER_CHARTS["0.4.0"].feature_gates - DRIVER_CHARTS["25.12.0"].feature_gates == {"DeviceMetadata"}
+    assert DRIVER_CHARTS["0.4.1"].feature_gates - DRIVER_CHARTS["25.12.0"].feature_gates == {"DeviceMetadata"}
+    assert DRIVER_CHARTS["0.4.1"].feature_gates == DRIVER_CHARTS["0.4.0"].feature_gates  # featuregates.go unchanged
     assert feature_gates(config("25.8.1")) == {IMEX: False}
-    assert feature_gates(config("0.4.0")) == {"ComputeDomainCliques": False, IMEX: False}
+    assert feature_gates(config("0.4.1")) == {"ComputeDomainCliques": False, IMEX: False}
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -104,10 +121,29 @@ def test_compute_domains_on_clears_the_controllers_control_plane_placement(versi
 @pytest.mark.parametrize("version", VERSIONS)
 def test_only_the_renamed_chart_keeps_the_25x_names(version):
     values = driver_values(config(version), pools())
-    if version == "0.4.0":
+    if DRIVER_CHARTS[version].chart == "dra-driver-nvidia-gpu":
         assert values["nameOverride"] == LEGACY_NAME == "nvidia-dra-driver-gpu"
     else:
         assert "nameOverride" not in values
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_dra_api_is_pinned_to_v1_where_the_chart_has_the_value(version):
+    values = driver_values(config(version), pools())
+    if version == "25.8.1":  # no resourceApiVersion in its values.yaml: sending it would be silently ignored
+        assert "resourceApiVersion" not in values
+    else:
+        assert values["resourceApiVersion"] == RESOURCE_API_VERSION == "resource.k8s.io/v1"
+
+
+def test_a_stack_that_names_no_chart_gets_the_maintained_chart():
+    default = DraDriverConfig.model_validate({})
+    assert default.chart_version == DEFAULT_CHART_VERSION == "0.4.1"
+    assert (default.chart.chart, default.chart.repository) == ("dra-driver-nvidia-gpu", "oci://registry.k8s.io/dra-driver-nvidia/charts")
+    assert default.enabled is True
+    values = driver_values(default, pools())
+    assert values["nameOverride"] == LEGACY_NAME
+    assert values["featureGates"] == {"ComputeDomainCliques": False, IMEX: False}
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -161,7 +197,7 @@ def test_null_values_lists_what_deletes_chart_defaults():
 @pytest.mark.parametrize(
     "version, chart, repository",
     [("25.8.1", "nvidia-dra-driver-gpu", NGC_REPOSITORY), ("25.12.0", "nvidia-dra-driver-gpu", NGC_REPOSITORY),
-     ("0.4.0", "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu", None)],
+     ("0.4.1", "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu", None)],
 )
 def test_release_chart_reference(version, chart, repository):
     assert release_chart(DRIVER_CHARTS[version]) == (chart, repository)
@@ -176,7 +212,7 @@ def test_unknown_gate_is_refused_naming_the_known_ones():
     assert "known gates:" in found[0] and "MPSSupport" in found[0]
 
 
-@pytest.mark.parametrize("version", ["25.12.0", "0.4.0"])
+@pytest.mark.parametrize("version", ["25.12.0", "0.4.1"])
 def test_gates_that_need_imex_cannot_be_turned_back_on(version):
     found = problems({"chartVersion": version, "hostDriverVersion": "580.65.06",
                       "featureGates": {"ComputeDomainCliques": True, IMEX: True}})
@@ -187,11 +223,60 @@ def test_gates_that_need_imex_cannot_be_turned_back_on(version):
 def test_chart_25_12_is_refused_without_a_host_driver_of_580():
     found = problems({"chartVersion": "25.12.0"})
     assert found == [found[0]] and found[0].startswith("draDriver.chartVersion: 25.12.0 is refused:")
-    assert "580" in found[0]
-    assert problems({"chartVersion": "25.12.0", "hostDriverVersion": "570.211.01"})[0].startswith(
-        "draDriver.chartVersion: 25.12.0 is refused"
+    assert ">= 580" in found[0] and "#1014" in found[0] and "0.4.1" in found[0]
+    # A stated driver below the minimum is the stated key's problem.
+    stated = problems({"chartVersion": "25.12.0", "hostDriverVersion": "570.211.01"})
+    assert stated == [stated[0]] and stated[0].startswith(
+        "draDriver.hostDriverVersion: '570.211.01' is below what chart 25.12.0 needs: NVIDIA driver >= 580"
     )
     assert config("25.12.0", hostDriverVersion="580.65.06").chart_version == "25.12.0"
+
+
+def test_chart_0_4_0_is_refused_naming_the_label_defect_and_0_4_1():
+    found = problems({"chartVersion": "0.4.0"})
+    assert len(found) == 1
+    assert found[0].startswith("draDriver.chartVersion: 0.4.0 is refused: ")
+    assert "nvidia-dra-driver-gpu-component twice" in found[0] and "#1184" in found[0]
+    assert "use 0.4.1" in found[0]
+    # Even with every other setting right, and not offered in the error's list of choices.
+    assert found[0].endswith("choose one of 25.8.1, 25.12.0, 0.4.1")
+    assert "0.4.0" not in OFFERED_CHART_VERSIONS
+
+
+def test_an_unknown_version_lists_only_the_offered_ones():
+    found = problems({"chartVersion": "0.5.0"})
+    assert found == ["draDriver.chartVersion: '0.5.0' is not a supported chart version; choose one of 25.8.1, 25.12.0, 0.4.1"]
+
+
+def test_unstated_host_driver_is_akss_grid_driver_which_meets_0_4_1():
+    assert DRIVER_CHARTS["0.4.1"].min_host_driver == "565"
+    assert driver_version(AKS_MIN_SUPPORTED_GRID_DRIVER) >= driver_version("565")
+    assert DraDriverConfig.model_validate({"chartVersion": "0.4.1"}).host_driver_version is None
+
+
+@pytest.mark.parametrize("stated", ["570.211.01", "570.237", "580.65.06", "565"])
+def test_a_stated_host_driver_at_or_above_the_minimum_passes(stated):
+    assert config("0.4.1", hostDriverVersion=stated).host_driver_version == stated
+
+
+def test_akss_old_grid_driver_is_refused_for_0_4_1_naming_the_node_image_to_move_to():
+    found = problems({"chartVersion": "0.4.1", "hostDriverVersion": "550.144.06"})
+    assert len(found) == 1
+    assert found[0].startswith("draDriver.hostDriverVersion: '550.144.06' is below what chart 0.4.1 needs: "
+                               "NVIDIA driver >= 565")
+    assert "docs/prerequisites.md" in found[0]
+    assert "node image 202606.08.1 or later by 2026-07-24" in found[0] and "Azure/AKS#5875" in found[0]
+
+
+def test_another_driver_below_the_minimum_is_refused_without_aks_advice():
+    found = problems({"chartVersion": "0.4.1", "hostDriverVersion": "560.35.03"})
+    assert len(found) == 1 and found[0].startswith("draDriver.hostDriverVersion: '560.35.03' is below")
+    assert "node image" not in found[0]
+
+
+def test_chart_25_8_1_documents_no_minimum_so_any_driver_passes():
+    assert DRIVER_CHARTS["25.8.1"].min_host_driver is None
+    assert config("25.8.1", hostDriverVersion="550.144.06").chart_version == "25.8.1"
 
 
 @pytest.mark.parametrize(
@@ -296,8 +381,8 @@ def test_timeout_and_names_come_from_config(preview):
 
 
 def test_outputs(preview):
-    plan, driver = make(preview, "0.4.0")
-    assert driver.chart_version == "0.4.0"
+    plan, driver = make(preview, "0.4.1")
+    assert driver.chart_version == "0.4.1"
     assert driver.values["nameOverride"] == LEGACY_NAME
     assert plan.one(COMPONENT).name == "dra"
 
@@ -386,3 +471,99 @@ def test_in_the_platform_the_release_depends_on_the_cluster_not_the_pools(previe
     assert not waits & {p.urn for p in pools_}
     assert release.provider.rsplit("::", 1)[0] == provider_urn(plan)
     assert len(release.inputs["values"]["kubeletPlugin"]["tolerations"]) == 2
+
+
+# --- CRDs: with compute domains on, Pulumi applies the chart version's CRDs before the release -------------------------------
+def test_no_crds_are_managed_without_compute_domains():
+    assert crd_files(config("0.4.1")) == []
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_crd_urls_are_pinned_to_the_charts_own_tag(version):
+    chart = DRIVER_CHARTS[version]
+    files = crd_files(config(version, computeDomains=True))
+    base = "https://raw.githubusercontent.com/kubernetes-sigs/dra-driver-nvidia-gpu/refs/tags"
+    assert [url for _, url in files] == [f"{base}/v{version}/{chart.chart_path}/crds/{f}" for f in chart.crd_files]
+    assert f"/deployments/helm/{chart.chart}/crds/" in files[0][1]
+    expected = {"25.8.1": ["computedomains"]}.get(version, ["computedomaincliques", "computedomains"])
+    assert [suffix for suffix, _ in files] == expected
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_with_compute_domains_the_release_waits_for_pulumi_owned_crds(preview, version):
+    plan, _ = make(preview, version, computeDomains=True)
+    release = plan.one(RELEASE)
+    crds = plan.all(CONFIG_FILE)
+    chart = DRIVER_CHARTS[version]
+    assert len(crds) == len(chart.crd_files) >= 1
+    assert sorted(c.inputs["file"] for c in crds) == sorted(chart.crd_urls)
+    for crd in crds:
+        assert crd.parent == plan.one(COMPONENT).urn
+        assert crd.options["retainOnDelete"] is True  # deleting a CRD would delete every ComputeDomain
+        assert crd.provider is not None and crd.provider.startswith(provider_urn(plan) + "::")  # explicit, never ambient
+        assert crd.urn in release.dependencies  # applied before `helm upgrade` (Helm never upgrades crds/)
+    assert release.inputs["skipCrds"] is True  # Pulumi's copy is the one that is upgraded
+
+
+def test_without_compute_domains_helm_keeps_its_crds_and_nothing_waits(preview):
+    plan, _ = make(preview, "0.4.1")
+    assert plan.all(CONFIG_FILE) == []
+    release = plan.one(RELEASE)
+    assert "skipCrds" not in release.inputs
+    assert release.dependencies == []
+
+
+def test_a_chart_upgrade_moves_the_crds_to_the_new_tag():
+    before, _ = make(False, "25.8.1", computeDomains=True)
+    after, _ = make(False, "0.4.1", computeDomains=True)
+    files = {p: {c.name: c.inputs["file"] for c in plan.all(CONFIG_FILE)} for p, plan in (("before", before), ("after", after))}
+    # The same resource name keeps the CRD one Pulumi resource across the upgrade: an update, never a delete and create.
+    assert files["before"]["dra-crd-computedomains"].split("/refs/tags/")[1].startswith("v25.8.1/")
+    assert files["after"]["dra-crd-computedomains"].split("/refs/tags/")[1].startswith("v0.4.1/")
+    assert set(files["after"]) - set(files["before"]) == {"dra-crd-computedomaincliques"}
+
+
+# --- draDriver.enabled: false hands the driver to someone else and keeps the claims ------------------------------------------
+def test_disabled_driver_registers_no_release_and_keeps_the_samples(preview, stack_data):
+    from components.platform import GpuPlatform
+
+    stack_data["draDriver"] = {"enabled": False}
+    stack = StackConfig.model_validate(stack_data)
+    on = StackConfig.model_validate({**stack_data, "draDriver": {}})
+    built: dict[str, GpuPlatform] = {}
+
+    def program(key: str, config: StackConfig) -> Callable[[], None]:
+        return lambda: built.__setitem__(key, GpuPlatform("aks", config))
+
+    plan = capture(program("off", stack), preview=preview)
+    plan_on = capture(program("on", on), preview=preview)
+    assert plan.all(RELEASE) == [] and plan.all(COMPONENT) == [] and plan.all(CONFIG_FILE) == []
+    assert len(plan_on.all(RELEASE)) == 1  # the control: the same stack with the driver on has its release
+    # Everything but the driver's own resources is the same, input for input: DeviceClass, claim templates, claims.
+    driver_urns = {r.urn for r in plan_on.resources if r.type in (RELEASE, COMPONENT, CONFIG_FILE)}
+    assert {r.urn: r.inputs for r in plan.resources} == {
+        r.urn: r.inputs for r in plan_on.resources if r.urn not in driver_urns
+    }
+    kinds = {r.type for r in plan.resources}
+    assert {"kubernetes:resource.k8s.io/v1:DeviceClass", "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate"} <= kinds
+    assert built["off"].driver is None and built["on"].driver is not None
+    assert built["off"].samples is not None
+
+
+def test_the_program_of_a_stack_with_the_driver_off_exports_no_release(preview, tmp_path):
+    import shutil
+
+    from components.offline import load_project, run_project
+    from tests.conftest import ROOT
+
+    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
+    shutil.copy(ROOT / "__main__.py", tmp_path / "__main__.py")
+    (tmp_path / "stacks").mkdir()
+    dev = yaml.safe_load((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())
+    (tmp_path / "stacks" / "Pulumi.dev.yaml").write_text(yaml.safe_dump(dev))
+    dev["config"]["aks-dra-vgpu:draDriver"] = {"enabled": False}
+    (tmp_path / "stacks" / "Pulumi.managed.yaml").write_text(yaml.safe_dump(dev))
+    project = load_project(tmp_path)
+    on, off = run_project(project, "dev", preview=preview), run_project(project, "managed", preview=preview)
+    assert "draDriverRelease" in on.outputs and "draDriverRelease" not in off.outputs
+    assert off.all(RELEASE) == [] and off.outputs["deviceClassName"] == on.outputs["deviceClassName"]

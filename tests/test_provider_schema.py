@@ -43,7 +43,7 @@ COMPONENT_NAMES = ("AksCluster", "GpuNodePool", "NvidiaDraDriver", "DraSamples",
 COMPONENT_ARGS: dict[str, tuple[type[BaseModel], set[str]]] = {
     "AksCluster": (AksClusterArgs, set()),
     "GpuNodePool": (GpuNodePoolArgs, set()),
-    "NvidiaDraDriver": (NvidiaDraDriverArgs, set()),
+    "NvidiaDraDriver": (NvidiaDraDriverArgs, {"enabled"}),  # GpuPlatform's switch, like the samples'
     "DraSamples": (DraSamplesArgs, {"enabled"}),  # GpuPlatform's switch; a DraSamples that is built always creates
     "GpuPlatform": (StackConfig, set()),
 }
@@ -257,7 +257,7 @@ def test_driver_and_samples_use_the_callers_provider():
     caller = plan.one("pulumi:providers:kubernetes", "caller")
     release = plan.one("kubernetes:helm.sh/v3:Release")
     assert release.provider.startswith(caller.urn + "::")
-    assert state["chartVersion"] == "25.8.1"
+    assert state["chartVersion"] == "0.4.1"
     assert {"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"} in (
         state["values"]["kubeletPlugin"]["tolerations"]
     )

@@ -138,9 +138,9 @@ def test_release_file_names_chart_version_repository_namespace(rendered, stack):
     release = load(rendered[stack][1] / "helm" / RELEASE / "release.yaml")
     assert release == {
         "name": RELEASE,
-        "chart": "nvidia-dra-driver-gpu",
-        "version": "25.8.1",
-        "repository": "https://helm.ngc.nvidia.com/nvidia",
+        "chart": "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu",
+        "version": "0.4.1",
+        "repository": None,  # an OCI chart is one full reference (helm.v3.Release takes no repository for it)
         "namespace": "nvidia-dra-driver-gpu",
     }
 

@@ -7,7 +7,21 @@ from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
-from ..catalog import DEFAULT_CHART_VERSION, DRIVER_CHARTS, MANAGED_VALUES, REQUIRED_VALUES, DriverChart
+from ..catalog import (
+    DEFAULT_CHART_VERSION,
+    DRIVER_CHARTS,
+    MANAGED_VALUES,
+    OFFERED_CHART_VERSIONS,
+    REQUIRED_VALUES,
+    DriverChart,
+)
+from ..host_drivers import (
+    AKS_GRID_DEADLINE,
+    AKS_MIN_SUPPORTED_GRID_DRIVER,
+    AKS_MIN_SUPPORTED_NODE_IMAGE,
+    driver_version,
+    grid_driver_named,
+)
 from .base import Model
 from .errors import KeyedProblemsError
 from .syntax import DNS_LABEL, DRIVER_VERSION, MISSING, value_at
@@ -16,8 +30,15 @@ from .syntax import DNS_LABEL, DRIVER_VERSION, MISSING, value_at
 class DraDriverConfig(Model):
     """The NVIDIA DRA driver Helm release."""
 
+    enabled: bool = Field(
+        True,
+        description="Install this package's driver release; false leaves the driver to someone else (AKS's managed "
+        "DRA driver) and keeps the DeviceClass and claims.",
+    )
     chart_version: str = Field(
-        DEFAULT_CHART_VERSION, description="Chart version; one of " + ", ".join(DRIVER_CHARTS) + "."
+        DEFAULT_CHART_VERSION,
+        description="Chart version; one of " + ", ".join(OFFERED_CHART_VERSIONS) + f" (default {DEFAULT_CHART_VERSION}, "
+        "the maintained kubernetes-sigs chart).",
     )
     namespace: str = Field("nvidia-dra-driver-gpu", description="Namespace of the release (never 'default').")
     release_name: str = Field("nvidia-dra-driver-gpu", description="Helm release name.")
@@ -29,8 +50,9 @@ class DraDriverConfig(Model):
     )
     host_driver_version: str | None = Field(
         None,
-        description="NVIDIA driver version the GPU nodes run, if not AKS's GRID 550/570 (e.g. '580.65.06'); "
-        "charts that need a newer driver are refused without it.",
+        description=f"NVIDIA driver version the GPU nodes run; unset means AKS's GRID driver for A10 "
+        f"({AKS_MIN_SUPPORTED_GRID_DRIVER} or newer on node images {AKS_MIN_SUPPORTED_NODE_IMAGE}+). Checked against "
+        "the chart version's minimum.",
     )
     timeout_seconds: int = Field(600, ge=60, le=3600, description="How long Helm waits for the release (60-3600 s).")
     extra_values: dict[str, Any] = Field(
@@ -40,8 +62,12 @@ class DraDriverConfig(Model):
     @field_validator("chart_version")
     @classmethod
     def _chart(cls, v: str) -> str:
+        offered = ", ".join(OFFERED_CHART_VERSIONS)
         if v not in DRIVER_CHARTS:
-            raise ValueError(f"'{v}' is not a supported chart version; choose one of {', '.join(DRIVER_CHARTS)}")
+            raise ValueError(f"'{v}' is not a supported chart version; choose one of {offered}")
+        withdrawn = DRIVER_CHARTS[v].withdrawn
+        if withdrawn:
+            raise ValueError(f"{v} is refused: {withdrawn}; choose one of {offered}")
         return v
 
     @field_validator("namespace")
@@ -86,23 +112,45 @@ class DraDriverConfig(Model):
                     "must stay false on A10 vGPU: it requires IMEXDaemonsWithDNSNames, which stays false "
                     "(the driver refuses to start with one on and the other off)",
                 ))
-        if chart.min_host_driver and not self._host_driver_at_least(chart.min_host_driver):
-            problems.append(("chartVersion", f"{chart.version} is refused: {chart.refusal}"))
+        problems.extend(_host_driver_problems(chart, self.host_driver_version))
         problems.extend(_extra_values_problems(self.extra_values))
         if problems:
             raise KeyedProblemsError(*problems)
         return self
-
-    def _host_driver_at_least(self, minimum: tuple[int, ...]) -> bool:
-        if self.host_driver_version is None:
-            return False
-        return tuple(int(p) for p in self.host_driver_version.split(".")) >= minimum
 
     @property
     def chart(self) -> DriverChart:
         """The catalog entry of the chart version."""
         return DRIVER_CHARTS[self.chart_version]
 
+
+def _host_driver_problems(chart: DriverChart, stated: str | None) -> list[tuple[str, str]]:
+    """The chart's minimum host driver against the one the stack states, or else AKS's GRID driver for A10."""
+    if chart.min_host_driver is None:
+        return []
+    minimum = chart.min_host_driver
+    if stated is None:
+        if driver_version(AKS_MIN_SUPPORTED_GRID_DRIVER) >= driver_version(minimum):
+            return []
+        return [(
+            "chartVersion",
+            f"{chart.version} is refused: it needs an NVIDIA driver >= {minimum} on the nodes: {chart.host_driver_reason}; "
+            f"AKS's GRID driver for A10 is {AKS_MIN_SUPPORTED_GRID_DRIVER} or another 570 release; use "
+            f"{DEFAULT_CHART_VERSION} (or 25.8.1), or set draDriver.hostDriverVersion if your nodes run a driver >= {minimum}",
+        )]
+    if driver_version(stated) >= driver_version(minimum):
+        return []
+    message = f"'{stated}' is below what chart {chart.version} needs: NVIDIA driver >= {minimum}, {chart.host_driver_reason}"
+    aks = grid_driver_named(stated)
+    if aks is not None and driver_version(stated) < driver_version(AKS_MIN_SUPPORTED_GRID_DRIVER):
+        message += (
+            f"; {stated} is AKS's old GRID driver ({aks.since}): A10 pools must run node image "
+            f"{AKS_MIN_SUPPORTED_NODE_IMAGE} or later by {AKS_GRID_DEADLINE} ({AKS_MIN_SUPPORTED_GRID_DRIVER}, "
+            "Azure/AKS#5875); upgrade the node image and state the new driver"
+        )
+    else:
+        message += "; choose a chart version your nodes' driver meets, or state the driver they really run"
+    return [("hostDriverVersion", message)]
 
 
 def _extra_values_problems(extra: dict[str, Any]) -> list[tuple[str, str]]:
