@@ -54,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("new", help="the plan after (JSON file)")
     diff.add_argument("--json", action="store_true", help="print the diff as JSON")
 
-    docs = sub.add_parser("docs", help="regenerate the documentation made from the code (config reference, sizing, graph)")
+    docs = sub.add_parser("docs", help="regenerate the docs made from the code (config reference, stack schema, sizing, graph)")
     docs.add_argument("--project-dir", default=".", help="the repository's folder (default: current folder)")
     docs.add_argument("--check", action="store_true", help="write nothing; exit 3 when a generated file is out of date")
     return parser

@@ -1,4 +1,5 @@
-"""Documentation generated from the code, so it cannot drift: the configuration reference, the sizing table, the README graph.
+"""Documentation generated from the code, so it cannot drift: the configuration reference and the stack file's JSON Schema,
+the sizing table, the README graph.
 
 `python -m components docs` writes them (`--check` only reports what is out of date); the tests fail when a committed
 copy differs from what the code generates now.
@@ -6,24 +7,22 @@ copy differs from what the code generates now.
 
 from __future__ import annotations
 
-import inspect
 import json
 import re
-import types
-import typing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Union
+from typing import Any
 
 from pydantic import BaseModel
-from pydantic.fields import FieldInfo
 
 from .catalog import A10_SIZES, A10Size
 from .config import PROJECT, SamplesConfig, StackConfig
+from .config.schema import models_schema, stack_file_schema
 from .dra_samples import claim_template_name, min_memory_mib
 
 REGENERATE = "python -m components docs"
 CONFIG_REFERENCE = Path("docs/configuration.md")
+STACK_SCHEMA = Path("docs/stack.schema.json")
 SIZING = Path("docs/sizing.md")
 SAFE_CHANGES = Path("docs/safe-changes.md")
 RULES_BLOCK = "diff-rules"
@@ -32,70 +31,52 @@ SIZING_BLOCK = "sizing-table"
 GRAPH_BLOCK = "resource-graph-dev"
 GRAPH_STACK = "dev"
 
-_SCALARS = {str: "string", int: "integer", bool: "boolean", float: "number", Any: "any value"}
-
-
 # --- configuration reference -----------------------------------------------------------------------------------------------
+# Rendered from pydantic's JSON schema of the models (components.config.schema), so the reference says what the published
+# docs/stack.schema.json says: one table per model ($defs), with its types, enums, bounds, defaults and descriptions.
+_WORDS = {"array": "list"}  # JSON Schema type names as the tables say them; the others read as they are
+_JSON_TYPES = {str: "string", bool: "boolean", int: "integer", float: "number", type(None): "null", list: "list", dict: "object"}
+
+
 @dataclass(frozen=True)
 class Section:
-    """One model as it appears in a stack file: the key path it sits at and its fields."""
+    """One model as it appears in a stack file: the key path it sits at, its name in the schema's $defs, its schema."""
 
     path: str  # camelCase path as written in a stack file, e.g. ``gpuPools[].autoscaling``
-    model: type[BaseModel]
+    name: str
+    schema: dict[str, Any]
 
 
-def _is_model(t: Any) -> bool:
-    return isinstance(t, type) and issubclass(t, BaseModel)
+def _ref_name(node: dict[str, Any]) -> str | None:
+    ref = node.get("$ref", "")
+    return ref.rsplit("/", 1)[-1] if ref.startswith("#/$defs/") else None
 
 
-def _strip(annotation: Any) -> tuple[Any, bool]:
-    """(the annotation without Annotated/Optional, whether None is allowed)."""
-    optional = False
-    while True:
-        origin = typing.get_origin(annotation)
-        if origin is typing.Annotated:
-            annotation = typing.get_args(annotation)[0]
-        elif origin in (Union, types.UnionType):
-            args = [a for a in typing.get_args(annotation) if a is not type(None)]
-            optional = optional or len(args) < len(typing.get_args(annotation))
-            # Values another resource produces (pulumi.Output) never come from a stack file.
-            plain = [a for a in args if getattr(a, "__name__", "") != "Output"] or args
-            annotation = plain[0] if len(plain) == 1 else Union[tuple(plain)]  # noqa: UP007 (built at run time)
-            if len(plain) > 1:
-                return annotation, optional
-        else:
-            return annotation, optional
+def _models_at(node: Any, path: str) -> list[tuple[str, str]]:
+    """(key path, model name) for every model a property's schema holds: itself, in a list, in a map, or as an option."""
+    if not isinstance(node, dict):
+        return []
+    name = _ref_name(node)
+    if name:
+        return [(path, name)]
+    found = [m for sub in node.get("anyOf", []) + node.get("oneOf", []) for m in _models_at(sub, path)]
+    found += _models_at(node.get("items"), path + "[]")
+    found += _models_at(node.get("additionalProperties"), path + ".<key>")
+    return found
 
 
-def _nested(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
-    """(the model a field holds, whether as a list of them)."""
-    t, _ = _strip(annotation)
-    if _is_model(t):
-        return t, False
-    if typing.get_origin(t) is list:
-        item, _ = _strip(typing.get_args(t)[0])
-        if _is_model(item):
-            return item, True
-    return None, False
-
-
-def key_of(name: str, field: FieldInfo) -> str:
-    """The key as a stack file writes it (the camelCase alias)."""
-    return field.alias or name
-
-
-def sections(model: type[BaseModel] = StackConfig, path: str = "") -> list[Section]:
-    """Every model below `model` (depth-first, in field order), each at the key path a stack file writes it."""
+def sections(schema: dict[str, Any], path: str = "", node: dict[str, Any] | None = None,
+             above: tuple[str, ...] = ()) -> list[Section]:
+    """Every model below the schema's root (depth-first, in field order), each at the key path a stack file writes it."""
+    node = schema if node is None else node
+    defs = schema.get("$defs", {})
     found: list[Section] = []
-    for name, field in model.model_fields.items():
-        inner, is_list = _nested(field.annotation)
-        if inner is None:
-            continue
-        key = key_of(name, field)
-        sub = f"{path}.{key}" if path else key
-        sub += "[]" if is_list else ""
-        found.append(Section(sub, inner))
-        found.extend(sections(inner, sub))
+    for key, prop in node.get("properties", {}).items():
+        for where, name in _models_at(prop, f"{path}.{key}" if path else key):
+            if name in above:
+                continue  # a model that holds itself has its table once, where it first appears
+            found.append(Section(where, name, defs[name]))
+            found.extend(sections(schema, where, defs[name], (*above, name)))
     return found
 
 
@@ -104,72 +85,126 @@ def slug(heading: str) -> str:
     return re.sub(r"[^a-z0-9 _-]", "", heading.lower()).replace(" ", "-")
 
 
-def _heading(section: Section) -> str:
+def _heading(path: str) -> str:
     """Top-level sections are named as the stack file's key (``aks-dra-vgpu:gpuPools``), nested ones by their path."""
-    if "." not in section.path:
-        return f"`{PROJECT}:{section.path.removesuffix('[]')}`"
-    return f"`{section.path}`"
+    if "." not in path:
+        return f"`{PROJECT}:{path.removesuffix('[]')}`"
+    return f"`{path}`"
 
 
-def type_text(annotation: Any, anchors: dict[type[BaseModel], str] | None = None) -> str:
-    """A field's type in words (``list of string``, ``map of string to boolean``, ``object``), optionals marked."""
+def _options(node: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
+    """(the alternatives a schema allows, other than null; whether null is one of them)."""
+    branches = node.get("anyOf") or node.get("oneOf")
+    if not branches:
+        return [node], node.get("type") == "null"
+    plain = [b for b in branches if b.get("type") != "null"]
+    return plain, len(plain) < len(branches)
+
+
+def _values_type(values: list[Any]) -> str:
+    kinds = list(dict.fromkeys(_JSON_TYPES.get(type(v), "value") for v in values))
+    return " or ".join(kinds) if kinds else "any value"
+
+
+def type_text(node: dict[str, Any], anchors: dict[str, str] | None = None) -> str:
+    """A schema's type in words (``list of string``, ``map of string to boolean``, ``object``), null marked."""
     anchors = anchors or {}
-    t, optional = _strip(annotation)
-    origin = typing.get_origin(t)
-    if _is_model(t):
-        text = f"object ([{t.__name__}](#{anchors[t]}))" if t in anchors else "object"
-    elif origin is Literal:
-        kinds = {type(v) for v in typing.get_args(t)}
-        text = _SCALARS.get(kinds.pop(), "value") if len(kinds) == 1 else "value"
-    elif origin is list:
-        text = f"list of {type_text(typing.get_args(t)[0], anchors)}"
-    elif origin is dict:
-        key, value = typing.get_args(t)
-        text = "map" if value is Any else f"map of {type_text(key, anchors)} to {type_text(value, anchors)}"
-    elif origin in (Union, types.UnionType):
-        text = " or ".join(type_text(a, anchors) for a in typing.get_args(t))
-    else:
-        text = _SCALARS.get(t, getattr(t, "__name__", str(t)))
-    return f"{text} or null" if optional else text
+    options, nullable = _options(node)
+    texts = list(dict.fromkeys(_one_type(o, anchors) for o in options))
+    text = " or ".join(texts) if texts != ["null"] else "null"
+    return f"{text} or null" if nullable and text != "null" else text
 
 
-def _literal_values(annotation: Any) -> list[Any]:
-    t, _ = _strip(annotation)
-    if typing.get_origin(t) is list:
-        t, _ = _strip(typing.get_args(t)[0])
-    return list(typing.get_args(t)) if typing.get_origin(t) is Literal else []
+def _one_type(node: dict[str, Any], anchors: dict[str, str]) -> str:
+    name = _ref_name(node)
+    if name:
+        return f"object ([{name}](#{anchors[name]}))" if name in anchors else "object"
+    if "anyOf" in node or "oneOf" in node:
+        return type_text(node, anchors)
+    kind = node.get("type")
+    if kind == "array":
+        return f"list of {type_text(node['items'], anchors)}" if isinstance(node.get("items"), dict) else "list"
+    if kind == "object" and "properties" not in node:
+        value = node.get("additionalProperties", True)
+        return f"map of string to {type_text(value, anchors)}" if isinstance(value, dict) and value else "map"
+    if isinstance(kind, str):
+        return _WORDS.get(kind, kind)
+    if isinstance(kind, list):
+        return " or ".join(_WORDS.get(k, k) for k in kind)
+    if "const" in node:
+        return _values_type([node["const"]])
+    if "enum" in node:
+        return _values_type(node["enum"])
+    return "any value"
 
 
-def allowed_text(field: FieldInfo) -> str:
-    """Allowed values from the type (Literal choices) and the field's bounds (ge/le/min_length)."""
-    parts = []
-    values = _literal_values(field.annotation)
-    if values:
-        parts.append(", ".join(f"`{json.dumps(v)}`" for v in values))
-    # pydantic keeps Field(ge=, le=, min_length=) as annotated-types markers, each with one such attribute.
-    low = next((m.ge for m in field.metadata if hasattr(m, "ge")), None)
-    high = next((m.le for m in field.metadata if hasattr(m, "le")), None)
-    min_len = next((m.min_length for m in field.metadata if hasattr(m, "min_length")), None)
+def _code(values: list[Any]) -> str:
+    return ", ".join(f"`{json.dumps(v)}`" for v in values)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _range(low: Any, high: Any, unit: str = "") -> str | None:
+    suffix = f" {unit}" if unit else ""
+    if low is not None and low == high:
+        return f"exactly {low}{suffix}"
     if low is not None and high is not None:
-        parts.append(f"{low} to {high}")
-    elif low is not None:
-        parts.append(f"at least {low}")
-    elif high is not None:
-        parts.append(f"at most {high}")
-    if min_len:
-        parts.append(f"at least {min_len} item{'s' if min_len > 1 else ''}")
-    return "; ".join(parts) or "—"
+        return f"{low} to {high}{suffix}"
+    if low is not None:
+        return f"at least {low}{suffix}"
+    return f"at most {high}{suffix}" if high is not None else None
 
 
-def default_text(field: FieldInfo) -> str:
+def allowed_text(node: dict[str, Any]) -> str:
+    """What a schema allows beyond its type: choices, bounds, lengths, patterns, keys (for lists, of their items)."""
+    parts: list[str] = []
+    options, _ = _options(node)
+    for option in options:
+        parts += _allowed(option)
+        if option.get("type") == "array" and isinstance(option.get("items"), dict):
+            parts += [p for o in _options(option["items"])[0] for p in _allowed(o)]
+    return "; ".join(dict.fromkeys(parts)) or "—"
+
+
+def _allowed(node: dict[str, Any]) -> list[str]:
+    parts = []
+    if "enum" in node:
+        parts.append(_code(node["enum"]))
+    if "const" in node:
+        parts.append(_code([node["const"]]))
+    bounds = [
+        _range(node.get("minimum"), node.get("maximum")),
+        f"more than {node['exclusiveMinimum']}" if "exclusiveMinimum" in node else None,
+        f"less than {node['exclusiveMaximum']}" if "exclusiveMaximum" in node else None,
+        _range(node.get("minLength"), node.get("maxLength"), "characters"),
+    ]
+    parts += [b for b in bounds if b]
+    if "minItems" in node or "maxItems" in node:
+        low, high = node.get("minItems"), node.get("maxItems")
+        parts.append(f"at least {_plural(low, 'item')}" if high is None else _range(low or 0, high, "items") or "")
+    if "pattern" in node:
+        parts.append(f"matching `{node['pattern']}`")
+    if isinstance(node.get("not"), dict) and "enum" in node["not"]:
+        parts.append(f"not {_code(node['not']['enum'])}")
+    names = node.get("propertyNames")
+    if isinstance(names, dict) and "enum" in names:
+        parts.append(f"keys: {_code(names['enum'])}")
+    return parts
+
+
+def default_text(key: str, node: dict[str, Any], required: list[str]) -> str:
     """The default as a stack file would write it (JSON, which YAML reads), or *required*."""
-    if field.is_required():
+    if key in required:
         return "**required**"
-    value = field.get_default(call_default_factory=True)
-    if isinstance(value, BaseModel):
-        return "its defaults"
+    if "default" not in node:
+        return "—"
+    value = node["default"]
     if value is None:
         return "unset"
+    if isinstance(value, dict) and any(_ref_name(o) for o in _options(node)[0]):
+        return "its defaults"
     return f"`{json.dumps(value)}`"
 
 
@@ -177,40 +212,50 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def field_rows(section: Section, anchors: dict[type[BaseModel], str]) -> list[str]:
-    """The Markdown table of one model's fields, keys written as full stack-file paths."""
+def field_rows(path: str, schema: dict[str, Any], anchors: dict[str, str]) -> list[str]:
+    """The Markdown table of one model's properties, keys written as full stack-file paths."""
     rows = ["| key | type | default | allowed | description |", "|---|---|---|---|---|"]
-    for name, field in section.model.model_fields.items():
-        key = f"{section.path}.{key_of(name, field)}" if section.path else f"{PROJECT}:{key_of(name, field)}"
+    required = schema.get("required", [])
+    for key, prop in schema.get("properties", {}).items():
+        full = f"{path}.{key}" if path else f"{PROJECT}:{key}"
         rows.append(
-            f"| `{key}` | {_cell(type_text(field.annotation, anchors))} | {_cell(default_text(field))} "
-            f"| {_cell(allowed_text(field))} | {_cell(field.description or '')} |"
+            f"| `{full}` | {_cell(type_text(prop, anchors))} | {_cell(default_text(key, prop, required))} "
+            f"| {_cell(allowed_text(prop))} | {_cell(prop.get('description', ''))} |"
         )
     return rows
 
 
-def config_reference() -> str:
+def config_reference(model: type[BaseModel] = StackConfig) -> str:
     """The configuration reference (Markdown): every stack-file key with its type, default, allowed values and meaning."""
-    found = sections()
-    anchors = {s.model: slug(_heading(s)) for s in found}
+    schema = models_schema(model)
+    found = sections(schema)
+    anchors: dict[str, str] = {}
+    for section in found:
+        anchors.setdefault(section.name, slug(_heading(section.path)))
     lines = [
-        f"<!-- Generated from components/config.py by `{REGENERATE}`; do not edit by hand. -->",
+        f"<!-- Generated from the JSON schema of components/config/ by `{REGENERATE}`; do not edit by hand. -->",
         "# Configuration reference",
         "",
         f"Stack settings live in `stacks/Pulumi.<stack>.yaml` under the project's namespace (`{PROJECT}:<key>`), with",
         "camelCase keys. Unknown keys are errors, and every problem in a stack is reported at once, each with its key.",
-        "Python code builds the same models (named below) with snake_case attribute names.",
+        "Python code builds the same models (named below) with snake_case attribute names. The same rules, as a JSON",
+        f"Schema that editors check stacks against while you type: [{STACK_SCHEMA.name}]({STACK_SCHEMA.name}).",
         "",
-        f"The top-level keys ({StackConfig.__name__}):",
+        f"The top-level keys ({schema.get('title', model.__name__)}):",
         "",
-        *field_rows(Section("", StackConfig), anchors),
+        *field_rows("", schema, anchors),
     ]
     for section in found:
         depth = section.path.count(".") + 2
-        doc = inspect.cleandoc(section.model.__doc__ or "")
-        lines += ["", f"{'#' * min(depth, 6)} {_heading(section)}", "", f"{doc} Python: `{section.model.__name__}`.", ""]
-        lines += field_rows(section, anchors)
+        doc = " ".join(section.schema.get("description", "").split())
+        lines += ["", f"{'#' * min(depth, 6)} {_heading(section.path)}", "", f"{doc} Python: `{section.name}`.", ""]
+        lines += field_rows(section.path, section.schema, anchors)
     return "\n".join(lines) + "\n"
+
+
+def stack_schema() -> str:
+    """docs/stack.schema.json: the JSON Schema of a whole stack file, as stable, readable JSON."""
+    return json.dumps(stack_file_schema(), indent=2, ensure_ascii=False) + "\n"
 
 
 # --- sizing ------------------------------------------------------------------------------------------------------------------
@@ -293,6 +338,7 @@ def expected_files(project_dir: Path) -> dict[Path, str]:
     return {
         SAFE_CHANGES: replace_block(safe_changes, RULES_BLOCK, rules_table(), str(SAFE_CHANGES)),
         CONFIG_REFERENCE: config_reference(),
+        STACK_SCHEMA: stack_schema(),
         SIZING: replace_block(sizing, SIZING_BLOCK, sizing_table(), str(SIZING)),
         README: replace_block(readme, GRAPH_BLOCK, mermaid_block(resource_graph(root)), str(README)),
     }

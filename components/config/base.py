@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import typing
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from ..catalog import MIN_KUBERNETES_VERSION
-from .syntax import POOL_NAME, parse_k8s_version
+from .syntax import POOL_NAME, json_pattern, parse_k8s_version
 
 
 def _as_str_list(value: Any) -> Any:
@@ -41,8 +42,14 @@ KubernetesVersion = Annotated[str, BeforeValidator(_version_is_text), AfterValid
 """A Kubernetes version as text (major.minor[.patch]) that DRA's resource.k8s.io/v1 runs on: 1.34 or newer."""
 
 Zone = Literal["1", "2", "3"]
-Zones = Annotated[list[Zone], BeforeValidator(_as_str_list), Field(default_factory=list)]
-PoolName = Annotated[str, AfterValidator(_pool_name)]
+_ZONE_IDS = typing.get_args(Zone)
+# The JSON schema accepts what _as_str_list does: YAML's 1, 2, 3 as well as "1", "2", "3".
+Zones = Annotated[
+    list[Zone],
+    BeforeValidator(_as_str_list),
+    Field(default_factory=list, json_schema_extra={"items": {"enum": [*_ZONE_IDS, *map(int, _ZONE_IDS)]}}),
+]
+PoolName = Annotated[str, AfterValidator(_pool_name), Field(json_schema_extra={"pattern": json_pattern(POOL_NAME)})]
 """An AKS pool name (Linux): lowercase alphanumeric, starting with a letter, 1-12 characters."""
 
 

@@ -26,6 +26,9 @@ from .base import Model
 from .errors import KeyedProblemsError
 from .syntax import DNS_LABEL, DRIVER_VERSION, MISSING, value_at
 
+# Every gate some chart knows: a schema cannot tie the gates to the chartVersion beside them; the model check does.
+_ANY_CHART_GATES = sorted(set().union(*(chart.feature_gates for chart in DRIVER_CHARTS.values())))
+
 
 class DraDriverConfig(Model):
     """The NVIDIA DRA driver Helm release."""
@@ -35,10 +38,12 @@ class DraDriverConfig(Model):
         description="Install this package's driver release; false leaves the driver to someone else (AKS's managed "
         "DRA driver) and keeps the DeviceClass and claims.",
     )
+    # The enums and key lists below are for the JSON schema (editors); the validators keep their friendlier words.
     chart_version: str = Field(
         DEFAULT_CHART_VERSION,
-        description="Chart version; one of " + ", ".join(OFFERED_CHART_VERSIONS) + f" (default {DEFAULT_CHART_VERSION}, "
-        "the maintained kubernetes-sigs chart).",
+        description=f"Chart version of the NVIDIA DRA driver (default {DEFAULT_CHART_VERSION}, the maintained "
+        "kubernetes-sigs chart; docs/upgrading.md says what each one changes).",
+        json_schema_extra={"enum": list(OFFERED_CHART_VERSIONS)},
     )
     namespace: str = Field("nvidia-dra-driver-gpu", description="Namespace of the release (never 'default').")
     release_name: str = Field("nvidia-dra-driver-gpu", description="Helm release name.")
@@ -46,7 +51,9 @@ class DraDriverConfig(Model):
         False, description="Install the ComputeDomain controller (multi-node NVLink/IMEX; meaningless on A10 vGPU)."
     )
     feature_gates: dict[str, bool] = Field(
-        default_factory=dict, description="Extra driver feature gates; only gates the chart version knows."
+        default_factory=dict,
+        description="Extra driver feature gates; only gates the chart version knows.",
+        json_schema_extra={"propertyNames": {"enum": _ANY_CHART_GATES}},
     )
     host_driver_version: str | None = Field(
         None,

@@ -30,7 +30,11 @@ class GpuPoolConfig(Model):
     """A GPU node pool of one NVadsA10_v5 size: every node presents fixed vGPU slices to the DRA driver."""
 
     name: PoolName = Field(description="Pool name: lowercase alphanumeric, starts with a letter, 1-12 characters.")
-    vm_size: str = Field(description="One of the NVadsA10_v5 sizes: " + ", ".join(A10_SIZES) + ".")
+    # The enum is for the JSON schema (editors); the validator below keeps its "did you mean" for everyone else.
+    vm_size: str = Field(
+        description="The NVadsA10_v5 size of every node in the pool (docs/sizing.md compares them).",
+        json_schema_extra={"enum": list(A10_SIZES)},
+    )
     count: int | None = Field(
         None, ge=0, le=1000,
         description="Node count (0-1000). With autoscaling, the initial count only (default minCount); never diffed.",

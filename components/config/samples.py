@@ -15,7 +15,9 @@ class SamplesConfig(Model):
     enabled: bool = Field(True, description="Create the DeviceClass, claim templates and shared claim.")
     namespace: str = Field("dra-samples", description="Namespace for the claims and the sample Job.")
     device_class_name: str = Field(
-        "a10-vgpu", description="DeviceClass for A10 vGPUs; must not reuse a chart-created name."
+        "a10-vgpu",
+        description="DeviceClass for A10 vGPUs; must not reuse a chart-created name.",
+        json_schema_extra={"not": {"enum": sorted(CHART_DEVICE_CLASSES)}},
     )
     memory_margin_percent: int = Field(
         10, ge=0, le=25,

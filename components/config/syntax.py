@@ -39,6 +39,12 @@ StrInput = str | pulumi.Output
 """A string, or a string that another resource will produce."""
 
 
+def json_pattern(rule: re.Pattern[str]) -> str:
+    """A rule as a JSON Schema pattern (ECMA-262, which searches): anchored at both ends, as ``fullmatch`` is."""
+    body = rule.pattern.replace(r"\Z", "$")
+    return f"^(?:{body})$" if "|" in body else f"^{body}$"
+
+
 def check_label_key(key: str) -> str | None:
     """Returns what is wrong with a Kubernetes label key, or None."""
     prefix, _, name = key.rpartition("/")
