@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.validators import validator_for
 from pydantic import BaseModel, Field
 
-from components.catalog import A10_SIZES, CHART_DEVICE_CLASSES, DRIVER_CHARTS
+from components.catalog import A10_SIZES, CHART_DEVICE_CLASSES, DEFAULT_CHART_VERSION, DRIVER_CHARTS, OFFERED_CHART_VERSIONS
 from components.cli import main
 from components.config import (
     ConfigError,
@@ -107,7 +107,8 @@ def row(text: str, key: str) -> list[str]:
         ("gpuPools[].vmSize", "string", "**required**", ", ".join(f'`"{size}"`' for size in A10_SIZES)),
         ("gpuPools[].count", "integer or null", "unset", "0 to 1000"),
         ("gpuPools[].autoscaling.minCount", "integer", "**required**", "0 to 1000"),
-        ("draDriver.chartVersion", "string", '`"25.8.1"`', ", ".join(f'`"{version}"`' for version in DRIVER_CHARTS)),
+        ("draDriver.chartVersion", "string", f'`"{DEFAULT_CHART_VERSION}"`',
+         ", ".join(f'`"{version}"`' for version in OFFERED_CHART_VERSIONS)),
         ("draDriver.featureGates", "map of string to boolean", "`{}`",
          "keys: " + ", ".join(f'`"{gate}"`' for gate in sorted(set().union(*(c.feature_gates for c in DRIVER_CHARTS.values()))))),
         ("samples.deviceClassName", "string", '`"a10-vgpu"`',
@@ -179,7 +180,7 @@ CLUSTER, POOLS, DRIVER, SAMPLES = (f"aks-dra-vgpu:{key}" for key in ("cluster", 
 def _set(doc: dict, path: list, value) -> dict:
     node = doc
     for part in path[:-1]:
-        node = node[part]
+        node = node.setdefault(part, {}) if isinstance(node, dict) else node[part]
     node[path[-1]] = value
     return doc
 
@@ -296,7 +297,7 @@ def test_closed_sets_come_from_the_catalog_and_the_models_keep_their_own_words(s
     pool = schema["$defs"]["GpuPoolConfig"]["properties"]["vmSize"]
     assert pool["anyOf"][0]["enum"] == list(A10_SIZES)
     driver = schema["$defs"]["DraDriverConfig"]["properties"]
-    assert driver["chartVersion"]["anyOf"][0]["enum"] == list(DRIVER_CHARTS)
+    assert driver["chartVersion"]["anyOf"][0]["enum"] == list(OFFERED_CHART_VERSIONS)
     assert set(driver["featureGates"]["propertyNames"]["enum"]) == set().union(
         *(chart.feature_gates for chart in DRIVER_CHARTS.values())
     )
