@@ -21,6 +21,9 @@ _LAZY = {
     "NvidiaDraDriverArgs": ".dra_driver",
     "DraSamples": ".dra_samples",
     "DraSamplesArgs": ".dra_samples",
+    "DraClaimTemplates": ".claim_templates",
+    "DraClaimTemplatesArgs": ".claim_templates",
+    "tolerations_for_size": ".tolerations",
     "GpuPlatform": ".platform",
     "GpuPlatformArgs": ".platform",
 }
@@ -28,6 +31,8 @@ _LAZY = {
 __all__ = ["ConfigError", "StackConfig", "load_stack_config", *_LAZY]
 
 if TYPE_CHECKING:
+    from .claim_templates import DraClaimTemplates as DraClaimTemplates
+    from .claim_templates import DraClaimTemplatesArgs as DraClaimTemplatesArgs
     from .cluster import AksCluster as AksCluster
     from .cluster import AksClusterArgs as AksClusterArgs
     from .dra_driver import NvidiaDraDriver as NvidiaDraDriver
@@ -38,6 +43,7 @@ if TYPE_CHECKING:
     from .gpu_pool import GpuNodePoolArgs as GpuNodePoolArgs
     from .platform import GpuPlatform as GpuPlatform
     from .platform import GpuPlatformArgs as GpuPlatformArgs
+    from .tolerations import tolerations_for_size as tolerations_for_size
 
 
 def __getattr__(name: str) -> Any:

@@ -1,8 +1,9 @@
 """Command line of the offline engine: plan, render and diff a Pulumi project's stacks with no cloud and no Pulumi CLI.
 
 Exit status: 0 done (diff: no change), 2 bad input (one line per problem on stderr, nothing on stdout),
-3 diff found changes, 4 `diff` found a change that would fail or must not be applied, or `plan --policy` a mandatory
-policy violated, 1 anything unexpected.
+3 diff found changes (size: something does not fit), 4 `diff` found a change that would fail or must not be
+applied, or `plan --policy` a mandatory policy violated (and `plan` found two resources creating the same
+cluster-scoped DeviceClass), 1 anything unexpected.
 """
 
 from __future__ import annotations
@@ -54,6 +55,19 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("new", help="the plan after (JSON file)")
     diff.add_argument("--json", action="store_true", help="print the diff as JSON")
 
+    size = sub.add_parser("size", help="size GPU pools for workloads: slice sizes, claim templates, nodes, cost; exit 3 "
+                          "when something does not fit")
+    size.add_argument("--workload", action="append", metavar="NAME=GiB[xCOUNT]",
+                      help="a workload: GPU memory per replica in GiB and replicas, e.g. embed=3x4 (repeatable)")
+    size.add_argument("--workloads", action="append", metavar="FILE.yaml",
+                      help="workloads from a YAML file: workloads: [{name, memoryGiB, count, devices}] (repeatable)")
+    size.add_argument("--stack", help="check this stack's GPU pools against the workloads (and use its samples settings)")
+    size.add_argument("--project-dir", default=".", help="the Pulumi project's folder (default: current folder)")
+    size.add_argument("--prices", help="a price table (YAML) instead of the package's own (see components/data/prices.yaml)")
+    size_fmt = size.add_mutually_exclusive_group()
+    size_fmt.add_argument("--json", action="store_true", help="print the sizing plan as JSON")
+    size_fmt.add_argument("--format", choices=["text", "json", "markdown"], default=None, help="text (default), json or markdown")
+
     docs = sub.add_parser("docs", help="regenerate the docs made from the code (config reference, stack schema, sizing, graph)")
     docs.add_argument("--project-dir", default=".", help="the repository's folder (default: current folder)")
     docs.add_argument("--check", action="store_true", help="write nothing; exit 3 when a generated file is out of date")
@@ -104,12 +118,20 @@ def cmd_plan(args: argparse.Namespace) -> int:
         extra.append(format_violations(violations))
         if any(v.mandatory for v in violations):
             status = EXIT_POLICY
+    from .policies import plan_findings
+
+    # Two components creating one cluster-scoped object is refused, not just reported; advisories are warnings.
+    errors, warnings = plan_findings(plan)
     sys.stdout.write(out)
     # The JSON and Mermaid documents stay parseable: reports go beside them, on stderr.
     report = sys.stdout if fmt == "tree" else sys.stderr
     for block in extra:
         report.write(block)
-    return status
+    for line in errors:
+        print(f"error: {line}", file=sys.stderr)
+    for line in warnings:
+        print(f"warning: {line}", file=sys.stderr)
+    return EXIT_POLICY if errors else status
 
 
 def cmd_render(args: argparse.Namespace) -> int:
@@ -162,7 +184,18 @@ def cmd_docs(args: argparse.Namespace) -> int:
     return EXIT_CHANGES if args.check and changed else EXIT_OK
 
 
-COMMANDS = {"plan": cmd_plan, "render": cmd_render, "diff": cmd_diff, "docs": cmd_docs}
+def cmd_size(args: argparse.Namespace) -> int:
+    """`size`: the sizing planner (components.size_command)."""
+    from .config import ConfigError
+    from .size_command import run
+
+    try:
+        return run(args)
+    except ConfigError as exc:
+        raise BadInputError([str(p) for p in exc.problems]) from None
+
+
+COMMANDS = {"plan": cmd_plan, "render": cmd_render, "diff": cmd_diff, "size": cmd_size, "docs": cmd_docs}
 
 
 def main(argv: list[str] | None = None) -> int:

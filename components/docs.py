@@ -16,9 +16,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from .catalog import A10_SIZES, A10Size
+from .claim_templates import claim_template_name, pair_template_name
 from .config import PROJECT, SamplesConfig, StackConfig
 from .config.schema import models_schema, stack_file_schema
-from .dra_samples import claim_template_name, min_memory_mib
+from .selectors import SIZE_CLASSES, max_memory_mib, min_memory_mib
 
 REGENERATE = "python -m components docs"
 CONFIG_REFERENCE = Path("docs/configuration.md")
@@ -259,31 +260,64 @@ def stack_schema() -> str:
 
 
 # --- sizing ------------------------------------------------------------------------------------------------------------------
+SIZING_EXAMPLE_BLOCK = "sizing-example"
+SIZING_EXAMPLE = ("embed=3x6", "chat=6x3", "asr=10x2", "finetune=20")
+"""The worked example of docs/sizing.md: `python -m components size` with these workloads and the packaged prices."""
+
+
 def admitted_sizes(template_gib: int, margin_percent: int) -> list[A10Size]:
-    """The sizes whose devices a ``<class>-<N>gib`` claim template matches when they read at least (100 - margin) % of nominal."""
-    need = min_memory_mib(template_gib, margin_percent)
-    return [s for s in A10_SIZES.values() if min_memory_mib(s.gpu_memory_gib, margin_percent) >= need]
+    """The sizes a ``<class>-<N>gib`` template's first choice takes: those whose devices, reading anywhere from nominal
+    down to (100 - margin) % of it, stay inside the template's memory band."""
+    low, high = min_memory_mib(template_gib, margin_percent), max_memory_mib(template_gib, margin_percent)
+    return [
+        s for s in A10_SIZES.values()
+        if low <= min_memory_mib(s.gpu_memory_gib, margin_percent) and s.gpu_memory_gib * 1024 < high
+    ]
 
 
 def sizing_table(margin_percent: int | None = None, device_class: str | None = None) -> str:
-    """The NVadsA10_v5 sizes (Markdown table) with the claim template of each size and what that template admits."""
+    """The NVadsA10_v5 sizes (Markdown table) with each size's claim template, its memory band, what its first choice
+    takes and what a best-fit template tries next."""
     defaults = SamplesConfig.model_fields
     margin = defaults["memory_margin_percent"].default if margin_percent is None else margin_percent
     klass = defaults["device_class_name"].default if device_class is None else device_class
     rows = [
         "| VM size | vCPU | RAM (GiB) | share of one A10 | GPU memory per device (GiB) | devices per node | vGPU profile "
-        "| claim template | template needs (MiB) | template admits |",
-        "|---|---:|---:|---:|---:|---:|---|---|---:|---|",
+        "| claim template | template band (MiB) | first choice takes | bestFit then tries |",
+        "|---|---:|---:|---:|---:|---:|---|---|---|---|---|",
     ]
     for size in A10_SIZES.values():
-        template = claim_template_name(klass, size.gpu_memory_gib)
-        admits = ", ".join(s.short_name for s in admitted_sizes(size.gpu_memory_gib, margin))
+        gib = size.gpu_memory_gib
+        template = f"`{claim_template_name(klass, gib)}`"
+        if size.devices_per_node == 2:
+            template += f", `{pair_template_name(klass)}` (both devices)"
+        takes = ", ".join(s.short_name for s in admitted_sizes(gib, margin))
+        larger = [f"{s} GiB" for s in SIZE_CLASSES if s > gib]
         rows.append(
-            f"| `{size.vm_size}` | {size.vcpus} | {size.ram_gib} | {size.gpu_share} | {size.gpu_memory_gib} "
-            f"| {size.devices_per_node} | {size.vgpu_profile} | `{template}` "
-            f"| {min_memory_mib(size.gpu_memory_gib, margin)} | {admits} |"
+            f"| `{size.vm_size}` | {size.vcpus} | {size.ram_gib} | {size.gpu_share} | {gib} "
+            f"| {size.devices_per_node} | {size.vgpu_profile} | {template} "
+            f"| {min_memory_mib(gib, margin)} to {max_memory_mib(gib, margin) - 1} | {takes} "
+            f"| {', '.join(larger) or '-'} |"
         )
     return "\n".join(rows) + "\n"
+
+
+def sizing_example() -> str:
+    """The worked example: the command line, then what it prints with `--format markdown` (headings one level down)."""
+    from .prices import load_prices
+    from .size_command import parse_workload
+    from .sizing import plan_sizing
+    from .sizing_report import to_markdown
+
+    plan = plan_sizing([parse_workload(w) for w in SIZING_EXAMPLE], load_prices())
+    command = "python -m components size " + " ".join(f"--workload {w}" for w in SIZING_EXAMPLE) + " --format markdown"
+    right, whole = plan.costs["plan"], plan.costs["wholeA10PerWorkload"]
+    summary = (
+        f"In short: right-sized, these workloads cost {right.hourly / whole.hourly:.0%} of one whole A10 per replica "
+        f"({right.hourly:.2f} against {whole.hourly:.2f} {plan.prices.currency} an hour) and use "
+        f"{right.utilisation:.0%} of the GPU memory they pay for, against {whole.utilisation:.0%}.\n"
+    )
+    return f"```bash\n{command}\n```\n\n" + to_markdown(plan, heading_level=3) + "\n" + summary
 
 
 # --- generated blocks inside hand-written files ------------------------------------------------------------------------------
@@ -339,7 +373,10 @@ def expected_files(project_dir: Path) -> dict[Path, str]:
         SAFE_CHANGES: replace_block(safe_changes, RULES_BLOCK, rules_table(), str(SAFE_CHANGES)),
         CONFIG_REFERENCE: config_reference(),
         STACK_SCHEMA: stack_schema(),
-        SIZING: replace_block(sizing, SIZING_BLOCK, sizing_table(), str(SIZING)),
+        SIZING: replace_block(
+            replace_block(sizing, SIZING_BLOCK, sizing_table(), str(SIZING)), SIZING_EXAMPLE_BLOCK, sizing_example(),
+            str(SIZING),
+        ),
         README: replace_block(readme, GRAPH_BLOCK, mermaid_block(resource_graph(root)), str(README)),
     }
 

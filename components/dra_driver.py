@@ -18,6 +18,7 @@ from pydantic import Field
 from .catalog import GPU_PRESENT_LABEL, RESOURCE_API_VERSION, DriverChart
 from .config import DraDriverConfig, GpuPoolConfig
 from .providers import require_kubernetes_provider
+from .tolerations import pool_tolerations
 
 # The name 25.x installs give their objects; the renamed 0.4.x chart keeps it with nameOverride, so an upgrade from 25.x
 # updates the same DaemonSet (its selector is immutable) instead of starting a second driver beside the first
@@ -48,11 +49,7 @@ def feature_gates(config: DraDriverConfig) -> dict[str, bool]:
 
 def plugin_tolerations(pools: list[GpuPoolConfig]) -> list[dict[str, str]]:
     """One toleration per distinct taint of the served pools: a tainted pool still gets its plugin and ResourceSlice."""
-    seen: dict[str, dict[str, str]] = {}
-    for pool in pools:
-        for taint in pool.parsed_taints:
-            seen.setdefault(str(taint), taint.toleration())
-    return [seen[k] for k in sorted(seen)]
+    return pool_tolerations(pools)
 
 
 def plugin_node_selector(pools: list[GpuPoolConfig]) -> dict[str, str]:

@@ -1,25 +1,30 @@
 """DraSamples: resource.k8s.io/v1 objects that select A10 vGPU slices by size, and a sample Job that uses one.
 
-Pure functions decide (CEL selectors, device requests, the Job's spec); the component only registers what they return.
+Pure functions decide (the claim settings, the Job's spec; selectors and claims come from `selectors` and
+`claim_templates`); the component only registers what they return.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field, model_validator
 
-from .catalog import GPU_DRIVER_NAME
+from .claim_templates import (
+    PAIR_SIZE,
+    REQUEST_NAME,
+    ClaimSettings,
+    claim_template_name,
+    declare_claims,
+    declare_device_class,
+    template_key,
+)
 from .config import GpuPoolConfig, KeyedProblemsError, SamplesConfig
+from .config.samples import extended_resource_problem
 from .providers import require_kubernetes_provider
-
-_ATTRS = f"device.attributes['{GPU_DRIVER_NAME}']"
-_CAPACITY = f"device.capacity['{GPU_DRIVER_NAME}']"
-# A10 and its vGPU profiles ("NVIDIA A10-4Q", "NVIDIA A10-8Q", … with series A, B, C or Q); not A100, A10G or A16.
-A10_PRODUCT_PATTERN = "^NVIDIA A10(-[0-9]+[ABCQ])?$"
+from .tolerations import tolerations_for_size
 
 JOB_NAME = "nvidia-smi"
 # `nvidia-smi -L` lists the GPUs the container sees, one line with name and UUID each: proof that the claim reached the
@@ -27,7 +32,6 @@ JOB_NAME = "nvidia-smi"
 # walkthrough runs it in a Pod that then sleeps (`bash -c "nvidia-smi -L; … sleep 9999"` in ubuntu:22.04); a Job that
 # runs only `nvidia-smi -L` finishes, releases the vGPU at once, keeps its log, and needs no shell.
 JOB_COMMAND = ["nvidia-smi", "-L"]
-REQUEST_NAME = "gpu"
 
 
 class DraSamplesArgs(SamplesConfig):
@@ -37,78 +41,40 @@ class DraSamplesArgs(SamplesConfig):
     """
 
     pools: list[GpuPoolConfig] = Field(min_length=1, description="The GPU pools the claims and the Job may land on.")
+    kubernetes_version: str | None = Field(
+        None, description="The cluster's Kubernetes version (major.minor); needed only with extendedResourceName."
+    )
 
     @model_validator(mode="after")
     def _workload_fits(self) -> DraSamplesArgs:
+        problems = []
         wanted = self.workload_memory_gib
         if wanted is not None and wanted > sizes_in_use(self.pools)[-1]:
             offered = ", ".join(map(str, sizes_in_use(self.pools)))
-            raise KeyedProblemsError(("workloadMemoryGiB", f"{wanted} GiB is more than any pool's slice offers ({offered} GiB)"))
+            problems.append(("workloadMemoryGiB", f"{wanted} GiB is more than any pool's slice offers ({offered} GiB)"))
+        if self.extended_resource_name is not None:
+            problem = extended_resource_problem(self.kubernetes_version, "kubernetesVersion")
+            if problem:
+                problems.append(("extendedResourceName", problem))
+        if problems:
+            raise KeyedProblemsError(*problems)
         return self
 
 
-# --- CEL selectors --------------------------------------------------------------------------------------------------
-def device_class_selector() -> str:
-    """CEL for the DeviceClass: a GPU published by the NVIDIA driver whose product is an A10 (or an A10 vGPU slice).
-
-    A missing attribute is an evaluation error in CEL (and an error aborts the whole allocation), not false: every
-    attribute is checked for presence first. An unknown domain yields an empty map, so the lookups themselves are safe.
-    """
-    return (
-        f"device.driver == '{GPU_DRIVER_NAME}'"
-        f" && 'type' in {_ATTRS} && {_ATTRS}.type == 'gpu'"
-        f" && 'productName' in {_ATTRS} && {_ATTRS}.productName.matches('{A10_PRODUCT_PATTERN}')"
-    )
-
-
-def min_memory_mib(gpu_memory_gib: int, margin_percent: int) -> int:
-    """The least memory (MiB) a device of this nominal size may report and still count: nominal minus the margin.
-
-    Slices report a little under nominal (an 8 GB slice reads about 7.8 GiB), so comparing with the nominal value, or
-    with ==, would match nothing. The margin must stay below the gap to the next smaller size: the closest sizes, 8
-    and 12 GiB, are 33 % apart, and the setting allows at most 25 %.
-    """
-    return math.floor(gpu_memory_gib * 1024 * (100 - margin_percent) / 100)
-
-
-def memory_selector(gpu_memory_gib: int, margin_percent: int) -> str:
-    """CEL: the device has at least this nominal GPU memory, less the margin; false (not an error) without a memory capacity."""
-    minimum = f"quantity('{min_memory_mib(gpu_memory_gib, margin_percent)}Mi')"
-    return f"'memory' in {_CAPACITY} && {_CAPACITY}.memory.compareTo({minimum}) >= 0"
-
-
-# --- claims -------------------------------------------------------------------------------------------------------
 def sizes_in_use(pools: list[GpuPoolConfig]) -> list[int]:
     """The distinct per-device GPU memory sizes (GiB) the pools offer, smallest first."""
     return sorted({p.size.gpu_memory_gib for p in pools})
 
 
-def claim_template_name(device_class: str, gpu_memory_gib: int) -> str:
-    """The ResourceClaimTemplate for devices of at least this size, e.g. ``a10-vgpu-8gib``."""
-    return f"{device_class}-{gpu_memory_gib}gib"
-
-
-def shared_claim_name(device_class: str) -> str:
-    """The ResourceClaim that several pods share, e.g. ``a10-vgpu-shared``."""
-    return f"{device_class}-shared"
-
-
-def device_request(config: SamplesConfig, gpu_memory_gib: int) -> dict[str, Any]:
-    """A v1 device request (note the `exactly` wrapper, new in v1) for one device with at least this memory."""
-    return {
-        "name": REQUEST_NAME,
-        "exactly": {
-            "deviceClassName": config.device_class_name,
-            "allocationMode": "ExactCount",
-            "count": 1,
-            "selectors": [{"cel": {"expression": memory_selector(gpu_memory_gib, config.memory_margin_percent)}}],
-        },
-    }
-
-
-def claim_spec(config: SamplesConfig, gpu_memory_gib: int) -> dict[str, Any]:
-    """A ResourceClaimSpec asking for one A10 vGPU with at least this much memory."""
-    return {"devices": {"requests": [device_request(config, gpu_memory_gib)]}}
+def claim_settings(config: SamplesConfig, pools: list[GpuPoolConfig]) -> ClaimSettings:
+    """The claim templates the samples make: one per size the pools offer, two devices where a pool's nodes have two."""
+    return ClaimSettings(
+        sizes=sizes_in_use(pools),
+        two_devices=any(p.size.devices_per_node >= 2 and p.size.gpu_memory_gib == PAIR_SIZE for p in pools),
+        device_class_name=config.device_class_name,
+        memory_margin_percent=config.memory_margin_percent,
+        fit=config.fit,
+    )
 
 
 # --- the sample Job ---------------------------------------------------------------------------------------------------
@@ -119,16 +85,6 @@ def workload_memory(config: SamplesConfig, pools: list[GpuPoolConfig]) -> int:
         if size >= wanted:
             return size
     raise ValueError(f"workloadMemoryGiB: {wanted} GiB is more than any pool's slice offers")
-
-
-def workload_tolerations(pools: list[GpuPoolConfig], gpu_memory_gib: int) -> list[dict[str, str]]:
-    """Tolerations for the taints of every pool whose devices are big enough for the Job (sorted, each once)."""
-    found: dict[str, dict[str, str]] = {}
-    for pool in pools:
-        if pool.size.gpu_memory_gib >= gpu_memory_gib:
-            for taint in pool.parsed_taints:
-                found.setdefault(str(taint), taint.toleration())
-    return [found[k] for k in sorted(found)]
 
 
 def job_spec(config: SamplesConfig, pools: list[GpuPoolConfig]) -> dict[str, Any]:
@@ -177,7 +133,8 @@ def job_spec(config: SamplesConfig, pools: list[GpuPoolConfig]) -> dict[str, Any
             }
         ],
     }
-    tolerations = workload_tolerations(pools, size)
+    # Only the taints of its own size class: the Job never goes onto a tainted pool of bigger slices.
+    tolerations = tolerations_for_size(pools, size)
     if tolerations:
         pod_spec["tolerations"] = tolerations
     return {
@@ -225,7 +182,7 @@ class DraSamples(pulumi.ComponentResource):
     device_class_name: pulumi.Output[str]
     """The DeviceClass that selects A10 vGPU devices."""
     claim_template_names: dict[str, pulumi.Output[str]]
-    """ResourceClaimTemplate per minimum slice size, keyed like '8GiB'."""
+    """ResourceClaimTemplate per slice size, keyed like '8GiB' (and '2x24GiB' where nodes have two devices)."""
     shared_claim_name: pulumi.Output[str] | None
     """The ResourceClaim several pods can share, when enabled."""
     job_name: pulumi.Output[str] | None
@@ -244,37 +201,18 @@ class DraSamples(pulumi.ComponentResource):
         )
         # Namespaced objects take the namespace's output name: they wait for the namespace, and nothing else does.
         self.namespace = ns.metadata.name
-        device_class = k8s.resource.v1.DeviceClass(
-            f"{name}-class",
-            metadata={"name": args.device_class_name},
-            spec={"selectors": [{"cel": {"expression": device_class_selector()}}]},
-            opts=child,
-        )
+        device_class = declare_device_class(name, args.device_class_name, child, args.extended_resource_name)
         self.device_class_name = device_class.metadata.name
 
-        # Requests name the class as plain text (the API does not check it exists); depends_on keeps create and delete
-        # in order so a claim never sits pointing at a missing class.
-        after_class = pulumi.ResourceOptions(parent=self, depends_on=[device_class])
-        self.claim_template_names = {}
-        templates: dict[int, k8s.resource.v1.ResourceClaimTemplate] = {}
-        for size in sizes_in_use(args.pools):
-            templates[size] = k8s.resource.v1.ResourceClaimTemplate(
-                f"{name}-{size}gib",
-                metadata={"name": claim_template_name(args.device_class_name, size), "namespace": self.namespace},
-                spec={"spec": claim_spec(args, size)},
-                opts=after_class,
-            )
-            self.claim_template_names[f"{size}GiB"] = templates[size].metadata.name
-
-        self.shared_claim_name = None
-        if args.shared_claim:
-            claim = k8s.resource.v1.ResourceClaim(
-                f"{name}-shared",
-                metadata={"name": shared_claim_name(args.device_class_name), "namespace": self.namespace},
-                spec=claim_spec(args, sizes_in_use(args.pools)[0]),
-                opts=after_class,
-            )
-            self.shared_claim_name = claim.metadata.name
+        # The same objects DraClaimTemplates declares, registered here under the samples (their names and URNs as
+        # before DraClaimTemplates existed). Requests name the class as plain text (the API does not check it exists);
+        # depends_on keeps create and delete in order so a claim never sits pointing at a missing class.
+        templates, shared = declare_claims(
+            name, claim_settings(args, args.pools), self.namespace, args.shared_claim,
+            pulumi.ResourceOptions(parent=self, depends_on=[device_class]),
+        )
+        self.claim_template_names = {key: t.metadata.name for key, t in templates.items()}
+        self.shared_claim_name = shared.metadata.name if shared is not None else None
 
         self.job_name = None
         if args.workload:
@@ -291,7 +229,7 @@ class DraSamples(pulumi.ComponentResource):
                 # The pod names its claim template as text: create the template first, delete it last. The pod
                 # starts with the deny-all policy already in place.
                 opts=pulumi.ResourceOptions(
-                    parent=self, depends_on=[templates[workload_memory(args, args.pools)], deny_all]
+                    parent=self, depends_on=[templates[template_key(workload_memory(args, args.pools))], deny_all]
                 ),
             )
             self.job_name = job.metadata.name

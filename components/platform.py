@@ -69,7 +69,9 @@ class GpuPlatform(pulumi.ComponentResource):
         if args.samples.enabled:
             self.samples = DraSamples(
                 f"{name}-dra-samples",
-                DraSamplesArgs(**args.samples.model_dump(), pools=args.gpu_pools),
+                DraSamplesArgs(
+                    **args.samples.model_dump(), pools=args.gpu_pools, kubernetes_version=args.cluster.kubernetes_version
+                ),
                 on_cluster,
             )
         outputs = {

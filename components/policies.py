@@ -35,6 +35,14 @@ _EXACT_VERSION = re.compile(r"^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$")
 _IMEX_GATE = ("featureGates", "IMEXDaemonsWithDNSNames")
 _MIN_VERSION = ".".join(map(str, MIN_KUBERNETES_VERSION))
 
+# The Azure node template models GPUs only as nvidia.com/gpu capacity (azure_template.go), and TemplateNodeInfo hands the
+# simulator that node with no ResourceSlices (azure_scale_set.go: framework.NewNodeInfo(node, nil, ...)).
+SCALE_FROM_ZERO_WHY = (
+    "the cluster autoscaler's Azure node template has no ResourceSlices (kubernetes/autoscaler "
+    "cluster-autoscaler/cloudprovider/azure/azure_template.go), so it cannot tell that a new node would satisfy a "
+    "ResourceClaim: pods waiting on one stay Pending"
+)
+
 
 def _hidden(value: Any) -> bool:
     return isinstance(value, str) and value in _HIDDEN
@@ -170,6 +178,42 @@ def check_kubernetes_version(type_token: str, inputs: Mapping[str, Any]) -> list
     return []
 
 
+def check_scale_from_zero(type_token: str, inputs: Mapping[str, Any]) -> list[str]:
+    """Advisory: a DRA-serving GPU pool (labelled for the kubelet plugin) that autoscales from minCount 0 may never get
+    a node for a pod waiting on a ResourceClaim."""
+    if not _is_type(type_token, "azure-native:containerservice", "AgentPool"):
+        return []
+    label_key, label_value = GPU_PRESENT_LABEL
+    if _get(inputs, "nodeLabels", label_key) != label_value or _get(inputs, "enableAutoScaling") is not True:
+        return []
+    if _get(inputs, "minCount") != 0:
+        return []
+    name = _get(inputs, "agentPoolName")
+    return [
+        f"pool {name if isinstance(name, str) else '?'} autoscales from minCount 0: {SCALE_FROM_ZERO_WHY}; "
+        "set autoscaling.minCount to 1 to keep a node (and its devices) ready"
+    ]
+
+
+def check_unique_device_classes(resources: Iterable[tuple[str, str, Mapping[str, Any]]]) -> list[tuple[str, str]]:
+    """(urn, message) for every DeviceClass whose name an earlier resource of the plan already declares: a DeviceClass is
+    cluster-scoped, so two components creating one name would overwrite (and on delete remove) each other's object."""
+    first: dict[str, str] = {}
+    found = []
+    for urn, type_token, inputs in resources:
+        if not (type_token.startswith("kubernetes:resource.k8s.io/") and type_token.endswith(":DeviceClass")):
+            continue
+        name = _get(inputs, "metadata", "name")
+        if not isinstance(name, str) or _hidden(name):
+            continue
+        if name in first:
+            found.append((urn, f"DeviceClass '{name}' is also declared by {first[name]}: a DeviceClass is cluster-scoped, "
+                               "so only one component may create it; let the others name it without creating it"))
+        else:
+            first[name] = urn
+    return found
+
+
 # --- the pack -------------------------------------------------------------------------------------------------------------
 Check = Callable[[str, Mapping[str, Any]], list[str]]
 
@@ -206,7 +250,18 @@ POLICIES: tuple[PolicyCheck, ...] = (
         "The AKS cluster runs Kubernetes 1.34 or newer (DRA resource.k8s.io/v1 is GA).",
         check_kubernetes_version,
     ),
+    PolicyCheck(
+        "dra-pool-scale-from-zero",
+        "A GPU pool that serves DRA claims keeps at least one node: the cluster autoscaler cannot scale it up from zero "
+        "for a ResourceClaim.",
+        check_scale_from_zero,
+        mandatory=False,
+    ),
 )
+
+UNIQUE_DEVICE_CLASS = "unique-device-class"
+"""The stack-wide policy: no two resources declare the same DeviceClass name."""
+UNIQUE_DEVICE_CLASS_DESCRIPTION = "No two resources of a stack declare the same (cluster-scoped) DeviceClass."
 
 
 @dataclass(frozen=True)
@@ -236,14 +291,34 @@ def _resources(plan: Any) -> Iterable[tuple[str, str, Mapping[str, Any]]]:
 
 
 def check_plan(plan: Any) -> list[Violation]:
-    """Every violation in an offline plan (a Plan, or the `plan --json` document), in resource order."""
-    return [v for urn, type_, inputs in _resources(plan) for v in check_resource(type_, inputs, urn)]
+    """Every violation in an offline plan (a Plan, or the `plan --json` document): per resource in resource order, then
+    the stack-wide ones."""
+    resources = list(_resources(plan))
+    found = [v for urn, type_, inputs in resources for v in check_resource(type_, inputs, urn)]
+    found += [Violation(UNIQUE_DEVICE_CLASS, urn, message, True) for urn, message in check_unique_device_classes(resources)]
+    return found
+
+
+def plan_findings(plan: Any) -> tuple[list[str], list[str]]:
+    """What `plan` itself reports on stderr: (errors, warnings). Errors: objects two components would both create;
+    warnings: the advisory policies."""
+    resources = list(_resources(plan))
+    errors = [f"{urn}: {message}" for urn, message in check_unique_device_classes(resources)]
+    warnings = [
+        message
+        for _, type_, inputs in resources
+        for policy in POLICIES
+        if not policy.mandatory
+        for message in policy.check(type_, inputs)
+    ]
+    return errors, warnings
 
 
 def format_violations(violations: list[Violation]) -> str:
     """The policy report for people: one block per violation, or a line saying every policy held."""
     if not violations:
-        return f"\npolicy: no violations ({len(POLICIES)} policies: {', '.join(p.name for p in POLICIES)})\n"
+        names = [*(p.name for p in POLICIES), UNIQUE_DEVICE_CLASS]
+        return f"\npolicy: no violations ({len(names)} policies: {', '.join(names)})\n"
     mandatory = sum(v.mandatory for v in violations)
     lines = [f"\npolicy: {len(violations)} violation{'s' if len(violations) != 1 else ''} ({mandatory} mandatory)"]
     for v in violations:

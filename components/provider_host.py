@@ -186,6 +186,8 @@ class SamplesSettings(TypedDict):
     """DeviceClass for A10 vGPUs (default 'a10-vgpu'); must not reuse a chart-created name."""
     memory_margin_percent: int | None
     """How far below nominal a slice's reported GPU memory may read and still match (0-25 %, default 10)."""
+    fit: str | None
+    """How claim templates pick a slice: 'bestFit' (default; own size first, larger only when none is free) or 'exact'."""
     shared_claim: bool | None
     """Create a ResourceClaim that several pods share (one vGPU)."""
     workload: bool | None
@@ -194,6 +196,8 @@ class SamplesSettings(TypedDict):
     """GPU memory (GiB) the sample Job asks for; default: the smallest pool's slice."""
     image: str | None
     """Image of the sample Job: any glibc-based image (the driver injects nvidia-smi); pin a digest in production."""
+    extended_resource_name: str | None
+    """Kubernetes 1.36+ only: the extended resource (e.g. 'nvidia.com/gpu') the DeviceClass serves with DRA devices."""
 
 
 # --- component arguments (their keys become the components' input properties) -----------------------------------------
@@ -266,6 +270,8 @@ class DraSamplesInputs(TypedDict):
     """DeviceClass for A10 vGPUs (default 'a10-vgpu'); must not reuse a chart-created name."""
     memory_margin_percent: int | None
     """How far below nominal a slice's reported GPU memory may read and still match (0-25 %, default 10)."""
+    fit: str | None
+    """How claim templates pick a slice: 'bestFit' (default; own size first, larger only when none is free) or 'exact'."""
     shared_claim: bool | None
     """Create a ResourceClaim that several pods share (one vGPU)."""
     workload: bool | None
@@ -274,8 +280,12 @@ class DraSamplesInputs(TypedDict):
     """GPU memory (GiB) the sample Job asks for; default: the smallest pool's slice."""
     image: str | None
     """Image of the sample Job: any glibc-based image (the driver injects nvidia-smi); pin a digest in production."""
+    extended_resource_name: str | None
+    """Kubernetes 1.36+ only: the extended resource (e.g. 'nvidia.com/gpu') the DeviceClass serves with DRA devices."""
     pools: list[GpuPool]
     """The GPU pools the claims and the Job may land on (at least one)."""
+    kubernetes_version: str | None
+    """The cluster's Kubernetes version (major.minor); needed only with extended_resource_name."""
 
 
 class GpuPlatformInputs(TypedDict):

@@ -1,7 +1,8 @@
 """The aks-dra-vgpu policy pack: the product's invariants, mandatory at `pulumi preview --policy-pack policy`.
 
 The invariants are written once, as pure functions in components/policies.py (which `python -m components plan
---policy` runs offline too); this file only wraps each in a ResourceValidationPolicy of the same name.
+--policy` runs offline too); this file only wraps each in a ResourceValidationPolicy of the same name (the stack-wide one in a
+StackValidationPolicy).
 """
 
 from __future__ import annotations
@@ -19,9 +20,17 @@ from pulumi_policy import (
     ResourceValidation,
     ResourceValidationArgs,
     ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
 )
 
-from components.policies import POLICIES, PolicyCheck
+from components.policies import (
+    POLICIES,
+    UNIQUE_DEVICE_CLASS,
+    UNIQUE_DEVICE_CLASS_DESCRIPTION,
+    PolicyCheck,
+    check_unique_device_classes,
+)
 
 PACK_NAME = "aks-dra-vgpu"
 
@@ -49,6 +58,26 @@ def resource_policies() -> list[ResourceValidationPolicy]:
     ]
 
 
+def _unique_device_classes(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    resources = [(r.urn, r.resource_type, r.props) for r in args.resources]
+    for urn, message in check_unique_device_classes(resources):
+        report_violation(message, urn)
+
+
+def stack_policies() -> list[StackValidationPolicy]:
+    """The invariants that span resources: one mandatory StackValidationPolicy each."""
+    return [
+        StackValidationPolicy(
+            name=UNIQUE_DEVICE_CLASS,
+            description=UNIQUE_DEVICE_CLASS_DESCRIPTION,
+            validate=_unique_device_classes,
+            enforcement_level=EnforcementLevel.MANDATORY,
+        )
+    ]
+
+
 if __name__ == "__main__":
     # Starts the analyzer's gRPC server and serves the engine until it stops us (it never returns).
-    PolicyPack(name=PACK_NAME, policies=resource_policies(), enforcement_level=EnforcementLevel.MANDATORY)
+    PolicyPack(
+        name=PACK_NAME, policies=[*resource_policies(), *stack_policies()], enforcement_level=EnforcementLevel.MANDATORY
+    )

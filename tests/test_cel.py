@@ -20,8 +20,9 @@ import pytest
 from celpy import celtypes
 
 from components.catalog import A10_SIZES, GPU_DRIVER_NAME
+from components.claim_templates import ClaimSettings, template_specs
 from components.config import SamplesConfig
-from components.dra_samples import device_class_selector, memory_selector
+from components.selectors import SIZE_CLASSES, device_class_selector, size_class_selector
 
 # --- Kubernetes quantities (k8s.io/apimachinery resource.Quantity) ------------------------------------------------------------
 _QUANTITY = re.compile(
@@ -163,7 +164,7 @@ SLICES = (
 def test_every_size_has_a_slice_and_slices_are_real_resource_slices():
     assert {vm for _, vm, _ in A10_NODES} == set(A10_SIZES)
     listed = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSliceList", "metadata": {}, "items": SLICES}
-    for version in ("1.34", "1.35"):
+    for version in ("1.34", "1.35", "1.36"):
         kubernetes_validate.validate(listed, version, strict=True)  # one call: the schema loads once per version
 
 
@@ -245,7 +246,7 @@ def matches(*expressions: str) -> set[str]:
     return {key for key, device in ALL_DEVICES.items() if all(evaluate(e, device) for e in expressions)}
 
 
-SELECTORS = [device_class_selector()] + [memory_selector(size, MARGIN) for size in SIZES]
+SELECTORS = [device_class_selector()] + [size_class_selector(size, m) for size in SIZES for m in (0, MARGIN, 25)]
 
 
 @pytest.mark.parametrize("expression", SELECTORS)
@@ -258,23 +259,76 @@ def test_device_class_selects_exactly_the_a10_slices():
     assert matches(device_class_selector()) == set(NOMINAL) | {"aks-no-memory/gpu-0"}
 
 
+@pytest.mark.parametrize("margin", [0, 5, MARGIN, 20, 25])
 @pytest.mark.parametrize("size", SIZES)
-def test_each_template_takes_its_own_size_and_bigger_only(size):
-    selected = matches(device_class_selector(), memory_selector(size, MARGIN))
-    assert selected == {key for key, nominal in NOMINAL.items() if nominal >= size}
-    assert {key for key, nominal in NOMINAL.items() if nominal == size} <= selected
+def test_each_size_class_admits_its_own_slices_and_no_other(size, margin):
+    selected = matches(device_class_selector(), size_class_selector(size, margin))
+    own = {key for key, nominal in NOMINAL.items() if nominal == size}
+    if margin == 0:
+        # No margin: a slice reading under nominal (they all do) fits no class; the margin is what makes them match.
+        assert selected <= own
+        return
+    assert selected == own
 
 
-def test_the_8gb_template_never_lands_on_a_4gb_slice():
-    selected = matches(device_class_selector(), memory_selector(8, MARGIN))
-    assert not any(NOMINAL[key] == 4 for key in selected)
-    assert "aks-nv12-vmss000000/gpu-0" in selected  # reads 7.8Gi: still an 8 GB slice
+@pytest.mark.parametrize("margin", [5, MARGIN, 25])
+def test_every_a10_slice_is_in_exactly_one_size_class(margin):
+    for key in NOMINAL:
+        classes = [size for size in SIZES if evaluate(size_class_selector(size, margin), ALL_DEVICES[key])]
+        assert classes == [NOMINAL[key]], key
+
+
+def requests_of(spec: dict) -> list[dict]:
+    """(sub-)requests of a claim spec in the order the scheduler tries them: [exactly] or firstAvailable."""
+    (request,) = spec["devices"]["requests"]
+    return [request["exactly"]] if "exactly" in request else request["firstAvailable"]
+
+
+FOUR_SIZES = ClaimSettings(sizes=list(SIZE_CLASSES), two_devices=True)
+
+
+@pytest.mark.parametrize("fit", ["bestFit", "exact"])
+def test_with_four_sizes_each_first_choice_admits_only_its_own_size_and_alternatives_go_up(fit):
+    settings = FOUR_SIZES.model_copy(update={"fit": fit})
+    for key, (name, spec) in template_specs(settings).items():
+        choices = requests_of(spec)
+        picked = [matches(device_class_selector(), c["selectors"][0]["cel"]["expression"]) for c in choices]
+        classes = [{NOMINAL[k] for k in p} for p in picked]
+        assert all(len(c) == 1 for c in classes), (name, classes)  # every choice admits one size class only
+        order = [c.pop() for c in classes]
+        own = 24 if key == "2x24GiB" else int(key.removesuffix("GiB"))
+        assert order[0] == own, name
+        if fit == "exact" or key == "2x24GiB":
+            assert order == [own], name
+        else:
+            assert order == [s for s in SIZES if s >= own], name  # smallest first, each larger size once
+
+
+def test_the_8gib_template_never_lands_on_a_4gib_slice_and_tries_8_before_24():
+    (_, spec) = template_specs(FOUR_SIZES)["8GiB"]
+    first, *rest = requests_of(spec)
+    assert matches(device_class_selector(), first["selectors"][0]["cel"]["expression"]) == {
+        "aks-nv12-vmss000000/gpu-0", "aks-nv12-vmss000001/gpu-0"}  # one reads 7.8Gi: still an 8 GB slice
+    every = set().union(*(matches(device_class_selector(), c["selectors"][0]["cel"]["expression"]) for c in [first, *rest]))
+    assert not any(NOMINAL[key] == 4 for key in every)
+
+
+def test_the_two_device_template_needs_a_node_with_two_24gib_devices():
+    (_, spec) = template_specs(FOUR_SIZES)["2x24GiB"]
+    (choice,) = requests_of(spec)
+    selected = matches(device_class_selector(), choice["selectors"][0]["cel"]["expression"])
+    # The scheduler allocates a claim's devices on one node: only the NV72ads node has two that match.
+    per_node: dict[str, int] = {}
+    for key in selected:
+        per_node[key.split("/")[0]] = per_node.get(key.split("/")[0], 0) + 1
+    assert choice["count"] == 2
+    assert [node for node, n in per_node.items() if n >= choice["count"]] == ["aks-nv72-vmss000000"]
 
 
 def test_a10_without_a_memory_capacity_is_in_the_class_but_no_template():
     key = "aks-no-memory/gpu-0"
     assert evaluate(device_class_selector(), ALL_DEVICES[key])
-    assert not any(evaluate(memory_selector(size, MARGIN), ALL_DEVICES[key]) for size in SIZES)
+    assert not any(evaluate(size_class_selector(size, MARGIN), ALL_DEVICES[key]) for size in SIZES)
 
 
 # --- controls: what the guards and the margin are for ---------------------------------------------------------------------------

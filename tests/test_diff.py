@@ -475,7 +475,7 @@ def plans(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     full = next(p for p in prod["config"]["aks-dra-vgpu:gpuPools"] if p["name"] == "a10full")
     assert full["vmSize"] == "Standard_NV36ads_A10_v5"
     variants = {
-        "vmsize": lambda pools: pools[[p["name"] for p in pools].index("a10full")].update(vmSize="Standard_NV72ads_A10_v5"),
+        "vmsize": lambda pools: pools[[p["name"] for p in pools].index("a10full")].update(vmSize="Standard_NV36adms_A10_v5"),
         "bounds": lambda pools: pools[[p["name"] for p in pools].index("a10third")]["autoscaling"].update(maxCount=8),
     }
     files = {"prod": work / "prod.json"}
@@ -494,7 +494,7 @@ def test_real_plans_a_new_vm_size_replaces_that_pool_with_downtime(plans, capsys
     status, out, err = run(capsys, "diff", str(plans["prod"]), str(plans["vmsize"]))
     assert (status, err) == (3, "")
     assert "+- AgentPool gpu-a10full-pool  REPLACE (delete first)" in out
-    assert 'vmSize: "Standard_NV36ads_A10_v5" -> "Standard_NV72ads_A10_v5"' in out
+    assert 'vmSize: "Standard_NV36ads_A10_v5" -> "Standard_NV36adms_A10_v5"' in out
     assert "DOWNTIME" in out and SAFE_CHANGES_DOC in out
     assert out.endswith("0 to create, 0 to update, 1 to replace, 0 refused, 0 to delete\n")
 

@@ -19,6 +19,7 @@ from jsonschema.validators import validator_for
 from pydantic import BaseModel, Field
 
 from components.catalog import A10_SIZES, CHART_DEVICE_CLASSES, DEFAULT_CHART_VERSION, DRIVER_CHARTS, OFFERED_CHART_VERSIONS
+from components.claim_templates import claim_template_name
 from components.cli import main
 from components.config import (
     ConfigError,
@@ -36,14 +37,17 @@ from components.docs import (
     CONFIG_REFERENCE,
     SIZING,
     SIZING_BLOCK,
+    SIZING_EXAMPLE,
+    SIZING_EXAMPLE_BLOCK,
     STACK_SCHEMA,
     admitted_sizes,
     config_reference,
     read_block,
+    sizing_example,
     sizing_table,
     stack_schema,
 )
-from components.dra_samples import claim_template_name, min_memory_mib
+from components.selectors import max_memory_mib, min_memory_mib
 from tests.conftest import ROOT
 
 REGENERATE = "out of date: run `python -m components docs` and commit the result"
@@ -366,15 +370,25 @@ def test_sizing_table_matches_catalog_and_selectors():
         assert cells[0] == f"`{size.vm_size}`"
         assert cells[1:6] == [str(size.vcpus), str(size.ram_gib), size.gpu_share, str(size.gpu_memory_gib),
                               str(size.devices_per_node)]
-        assert cells[7] == f"`{claim_template_name(klass, size.gpu_memory_gib)}`"
-        assert cells[8] == str(min_memory_mib(size.gpu_memory_gib, margin))
+        assert cells[7].startswith(f"`{claim_template_name(klass, size.gpu_memory_gib)}`")
+        low, high = min_memory_mib(size.gpu_memory_gib, margin), max_memory_mib(size.gpu_memory_gib, margin)
+        assert cells[8] == f"{low} to {high - 1}"
+        assert ("2x24gib" in cells[7]) is (size.devices_per_node == 2)
 
 
 @pytest.mark.parametrize("margin", [0, 10, 25])
-def test_a_template_admits_exactly_the_sizes_at_least_its_own(margin):
+def test_a_templates_first_choice_takes_exactly_its_own_size(margin):
     for template in {s.gpu_memory_gib for s in A10_SIZES.values()}:
         admitted = {s.vm_size for s in admitted_sizes(template, margin)}
-        assert admitted == {s.vm_size for s in A10_SIZES.values() if s.gpu_memory_gib >= template}
+        assert admitted == {s.vm_size for s in A10_SIZES.values() if s.gpu_memory_gib == template}
+
+
+def test_sizing_md_has_the_generated_worked_example():
+    committed = read_block((ROOT / SIZING).read_text(encoding="utf-8"), SIZING_EXAMPLE_BLOCK)
+    assert committed == sizing_example(), f"the worked example in {SIZING} is {REGENERATE}"
+    assert "Everything fits." in committed and "#### Cost" in committed and "utilisation" in committed
+    for workload in SIZING_EXAMPLE:
+        assert f"--workload {workload}" in committed
 
 
 def test_the_margin_keeps_a_slightly_short_slice_in_its_own_class():

@@ -2,29 +2,23 @@
 
 from __future__ import annotations
 
-import itertools
-
 import pulumi
 import pytest
 from pydantic import ValidationError
 
-from components.catalog import A10_SIZES
-from components.config import GpuPoolConfig, SamplesConfig
+from components.claim_templates import claim_spec, device_class_spec, template_specs
+from components.config import GpuPoolConfig
 from components.dra_samples import (
     JOB_COMMAND,
     DraSamples,
     DraSamplesArgs,
-    claim_template_name,
-    device_class_selector,
-    device_request,
+    claim_settings,
     job_spec,
-    memory_selector,
-    min_memory_mib,
     sizes_in_use,
     workload_memory,
-    workload_tolerations,
 )
 from components.offline import capture
+from components.tolerations import tolerations_for_size
 
 DEVICE_CLASS = "kubernetes:resource.k8s.io/v1:DeviceClass"
 TEMPLATE = "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate"
@@ -40,6 +34,7 @@ def pool(name: str, vm_size: str, taints: list[str] | None = None) -> GpuPoolCon
 SMALL = pool("small", "Standard_NV6ads_A10_v5")
 THIRD = pool("third", "Standard_NV12ads_A10_v5", ["nvidia.com/gpu=present:NoSchedule"])
 FULL = pool("full", "Standard_NV36ads_A10_v5", ["nvidia.com/gpu=present:NoSchedule", "tier=training:NoSchedule"])
+PAIRS = pool("pairs", "Standard_NV72ads_A10_v5", ["tier=pairs:NoSchedule"])
 
 
 def args(pools: list[GpuPoolConfig] | None = None, **overrides) -> DraSamplesArgs:
@@ -47,53 +42,15 @@ def args(pools: list[GpuPoolConfig] | None = None, **overrides) -> DraSamplesArg
 
 
 # --- pure functions -------------------------------------------------------------------------------------------------------
-def test_device_class_selector_checks_driver_type_and_a10_product_with_guards():
-    cel = device_class_selector()
-    assert "device.driver == 'gpu.nvidia.com'" in cel
-    # Every attribute is tested for presence before it is read (a missing one is an error, not false).
-    assert cel.index("'type' in device.attributes['gpu.nvidia.com']") < cel.index(".type == 'gpu'")
-    assert cel.index("'productName' in device.attributes['gpu.nvidia.com']") < cel.index(".productName.matches(")
-
-
-@pytest.mark.parametrize("nominal, margin, expected", [(8, 10, 7372), (4, 10, 3686), (24, 10, 22118), (8, 0, 8192)])
-def test_min_memory_is_nominal_less_the_margin(nominal, margin, expected):
-    assert min_memory_mib(nominal, margin) == expected
-
-
-def test_an_8gb_slice_reading_7_8gib_still_counts_as_8gb():
-    assert round(7.8 * 1024) >= min_memory_mib(8, SamplesConfig().memory_margin_percent)
-
-
-@pytest.mark.parametrize("margin", range(0, 26))
-def test_no_allowed_margin_lets_a_smaller_size_reach_a_bigger_template(margin):
-    sizes = sorted({s.gpu_memory_gib for s in A10_SIZES.values()})
-    for smaller, bigger in itertools.pairwise(sizes):
-        assert smaller * 1024 < min_memory_mib(bigger, margin), (smaller, bigger, margin)
-
-
-def test_memory_selector_guards_the_capacity_then_compares_with_a_quantity():
-    cel = memory_selector(8, 10)
-    assert cel == (
-        "'memory' in device.capacity['gpu.nvidia.com'] && "
-        "device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('7372Mi')) >= 0"
-    )
-
-
 def test_sizes_in_use_are_distinct_and_sorted():
     pools = [FULL, SMALL, THIRD, pool("other", "Standard_NV36adms_A10_v5"), pool("big", "Standard_NV72ads_A10_v5")]
     assert sizes_in_use(pools) == [4, 8, 24]
 
 
-def test_device_request_is_v1_shaped():
-    request = device_request(args(), 8)
-    assert set(request) == {"name", "exactly"}  # v1 wraps the details; v1beta1 had them at the top
-    assert request["exactly"]["deviceClassName"] == "a10-vgpu"
-    assert (request["exactly"]["allocationMode"], request["exactly"]["count"]) == ("ExactCount", 1)
-    assert request["exactly"]["selectors"] == [{"cel": {"expression": memory_selector(8, 10)}}]
-
-
-def test_template_names_follow_the_class():
-    assert claim_template_name("a10-vgpu", 8) == "a10-vgpu-8gib"
+def test_claim_settings_follow_the_pools_and_the_samples_settings():
+    settings = claim_settings(args(fit="exact", memoryMarginPercent=5), [THIRD, FULL])
+    assert (settings.sizes, settings.two_devices, settings.fit, settings.memory_margin_percent) == ([8, 24], False, "exact", 5)
+    assert claim_settings(args([SMALL, PAIRS]), [SMALL, PAIRS]).two_devices is True  # NV72ads nodes: two devices each
 
 
 @pytest.mark.parametrize("wanted, size", [(None, 8), (1, 8), (8, 8), (9, 24), (24, 24)])
@@ -113,13 +70,44 @@ def test_chart_device_class_name_is_refused():
     assert "'gpu.nvidia.com' is created by the NVIDIA chart" in str(err.value)
 
 
-def test_tolerations_cover_only_pools_big_enough_each_taint_once():
-    assert workload_tolerations([THIRD, FULL], 24) == [
-        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"},
-        {"key": "tier", "operator": "Equal", "value": "training", "effect": "NoSchedule"},
-    ]
-    assert workload_tolerations([THIRD, FULL], 8) == workload_tolerations([THIRD, FULL], 24)
-    assert workload_tolerations([SMALL], 4) == []
+@pytest.mark.parametrize("namespace", ["default", "kube-system", "kube-public", "kube-node-lease", "kube-anything"])
+def test_namespaces_the_samples_would_break_are_refused(namespace):
+    with pytest.raises(ValidationError) as err:
+        args(namespace=namespace)
+    assert f"namespace\n  Value error, '{namespace}' is refused" in str(err.value)
+
+
+@pytest.mark.parametrize("namespace", ["dra-samples", "team-kube", "kubeflow", "defaults"])
+def test_other_namespaces_are_fine(namespace):
+    assert args(namespace=namespace).namespace == namespace
+
+
+def test_extended_resource_name_needs_kubernetes_1_36():
+    with pytest.raises(ValidationError) as err:
+        args(extendedResourceName="nvidia.com/gpu")
+    assert "extendedResourceName: needs the cluster's Kubernetes version (kubernetesVersion)" in str(err.value)
+    with pytest.raises(ValidationError) as err:
+        args(extendedResourceName="nvidia.com/gpu", kubernetesVersion="1.35")
+    assert "needs Kubernetes 1.36 or newer (kubernetesVersion is '1.35')" in str(err.value)
+    assert args(extendedResourceName="nvidia.com/gpu", kubernetesVersion="1.36").extended_resource_name == "nvidia.com/gpu"
+
+
+@pytest.mark.parametrize("name", ["gpu", "kubernetes.io/gpu", "nvidia.com/", "/gpu", "nvidia.com/g pu", "Nvidia_com/gpu"])
+def test_extended_resource_names_must_be_domain_qualified(name):
+    with pytest.raises(ValidationError) as err:
+        args(extendedResourceName=name, kubernetesVersion="1.36")
+    assert "is not an extended resource name" in str(err.value)
+
+
+def test_job_tolerates_only_its_own_size_class():
+    # The 8 GiB Job may fall back to the 24 GiB slices (bestFit), but never onto the tainted 24 GiB pool.
+    pod = job_spec(args(), [THIRD, FULL])["template"]["spec"]
+    assert pod["tolerations"] == tolerations_for_size([THIRD, FULL], 8)
+    assert {t["key"] for t in pod["tolerations"]} == {"nvidia.com/gpu"}
+    assert "tier" not in {t["key"] for t in pod["tolerations"]}
+    big = job_spec(args(workloadMemoryGiB=24), [THIRD, FULL])["template"]["spec"]
+    assert {t["key"] for t in big["tolerations"]} == {"nvidia.com/gpu", "tier"}
+    assert big["resourceClaims"] == [{"name": "gpu", "resourceClaimTemplateName": "a10-vgpu-24gib"}]
 
 
 def test_job_is_locked_down_and_claims_a_vgpu():
@@ -141,7 +129,6 @@ def test_job_is_locked_down_and_claims_a_vgpu():
     assert set(container["resources"]["limits"]) == {"cpu", "memory"}
     assert pod["resourceClaims"] == [{"name": "gpu", "resourceClaimTemplateName": "a10-vgpu-8gib"}]
     assert container["resources"]["claims"] == [{"name": "gpu"}]
-    assert {t["key"] for t in pod["tolerations"]} == {"nvidia.com/gpu", "tier"}
     assert "ttlSecondsAfterFinished" not in spec
 
 
@@ -176,7 +163,8 @@ def plans() -> dict[bool, object]:
 def test_device_class(plans, preview):
     dc = plans[preview].one(DEVICE_CLASS)
     assert dc.inputs["metadata"] == {"name": "a10-vgpu"}
-    assert dc.inputs["spec"] == {"selectors": [{"cel": {"expression": device_class_selector()}}]}
+    assert dc.inputs["spec"] == device_class_spec()
+    assert "extendedResourceName" not in dc.inputs["spec"]  # off by default
 
 
 def test_one_template_per_size_in_use(plans, preview):
@@ -185,13 +173,14 @@ def test_one_template_per_size_in_use(plans, preview):
     for size in (8, 24):
         t = templates[f"a10-vgpu-{size}gib"]
         assert t.inputs["metadata"]["namespace"] == "dra-samples"
-        assert t.inputs["spec"] == {"spec": {"devices": {"requests": [device_request(args(), size)]}}}
+        assert t.inputs["spec"] == {"spec": claim_spec(claim_settings(args(), [THIRD, FULL]), size)}
+        assert t.inputs["spec"]["spec"] == template_specs(claim_settings(args(), [THIRD, FULL]))[f"{size}GiB"][1]
 
 
 def test_shared_claim_asks_for_the_smallest_size(plans, preview):
     claim = plans[preview].one(CLAIM)
     assert claim.inputs["metadata"] == {"name": "a10-vgpu-shared", "namespace": "dra-samples"}
-    assert claim.inputs["spec"]["devices"]["requests"] == [device_request(args(), 8)]
+    assert claim.inputs["spec"] == claim_spec(claim_settings(args(), [THIRD, FULL]), 8)
 
 
 def test_job_does_not_block_pulumi_up(plans, preview):
@@ -246,3 +235,18 @@ def test_without_an_explicit_provider_it_refuses():
     with pytest.raises(pulumi.InputPropertiesError) as err:
         make(False, args(), with_provider=False)
     assert "explicit Kubernetes provider" in str(err.value)
+
+
+def test_two_device_nodes_get_a_two_device_template(preview):
+    plan = make(preview, args([THIRD, PAIRS], workload=False))
+    templates = {t.inputs["metadata"]["name"]: t.inputs["spec"]["spec"] for t in plan.all(TEMPLATE)}
+    assert sorted(templates) == ["a10-vgpu-24gib", "a10-vgpu-2x24gib", "a10-vgpu-8gib"]
+    (request,) = templates["a10-vgpu-2x24gib"]["devices"]["requests"]
+    assert request["exactly"]["count"] == 2 and request["name"] == "gpu"
+    assert plan.outputs["claimTemplateNames"]["2x24GiB"] == "a10-vgpu-2x24gib"
+
+
+def test_extended_resource_name_reaches_the_device_class_on_1_36(preview):
+    plan = make(preview, args(extendedResourceName="nvidia.com/gpu", kubernetesVersion="1.36", workload=False))
+    assert plan.one(DEVICE_CLASS).inputs["spec"] == device_class_spec("nvidia.com/gpu")
+    assert plan.one(DEVICE_CLASS).inputs["spec"]["extendedResourceName"] == "nvidia.com/gpu"

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import runpy
 import shutil
 import subprocess
@@ -24,6 +25,8 @@ from components.policies import (
     check_gpu_pool,
     check_kubernetes_version,
     check_plan,
+    check_scale_from_zero,
+    check_unique_device_classes,
     format_violations,
 )
 from tests.conftest import ROOT
@@ -173,27 +176,31 @@ def test_sample_job_skips_only_what_it_knowingly_leaves_to_the_owner(dev_plan):
 
 # --- whole plans and the CLI ---------------------------------------------------------------------------------------------------
 def test_check_plan_reads_plans_and_plan_documents(dev_plan):
-    assert check_plan(dev_plan) == []
-    assert check_plan(dev_plan.to_dict()) == []  # the `plan --json` document too
+    # dev's GPU pool scales from 0: the one (advisory) finding.
+    assert [(v.policy, v.mandatory) for v in check_plan(dev_plan)] == [("dra-pool-scale-from-zero", False)]
+    assert check_plan(dev_plan.to_dict()) == check_plan(dev_plan)  # the `plan --json` document too
     document = copy.deepcopy(dev_plan.to_dict())
     (pool,) = [r for r in document["resources"] if r["type"] == POOL]
     pool["inputs"]["vmSize"] = "Standard_NC6s_v3"
+    pool["inputs"]["minCount"] = 1
     (violation,) = check_plan(document)
     assert (violation.policy, violation.urn, violation.mandatory) == ("a10-gpu-pool", pool["urn"], True)
 
 
 def test_format_violations():
-    assert format_violations([]).strip() == f"policy: no violations ({len(POLICIES)} policies: " + ", ".join(
-        p.name for p in POLICIES) + ")"
+    assert format_violations([]).strip() == f"policy: no violations ({len(POLICIES) + 1} policies: " + ", ".join(
+        p.name for p in POLICIES) + ", unique-device-class)"
     text = format_violations([Violation("a10-gpu-pool", "urn:x", "vmSize is wrong", True)])
     assert "policy: 1 violation (1 mandatory)" in text and "[mandatory] a10-gpu-pool: urn:x" in text
     assert "vmSize is wrong" in text
 
 
 @pytest.mark.parametrize("stack", ["dev", "prod"])
-def test_plan_policy_passes_on_both_stacks(capsys, stack):
+def test_plan_policy_passes_on_both_stacks_with_one_advisory(capsys, stack):
     assert main(["plan", "--stack", stack, "--project-dir", str(ROOT), "--policy"]) == EXIT_OK
-    assert "policy: no violations" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    # Each stack has one GPU pool at minCount 0 (dev's only pool, prod's whole-A10 pool): advisory, not mandatory.
+    assert "policy: 1 violation (0 mandatory)" in out and "[advisory] dra-pool-scale-from-zero:" in out
 
 
 ROGUE = '''
@@ -216,7 +223,7 @@ def test_plan_policy_exits_4_on_a_stack_that_breaks_a_policy(capsys, tmp_path: P
     status = main(["plan", "--stack", "dev", "--project-dir", str(tmp_path), "--policy"])
     out = capsys.readouterr().out
     assert status == EXIT_POLICY
-    assert "policy: 1 violation (1 mandatory)" in out
+    assert "policy: 2 violations (1 mandatory)" in out
     assert "[mandatory] no-chart-device-class:" in out and "DeviceClass::rogue" in out
 
 
@@ -239,12 +246,17 @@ def sdk_validate(policy, type_token: str, props: dict) -> list[str]:
     return reported
 
 
-def test_pack_wraps_every_invariant_as_a_mandatory_policy(pack):
+def test_pack_wraps_every_invariant_at_its_level(pack):
     from pulumi_policy import EnforcementLevel
 
     policies = pack["resource_policies"]()
     assert [p.name for p in policies] == [p.name for p in POLICIES]
-    assert all(p.enforcement_level == EnforcementLevel.MANDATORY for p in policies)
+    for policy, check in zip(policies, POLICIES, strict=True):
+        wanted = EnforcementLevel.MANDATORY if check.mandatory else EnforcementLevel.ADVISORY
+        assert policy.enforcement_level == wanted, policy.name
+    assert [p.enforcement_level for p in policies].count(EnforcementLevel.ADVISORY) == 1  # scale from zero
+    (stack_policy,) = pack["stack_policies"]()
+    assert (stack_policy.name, stack_policy.enforcement_level) == ("unique-device-class", EnforcementLevel.MANDATORY)
 
 
 def test_pack_policies_validate_through_the_sdk(pack, good):
@@ -280,7 +292,7 @@ def test_pack_serves_the_engine_as_pulumi_runs_it(pack):
             stub = analyzer_pb2_grpc.AnalyzerStub(channel)
             info = stub.GetAnalyzerInfo(empty_pb2.Empty(), timeout=10)
             assert info.name == "aks-dra-vgpu"
-            assert {p.name for p in info.policies} == {p.name for p in POLICIES}
+            assert {p.name for p in info.policies} == {p.name for p in POLICIES} | {"unique-device-class"}
             props = struct_pb2.Struct()
             props.update({"metadata": {"name": "gpu.nvidia.com"}})
             request = analyzer_pb2.AnalyzeRequest(type=DEVICE_CLASS, properties=props, urn="urn:rogue", name="rogue")
@@ -294,3 +306,90 @@ def test_pack_serves_the_engine_as_pulumi_runs_it(pack):
     finally:
         server.kill()
         server.wait(timeout=10)
+
+
+# --- scale from zero and one owner per DeviceClass -----------------------------------------------------------------------
+def test_a_dra_pool_autoscaling_from_zero_is_an_advisory_naming_the_pool_and_why(good):
+    (message,) = check_scale_from_zero(POOL, good[POOL])  # dev: minCount 0
+    assert message.startswith("pool a10s autoscales from minCount 0: the cluster autoscaler's Azure node template has no "
+                              "ResourceSlices")
+    assert "azure_template.go" in message and "set autoscaling.minCount to 1" in message
+    assert check_scale_from_zero(POOL, {**good[POOL], "minCount": 1}) == []
+    assert check_scale_from_zero(POOL, {**good[POOL], "enableAutoScaling": False}) == []
+    cpu = {k: v for k, v in good[POOL].items() if k != "nodeLabels"}  # no nvidia.com/gpu.present: no DRA plugin there
+    assert check_scale_from_zero(POOL, cpu) == []
+    assert check_scale_from_zero(RELEASE, good[RELEASE]) == []
+
+
+def test_two_device_classes_with_one_name_are_a_mandatory_violation():
+    resources = [
+        ("urn:a", DEVICE_CLASS, {"metadata": {"name": "a10-vgpu"}}),
+        ("urn:b", "kubernetes:resource.k8s.io/v1:ResourceClaim", {"metadata": {"name": "a10-vgpu"}}),
+        ("urn:c", DEVICE_CLASS, {"metadata": {"name": "team-a10"}}),
+        ("urn:d", DEVICE_CLASS, {"metadata": {"name": "a10-vgpu"}}),
+        ("urn:e", DEVICE_CLASS, {"metadata": {"name": "[unknown]"}}),
+        ("urn:f", DEVICE_CLASS, {"metadata": {"name": "[unknown]"}}),
+    ]
+    ((urn, message),) = check_unique_device_classes(resources)
+    assert urn == "urn:d" and message.startswith("DeviceClass 'a10-vgpu' is also declared by urn:a")
+    assert check_unique_device_classes(resources[:3]) == []
+
+
+def test_pack_checks_one_owner_per_device_class_through_the_sdk(pack):
+    from pulumi_policy import PolicyCustomTimeouts, PolicyResource, PolicyResourceOptions, StackValidationArgs
+
+    def res(urn: str, name: str) -> PolicyResource:
+        opts = PolicyResourceOptions(False, [], False, [], PolicyCustomTimeouts(0, 0, 0), [])
+        return PolicyResource(DEVICE_CLASS, {"metadata": {"name": name}}, urn, urn, opts, None, None, [], {})
+
+    (policy,) = pack["stack_policies"]()
+    reported: list[tuple[str, str | None]] = []
+    policy.validate(StackValidationArgs([res("urn:a", "x"), res("urn:b", "x"), res("urn:c", "y")]),
+                    lambda message, urn=None: reported.append((message, urn)))
+    assert [urn for _, urn in reported] == ["urn:b"]
+
+
+TWO_OWNERS = '''
+# A team adds claim templates for its own namespace, and lets them create the DeviceClass the samples already create.
+from components import DraClaimTemplates, DraClaimTemplatesArgs
+
+DraClaimTemplates(
+    "team-a",
+    DraClaimTemplatesArgs(namespace="team-a", sizes=[4], device_class=True),
+    opts=pulumi.ResourceOptions(providers={"kubernetes": platform.cluster.provider}),
+)
+'''
+
+
+def project_with(tmp_path: Path, extra: str, min_count: int | None = None) -> Path:
+    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
+    (tmp_path / "__main__.py").write_text((ROOT / "__main__.py").read_text() + extra)
+    shutil.copytree(ROOT / "stacks", tmp_path / "stacks")
+    if min_count is not None:
+        path = tmp_path / "stacks" / "Pulumi.dev.yaml"
+        path.write_text(path.read_text().replace("minCount: 0", f"minCount: {min_count}"))
+    return tmp_path
+
+
+def test_plan_refuses_two_components_creating_one_device_class(capsys, tmp_path: Path):
+    project = project_with(tmp_path, TWO_OWNERS)
+    status = main(["plan", "--stack", "dev", "--project-dir", str(project), "--json"])
+    out, err = capsys.readouterr()
+    assert status == EXIT_POLICY
+    json.loads(out)  # stdout stays the plan document
+    (error,) = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert "DeviceClass 'a10-vgpu' is also declared by" in error
+    assert "DeviceClass::team-a-class" in error and "DeviceClass::gpu-dra-samples-class" in error
+    assert main(["plan", "--stack", "dev", "--project-dir", str(project), "--policy"]) == EXIT_POLICY
+    assert "[mandatory] unique-device-class:" in capsys.readouterr().out
+
+
+def test_plan_warns_on_stderr_about_scale_from_zero_and_keeps_json_clean(capsys, tmp_path: Path):
+    status = main(["plan", "--stack", "dev", "--project-dir", str(ROOT), "--json"])
+    out, err = capsys.readouterr()
+    assert status == EXIT_OK and json.loads(out)["stack"] == "dev"
+    assert err.splitlines() == [line for line in err.splitlines() if line.startswith("warning: pool a10s autoscales from")]
+    assert len(err.splitlines()) == 1
+    project = project_with(tmp_path, "", min_count=1)
+    assert main(["plan", "--stack", "dev", "--project-dir", str(project), "--json"]) == EXIT_OK
+    assert capsys.readouterr().err == ""  # at minCount 1 there is nothing to say

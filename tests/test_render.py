@@ -15,7 +15,7 @@ from components.offline import Plan, load_project, run_project
 from components.offline.render import CLUSTER_SCOPED_KINDS, render
 from tests.conftest import ROOT
 
-VERSIONS = ("1.34", "1.35")
+VERSIONS = ("1.34", "1.35", "1.36")
 STACKS = ("dev", "prod")
 RELEASE = "nvidia-dra-driver-gpu"
 
@@ -178,3 +178,50 @@ def test_rerender_removes_stale_objects_and_keeps_other_files(rendered, tmp_path
     assert not stale.exists() and not (tmp_path / "helm" / "old-release").exists()
     assert notes.read_text() == "mine\n"
     assert (tmp_path / "kubernetes" / "deviceclass-a10-vgpu.yaml").exists()
+
+
+FOUR_SIZES = {
+    "aks-dra-vgpu:cluster": {"name": "aks-four", "location": "westeurope", "resourceGroup": {"name": "rg-four"},
+                             "kubernetesVersion": "1.36"},
+    "aks-dra-vgpu:gpuPools": [
+        {"name": "small", "vmSize": "Standard_NV6ads_A10_v5", "count": 1},
+        {"name": "third", "vmSize": "Standard_NV12ads_A10_v5", "count": 1, "taints": ["size=8:NoSchedule"]},
+        {"name": "half", "vmSize": "Standard_NV18ads_A10_v5", "count": 1, "taints": ["size=12:NoSchedule"]},
+        {"name": "pairs", "vmSize": "Standard_NV72ads_A10_v5", "count": 1, "taints": ["size=24:NoSchedule"]},
+    ],
+    "aks-dra-vgpu:samples": {"workloadMemoryGiB": 8, "extendedResourceName": "nvidia.com/gpu"},
+}
+
+
+@pytest.fixture(scope="module")
+def four_sizes(tmp_path_factory) -> dict[str, dict]:
+    """A stack with all four slice sizes (and two-device nodes), rendered: its manifests by file name."""
+    project = tmp_path_factory.mktemp("four")
+    (project / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    (project / "__main__.py").write_text((ROOT / "__main__.py").read_text())
+    (project / "stacks").mkdir()
+    (project / "stacks" / "Pulumi.four.yaml").write_text(yaml.safe_dump({"config": FOUR_SIZES}))
+    out = project / "out"
+    render(run_project(load_project(project), "four", preview=True), out)
+    return manifests(out)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_four_sizes_render_valid_best_fit_templates(four_sizes, version):
+    templates = {k: v for k, v in four_sizes.items() if k.startswith("resourceclaimtemplate-")}
+    assert sorted(templates) == [f"resourceclaimtemplate-a10-vgpu-{n}.yaml"
+                                 for n in ("12gib", "24gib", "2x24gib", "4gib", "8gib")]
+    (request,) = templates["resourceclaimtemplate-a10-vgpu-4gib.yaml"]["spec"]["spec"]["devices"]["requests"]
+    assert [s["name"] for s in request["firstAvailable"]] == ["4gib", "8gib", "12gib", "24gib"]
+    for name, obj in four_sizes.items():
+        try:
+            kubernetes_validate.validate(obj, version, strict=True)
+        except kubernetes_validate.ValidationError as err:
+            pytest.fail(f"{name} is not a valid {version} object: {err.message}")
+
+
+def test_four_sizes_job_tolerates_only_its_own_size(four_sizes):
+    pod = four_sizes["job-nvidia-smi.yaml"]["spec"]["template"]["spec"]
+    assert pod["tolerations"] == [{"key": "size", "operator": "Equal", "value": "8", "effect": "NoSchedule"}]
+    assert pod["resourceClaims"] == [{"name": "gpu", "resourceClaimTemplateName": "a10-vgpu-8gib"}]
+    assert four_sizes["deviceclass-a10-vgpu.yaml"]["spec"]["extendedResourceName"] == "nvidia.com/gpu"

@@ -2,18 +2,44 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, field_validator
 
 from ..catalog import CHART_DEVICE_CLASSES
 from .base import Model
-from .syntax import DNS_LABEL, DNS_SUBDOMAIN
+from .syntax import DNS_LABEL, DNS_SUBDOMAIN, check_label_key, parse_k8s_version
+
+# Kubernetes versions from which a DeviceClass's extendedResourceName works by default: the DRAExtendedResource gate is
+# alpha (off) in 1.34 and 1.35, beta (on) from 1.36 (kubernetes/kubernetes pkg/features/versioned_kube_features.go;
+# KEP-5004). The field is in the v1 schema from 1.34, and with the gate off the API server silently drops it
+# (pkg/registry/resource/deviceclass/strategy.go, dropDisabledDRAExtendedResourceFields): only this check tells.
+EXTENDED_RESOURCE_FROM = (1, 36)
+
+Fit = Literal["bestFit", "exact"]
+"""bestFit: a slice of the template's own size first, larger ones only when none is free; exact: that size only."""
+
+
+def check_device_class_name(v: str) -> str:
+    """A DeviceClass name this package may create: a DNS subdomain that is none of the NVIDIA chart's own classes."""
+    if v in CHART_DEVICE_CLASSES:
+        raise ValueError(
+            f"'{v}' is created by the NVIDIA chart; choose another name (taken: {', '.join(sorted(CHART_DEVICE_CLASSES))})"
+        )
+    if not DNS_SUBDOMAIN.fullmatch(v):
+        raise ValueError(f"'{v}' is not a DeviceClass name; use a DNS subdomain (lowercase, digits, '-', '.')")
+    return v
 
 
 class SamplesConfig(Model):
     """The resource.k8s.io/v1 objects that show and use the A10 vGPUs: DeviceClass, claim templates, a shared claim, a Job."""
 
     enabled: bool = Field(True, description="Create the DeviceClass, claim templates and shared claim.")
-    namespace: str = Field("dra-samples", description="Namespace for the claims and the sample Job.")
+    namespace: str = Field(
+        "dra-samples",
+        description="Namespace for the claims and the sample Job; this package creates it (pod security 'restricted', "
+        "all traffic denied), so never 'default', 'kube-*' or the driver's namespace.",
+    )
     device_class_name: str = Field(
         "a10-vgpu",
         description="DeviceClass for A10 vGPUs; must not reuse a chart-created name.",
@@ -22,6 +48,11 @@ class SamplesConfig(Model):
     memory_margin_percent: int = Field(
         10, ge=0, le=25,
         description="How far below nominal a slice's reported GPU memory may read and still match (0-25 %).",
+    )
+    fit: Fit = Field(
+        "bestFit",
+        description="How claim templates pick a slice: bestFit takes the template's own size first and a larger slice "
+        "only when none is free (DRA prioritized list); exact takes that size only.",
     )
     shared_claim: bool = Field(True, description="Create a ResourceClaim that several pods share (one vGPU).")
     workload: bool = Field(True, description="Run the sample Job (nvidia-smi -L on a claimed vGPU).")
@@ -38,23 +69,52 @@ class SamplesConfig(Model):
         description="Image of the sample Job: any glibc-based image; the DRA driver injects nvidia-smi and the driver "
         "libraries from the host (CDI), so no CUDA image is needed. Pin a digest for production clusters.",
     )
+    extended_resource_name: str | None = Field(
+        None,
+        description="Kubernetes 1.36 or newer only: the DeviceClass also serves pods that ask for this extended "
+        "resource (e.g. 'nvidia.com/gpu') with DRA devices, a migration path from the device plugin. Off by default.",
+    )
 
     @field_validator("namespace")
     @classmethod
     def _namespace(cls, v: str) -> str:
         if not DNS_LABEL.fullmatch(v):
             raise ValueError(f"'{v}' is not a namespace name; use a DNS label (lowercase, digits, '-')")
+        if v == "default" or v.startswith("kube-"):
+            raise ValueError(
+                f"'{v}' is refused: the samples label their namespace pod-security 'restricted' and deny all traffic "
+                "in it, which would break what already runs there; choose a namespace of their own (e.g. 'dra-samples')"
+            )
         return v
 
     @field_validator("device_class_name")
     @classmethod
     def _device_class(cls, v: str) -> str:
-        if v in CHART_DEVICE_CLASSES:
+        return check_device_class_name(v)
+
+    @field_validator("extended_resource_name")
+    @classmethod
+    def _extended_resource(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
+        # k8s.io/apimachinery IsExtendedResourceName: a domain-qualified name outside kubernetes.io, and
+        # "requests.<name>" a valid qualified name (it becomes a quota key).
+        prefix, slash, _ = v.partition("/")
+        if not slash or check_label_key(v) or check_label_key(f"requests.{v}") or "kubernetes.io" in prefix:
             raise ValueError(
-                f"'{v}' is created by the NVIDIA chart; choose another name (taken: {', '.join(sorted(CHART_DEVICE_CLASSES))})"
+                f"'{v}' is not an extended resource name; write <domain>/<name> outside kubernetes.io, e.g. 'nvidia.com/gpu'"
             )
-        if not DNS_SUBDOMAIN.fullmatch(v):
-            raise ValueError(f"'{v}' is not a DeviceClass name; use a DNS subdomain (lowercase, digits, '-', '.')")
         return v
 
 
+def extended_resource_problem(kubernetes_version: str | None, version_key: str) -> str | None:
+    """Why a DeviceClass extendedResourceName cannot be used on this Kubernetes version, or None when it can."""
+    wanted = ".".join(map(str, EXTENDED_RESOURCE_FROM))
+    if kubernetes_version is None:
+        return f"needs the cluster's Kubernetes version ({version_key}): it works from {wanted} on"
+    if parse_k8s_version(kubernetes_version) < EXTENDED_RESOURCE_FROM:
+        return (
+            f"needs Kubernetes {wanted} or newer ({version_key} is '{kubernetes_version}'): before {wanted} the "
+            "DRAExtendedResource feature gate is alpha and off, and the API server drops the field"
+        )
+    return None

@@ -9,7 +9,7 @@ from .cluster import ClusterConfig
 from .driver import DraDriverConfig
 from .errors import KeyedProblemsError
 from .pools import GpuPoolConfig
-from .samples import SamplesConfig
+from .samples import SamplesConfig, extended_resource_problem
 from .versions import pool_skew_problem
 
 
@@ -36,10 +36,11 @@ class StackConfig(Model):
 
     @model_validator(mode="after")
     def _cross(self) -> StackConfig:
+        problems: list[tuple[str, str]] = []
         system = self.cluster.system_pool.name
         for index, pool in enumerate(self.gpu_pools):
             if pool.name == system:
-                raise KeyedProblemsError((
+                problems.append((
                     f"gpuPools[{index}].name", f"'{system}' is the system pool's name (cluster.systemPool.name); "
                     "choose another: pool names are unique in a cluster"
                 ))
@@ -55,10 +56,19 @@ class StackConfig(Model):
         wanted = self.samples.workload_memory_gib
         if wanted is not None and wanted > largest:
             offered = sorted({p.size.gpu_memory_gib for p in self.gpu_pools})
-            raise KeyedProblemsError((
+            problems.append((
                 "samples.workloadMemoryGiB", f"{wanted} GiB is more than any pool's slice offers "
                 f"(pools offer {', '.join(map(str, offered))} GiB); choose at most {largest}"
             ))
+        if self.samples.namespace == self.dra_driver.namespace:
+            problems.append((
+                "samples.namespace", f"'{self.samples.namespace}' is the driver's namespace (draDriver.namespace): the "
+                "samples' restricted pod security and deny-all policy would stop the driver; choose another"
+            ))
+        if self.samples.extended_resource_name is not None:
+            problem = extended_resource_problem(self.cluster.kubernetes_version, "cluster.kubernetesVersion")
+            if problem:
+                problems.append(("samples.extendedResourceName", problem))
+        if problems:
+            raise KeyedProblemsError(*problems)
         return self
-
-

@@ -1,0 +1,71 @@
+"""The price table the sizing planner costs pools with: data (components/data/prices.yaml), or the user's own file."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+from pydantic import Field, field_validator
+
+from .catalog import A10_SIZES
+from .config import ConfigError, Model, Problem, validate
+
+DEFAULT_PRICES = Path(__file__).resolve().parent / "data" / "prices.yaml"
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+_CURRENCY = re.compile(r"[A-Z]{3}", re.ASCII)
+
+
+class PriceTable(Model):
+    """Per-hour prices of NVadsA10_v5 VM sizes in one region and currency, with where and when they were taken."""
+
+    region: str = Field(min_length=1, description="Azure region the prices are for, e.g. 'eastus'.")
+    currency: str = Field(description="ISO 4217 currency code, e.g. 'USD'.")
+    date: str = Field(description="When the prices were taken, YYYY-MM-DD.")
+    source: str = Field(min_length=1, description="Where the prices come from.")
+    hours_per_month: float = Field(730, gt=0, le=744, description="Hours in a month for monthly figures (Azure uses 730).")
+    prices: dict[str, float] = Field(description="Price per VM-hour by VM size; sizes left out are not costed.")
+
+    @field_validator("currency")
+    @classmethod
+    def _currency(cls, v: str) -> str:
+        if not _CURRENCY.fullmatch(v):
+            raise ValueError(f"'{v}' is not a currency code; write three capital letters, e.g. 'USD'")
+        return v
+
+    @field_validator("date")
+    @classmethod
+    def _date(cls, v: str) -> str:
+        if not _DATE.fullmatch(v):
+            raise ValueError(f"'{v}' is not a date; write YYYY-MM-DD")
+        return v
+
+    @field_validator("prices")
+    @classmethod
+    def _prices(cls, v: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(v) - set(A10_SIZES))
+        if unknown:
+            raise ValueError(f"{', '.join(unknown)} not an NVadsA10_v5 size; price some of {', '.join(A10_SIZES)}")
+        negative = sorted(k for k, price in v.items() if price <= 0)
+        if negative:
+            raise ValueError(f"{', '.join(negative)}: a price must be more than 0")
+        return v
+
+    def hourly(self, vm_size: str) -> float | None:
+        """The price of one node of this size for an hour, or None when the table has none."""
+        return self.prices.get(vm_size)
+
+
+def load_prices(path: str | Path | None = None) -> PriceTable:
+    """The price table in `path` (default: the package's own); ConfigError naming the file and each bad key."""
+    target = Path(path) if path is not None else DEFAULT_PRICES
+    try:
+        doc = yaml.safe_load(target.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError([Problem(str(target), "no such file")]) from None
+    except yaml.YAMLError as exc:
+        raise ConfigError([Problem(str(target), f"not YAML: {exc}")]) from None
+    try:
+        return validate(PriceTable, doc)
+    except ConfigError as exc:
+        raise ConfigError([Problem(f"{target}: {p.path}" if p.path else str(target), p.message) for p in exc.problems]) from None

@@ -1,0 +1,188 @@
+"""A sizing plan for machines (JSON), for people (text) and for pull-request comments (Markdown)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+from .catalog import A10_SIZES
+from .config import PROJECT
+from .sizing import CostLine, SizingPlan
+
+COST_ORDER = ("plan", "wholeA10PerWorkload", "largestSizePool")
+
+
+def _money(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
+
+
+def _cost_dict(line: CostLine) -> dict[str, Any]:
+    utilisation = line.utilisation
+    return {
+        "label": line.label,
+        "vmSize": line.vm_size,
+        "hourly": _money(line.hourly),
+        "monthly": _money(line.monthly),
+        "gpuMemoryGiB": {"requested": round(line.requested_gib, 2), "provisioned": round(line.provisioned_gib, 2)},
+        "utilisation": None if utilisation is None else round(utilisation, 4),
+    }
+
+
+def to_dict(plan: SizingPlan) -> dict[str, Any]:
+    """The JSON document of `size --json`: workloads, pools, cost, problems, and the gpuPools that would fit."""
+    prices = plan.prices
+    return {
+        "marginPercent": plan.margin_percent,
+        "deviceClassName": plan.device_class,
+        "workloads": [
+            {
+                "name": p.workload.name,
+                "memoryGiB": p.workload.memory_gib,
+                "count": p.workload.count,
+                "devices": p.workload.devices,
+                "sizeClassGiB": p.size_class,
+                "vmSize": p.vm_size,
+                "claimTemplate": p.claim_template,
+                "tolerations": p.tolerations,
+            }
+            for p in plan.placements
+        ],
+        "pools": [
+            {
+                "vmSize": p.vm_size,
+                "devices": p.devices,
+                "nodes": p.nodes,
+                "minCount": p.min_count,
+                "maxCount": p.max_count,
+                "hourly": _money(_node_price(plan, p.vm_size, p.nodes)),
+            }
+            for p in plan.pools
+        ],
+        "cost": {
+            "currency": prices.currency,
+            "region": prices.region,
+            "date": prices.date,
+            "source": prices.source,
+            "hoursPerMonth": prices.hours_per_month,
+            **{key: _cost_dict(plan.costs[key]) for key in COST_ORDER},
+        },
+        "problems": [f.to_dict() for f in plan.findings],
+        "fits": plan.fits,
+        "gpuPools": plan.gpu_pools,
+    }
+
+
+def to_json(plan: SizingPlan) -> str:
+    """Deterministic JSON (keys sorted)."""
+    return json.dumps(to_dict(plan), indent=2, sort_keys=True) + "\n"
+
+
+def _node_price(plan: SizingPlan, vm_size: str, nodes: int) -> float | None:
+    price = plan.prices.hourly(vm_size)
+    return None if price is None else price * nodes
+
+
+class _StackFileDumper(yaml.SafeDumper):
+    """Indents list items under their key, as the stack files in stacks/ are written."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+
+def snippet_yaml(plan: SizingPlan) -> str:
+    """The gpuPools list as a stack file writes it (under `config:`)."""
+    return yaml.dump({f"{PROJECT}:gpuPools": plan.gpu_pools}, Dumper=_StackFileDumper, sort_keys=False,
+                     default_flow_style=False)
+
+
+def _fmt_money(value: float | None, currency: str) -> str:
+    return "n/a" if value is None else f"{value:,.2f} {currency}"
+
+
+def _fmt_share(line: CostLine) -> str:
+    u = line.utilisation
+    return "n/a" if u is None else f"{u:.0%}"
+
+
+def _tolerations_text(tolerations: list[dict[str, str]]) -> str:
+    return ", ".join(f"{t['key']}={t['value']}:{t['effect']}" if "value" in t else f"{t['key']}:{t['effect']}"
+                     for t in tolerations) or "-"
+
+
+def _rows(plan: SizingPlan) -> dict[str, tuple[list[str], list[list[str]]]]:
+    """The report's tables as (header, rows), shared by the text and Markdown forms."""
+    currency = plan.prices.currency
+    workloads = [
+        [p.workload.name, f"{p.workload.memory_gib:g}", str(p.workload.count), str(p.workload.devices),
+         p.vm_size or "fits nowhere", p.claim_template or "-", _tolerations_text(p.tolerations)]
+        for p in plan.placements
+    ]
+    pools = [
+        [p.vm_size, str(A10_SIZES[p.vm_size].gpu_memory_gib), str(p.devices), str(p.nodes), str(p.min_count),
+         str(p.max_count), _fmt_money(_node_price(plan, p.vm_size, p.nodes), currency)]
+        for p in plan.pools
+    ]
+    costs = [
+        [plan.costs[k].label, _fmt_money(plan.costs[k].hourly, currency), _fmt_money(plan.costs[k].monthly, currency),
+         f"{plan.costs[k].requested_gib:g} / {plan.costs[k].provisioned_gib:g}", _fmt_share(plan.costs[k])]
+        for k in COST_ORDER
+    ]
+    problems = [[f.severity, f.key or "-", f.message] for f in plan.findings]
+    return {
+        "workloads": (["workload", "GiB", "count", "devices", "VM size", "claim template", "tolerations"], workloads),
+        "pools": (["VM size", "GiB per device", "devices", "nodes", "minCount", "maxCount", "per hour"], pools),
+        "cost": (["option", "per hour", f"per month ({plan.prices.hours_per_month:g} h)", "GPU GiB used / provisioned",
+                  "utilisation"], costs),
+        "problems": (["severity", "key", "problem"], problems),
+    }
+
+
+def _prices_line(plan: SizingPlan) -> str:
+    p = plan.prices
+    return f"Prices: {p.currency}, {p.region}, as of {p.date}; source: {p.source}."
+
+
+def to_text(plan: SizingPlan) -> str:
+    """The report for a terminal: aligned tables, the problems, and the gpuPools snippet."""
+    out = [f"Sizing (a slice counts for its nominal GPU memory less {plan.margin_percent} %)", ""]
+    for title, (header, rows) in _rows(plan).items():
+        if not rows:
+            out += [f"{title}: none", ""]
+            continue
+        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+        out.append(f"{title}:")
+        for line in [header, *rows]:
+            out.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip())
+        out.append("")
+    out += [_prices_line(plan), "", "gpuPools that would fit:", snippet_yaml(plan).rstrip(), ""]
+    out.append("everything fits" if plan.fits else "something does not fit (exit 3)")
+    return "\n".join(out) + "\n"
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def to_markdown(plan: SizingPlan, heading_level: int = 3) -> str:
+    """The report as Markdown (for a pull-request comment or docs): tables, problems, the snippet in a YAML block."""
+    h = "#" * heading_level
+    verdict = "Everything fits." if plan.fits else "**Something does not fit.**"
+    out = [f"{h} GPU sizing", "", f"{verdict} A slice counts for its nominal GPU memory less {plan.margin_percent} %.", ""]
+    titles = {"workloads": "Workloads", "pools": "Pools", "cost": "Cost", "problems": "Problems"}
+    for key, (header, rows) in _rows(plan).items():
+        if key == "problems" and not rows:
+            continue
+        out += [f"{h}# {titles[key]}", ""]
+        out += _md_table(header, rows) if rows else ["none"]
+        out.append("")
+        if key == "cost":
+            out += [_prices_line(plan), ""]
+    out += [f"{h}# gpuPools that would fit", "", "```yaml", snippet_yaml(plan).rstrip(), "```", ""]
+    return "\n".join(out)

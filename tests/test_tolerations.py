@@ -1,0 +1,58 @@
+"""Pool taints to tolerations, in one function: the driver's plugin tolerates every served pool, a workload only the
+pools of its own size class."""
+
+from __future__ import annotations
+
+import re
+
+from components import tolerations_for_size
+from components.config import GpuPoolConfig
+from components.dra_driver import plugin_tolerations
+from components.tolerations import pool_tolerations
+from tests.conftest import ROOT
+
+
+def pool(name: str, vm_size: str, taints: list[str]) -> GpuPoolConfig:
+    return GpuPoolConfig.model_validate({"name": name, "vmSize": vm_size, "taints": taints})
+
+
+SMALL = pool("small", "Standard_NV6ads_A10_v5", ["sku=gpu:NoSchedule"])
+THIRD = pool("third", "Standard_NV12ads_A10_v5", ["nvidia.com/gpu=present:NoSchedule"])
+FULL = pool("full", "Standard_NV36ads_A10_v5", ["nvidia.com/gpu=present:NoSchedule", "tier=training:NoSchedule"])
+PAIRS = pool("pairs", "Standard_NV72ads_A10_v5", ["tier=pairs:NoExecute", "dedicated:NoSchedule"])
+POOLS = [SMALL, THIRD, FULL, PAIRS]
+
+
+def test_each_taint_once_sorted_matching_exactly():
+    assert pool_tolerations([THIRD, FULL]) == [
+        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"},
+        {"key": "tier", "operator": "Equal", "value": "training", "effect": "NoSchedule"},
+    ]
+    assert pool_tolerations([PAIRS])[0] == {"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"}
+    assert pool_tolerations([]) == []
+
+
+def test_the_plugin_tolerates_every_pool():
+    assert plugin_tolerations(POOLS) == pool_tolerations(POOLS)
+    assert len(plugin_tolerations(POOLS)) == 5
+
+
+def test_a_size_class_tolerates_only_its_own_pools():
+    assert tolerations_for_size(POOLS, 4) == pool_tolerations([SMALL])
+    assert tolerations_for_size(POOLS, 8) == pool_tolerations([THIRD])
+    assert tolerations_for_size(POOLS, 12) == []
+    # 24 GiB: every pool whose devices are 24 GiB, whatever its VM size.
+    assert tolerations_for_size(POOLS, 24) == pool_tolerations([FULL, PAIRS])
+    smaller = {t["key"] + t.get("value", "") for t in tolerations_for_size(POOLS, 8)}
+    assert "tiertraining" not in smaller and "skugpu" not in smaller  # never a bigger (or smaller) pool's taint
+
+
+def test_taints_become_tolerations_in_one_place_only():
+    """No other module of the package builds tolerations from taints (the plugin's and the samples' come from here)."""
+    offenders = []
+    for path in (ROOT / "components").rglob("*.py"):
+        if path.name in ("tolerations.py", "syntax.py"):  # the one function, and Taint.toleration() it calls
+            continue
+        if re.search(r"\.toleration\(\)", path.read_text(encoding="utf-8")):
+            offenders.append(path.relative_to(ROOT).as_posix())
+    assert offenders == []
