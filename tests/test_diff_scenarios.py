@@ -108,7 +108,7 @@ def test_replacing_the_dev_cluster_replaces_everything_in_it(scenario):
 
 
 def test_a_vm_size_change_replaces_the_pool_delete_first(scenario):
-    result = scenario("prod", lambda c: pools(c)[1].update(vmSize="Standard_NV72ads_A10_v5"))
+    result = scenario("prod", lambda c: pools(c)[1].update(vmSize="Standard_NV36adms_A10_v5"))
     (pool,) = result.resources
     assert (pool.name, pool.operation, pool.delete_before_replace) == ("gpu-a10full-pool", "replace", True)
     assert "DOWNTIME" in format_diff(result)
