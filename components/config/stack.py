@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator, model_validator
 
+from .azure import SUBNET, ArmId, parse_arm_id
 from .base import Model
 from .cluster import ClusterConfig
 from .driver import DraDriverConfig
@@ -42,6 +43,7 @@ class StackConfig(Model):
                     f"gpuPools[{index}].name", f"'{system}' is the system pool's name (cluster.systemPool.name); "
                     "choose another: pool names are unique in a cluster"
                 ))
+        self._pool_subnets()
         largest = max(p.size.gpu_memory_gib for p in self.gpu_pools)
         wanted = self.samples.workload_memory_gib
         if wanted is not None and wanted > largest:
@@ -51,5 +53,25 @@ class StackConfig(Model):
                 f"(pools offer {', '.join(map(str, offered))} GiB); choose at most {largest}"
             ))
         return self
+
+    def _pool_subnets(self) -> None:
+        """A pool's own subnet needs the cluster's, in the same virtual network (learn.microsoft.com/azure/aks/
+        create-node-pools, "Add a node pool with a unique subnet": all node pool subnets in one VNet)."""
+        cluster_subnet = self.cluster.network.vnet_subnet_id
+        problems = []
+        for index, pool in enumerate(self.gpu_pools):
+            if pool.vnet_subnet_id is None:
+                continue
+            key = f"gpuPools[{index}].vnetSubnetId"
+            if cluster_subnet is None:
+                problems.append((key, "needs cluster.network.vnetSubnetId: the system pool must be in the same "
+                                 "virtual network, so give the cluster a subnet of it too"))
+                continue
+            own, cluster = parse_arm_id(pool.vnet_subnet_id, SUBNET), parse_arm_id(cluster_subnet, SUBNET)
+            if isinstance(own, ArmId) and isinstance(cluster, ArmId) and own.parent() != cluster.parent():
+                problems.append((key, f"is in virtual network '{own.names[0]}', not in cluster.network.vnetSubnetId's "
+                                 f"'{cluster.names[0]}'; AKS needs every pool's subnet in one virtual network"))
+        if problems:
+            raise KeyedProblemsError(*problems)
 
 
