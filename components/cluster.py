@@ -30,7 +30,7 @@ def cluster_properties(config: ClusterConfig) -> dict[str, Any]:
         "kubernetes_version": config.kubernetes_version,
         "dns_prefix": config.effective_dns_prefix,
         "sku": containerservice.ManagedClusterSKUArgs(name="Base", tier=config.sku_tier),
-        "identity": containerservice.ManagedClusterIdentityArgs(type="SystemAssigned"),
+        "identity": _identity(config),
         "enable_rbac": True,
         "oidc_issuer_profile": containerservice.ManagedClusterOIDCIssuerProfileArgs(enabled=True),
         "security_profile": containerservice.ManagedClusterSecurityProfileArgs(
@@ -65,6 +65,14 @@ def cluster_properties(config: ClusterConfig) -> dict[str, Any]:
     props.update(_auth_properties(config.auth))
     props.update(_operations_properties(config))
     return props
+
+
+def _identity(config: ClusterConfig) -> containerservice.ManagedClusterIdentityArgs:
+    """The control plane's identity: the user-assigned one the stack names, or one AKS creates (system-assigned)."""
+    if config.identity_id is None:
+        return containerservice.ManagedClusterIdentityArgs(type="SystemAssigned")
+    # azure-native takes the identity IDs as a list (the API's map of ID -> {}).
+    return containerservice.ManagedClusterIdentityArgs(type="UserAssigned", user_assigned_identities=[config.identity_id])
 
 
 def _operations_properties(config: ClusterConfig) -> dict[str, Any]:

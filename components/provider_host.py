@@ -165,6 +165,8 @@ class ClusterSettings(TypedDict):
     """Automatic upgrades and their window."""
     monitoring: Monitoring | None
     """Monitoring add-ons."""
+    identity_id: str | None
+    """ARM ID of a user-assigned managed identity for the control plane (needed for capacity reservation groups)."""
     node_resource_group: str | None
     """Name of the resource group AKS creates for the nodes (must not exist yet); fixed at creation."""
 

@@ -3,6 +3,7 @@
 Each check returns what is wrong (a message that says what is allowed) or None, so models can report one line per
 problem. Sources: Azure/azure-rest-api-specs, Microsoft.ContainerService/aks/stable/2025-09-01/managedClusters.json
 (``vnetSubnetID``, ``CapacityReservationGroupID``: ``format: arm-id`` with their allowed resource types;
+``ManagedClusterIdentity.userAssignedIdentities``: keys of the form .../Microsoft.ManagedIdentity/userAssignedIdentities/...;
 ``MaintenanceWindow.startTime`` ``^\\d{2}:\\d{2}$``, ``utcOffset`` ``^(-|\\+)[0-9]{2}:[0-9]{2}$``).
 """
 
@@ -26,6 +27,13 @@ _HH_MM = _rule(r"(\d{2}):(\d{2})")
 _UTC_OFFSET = _rule(r"([-+])(\d{2}):(\d{2})")
 
 
+def _singular(plural: str) -> str:
+    """virtualNetworks -> virtualNetwork, userAssignedIdentities -> userAssignedIdentity."""
+    if plural.endswith("ies"):
+        return plural[:-3] + "y"
+    return plural[:-1] if plural.endswith("s") else plural
+
+
 @dataclass(frozen=True)
 class ArmType:
     """A resource type as it appears in an ARM ID: provider namespace, then (type, name) pairs."""
@@ -34,14 +42,20 @@ class ArmType:
     types: tuple[str, ...]  # e.g. ("virtualNetworks", "subnets")
 
     @property
+    def noun(self) -> str:
+        """What one is called in messages, e.g. 'subnet'."""
+        return _singular(self.types[-1])
+
+    @property
     def template(self) -> str:
         """The ID's form, for messages."""
-        names = "".join(f"/{t}/{{{t[:-1] if t.endswith('s') else t}Name}}" for t in self.types)
+        names = "".join(f"/{t}/{{{_singular(t)}Name}}" for t in self.types)
         return f"/subscriptions/{{subscriptionId}}/resourceGroups/{{resourceGroupName}}/providers/{self.namespace}{names}"
 
 
 SUBNET = ArmType("Microsoft.Network", ("virtualNetworks", "subnets"))
 CAPACITY_RESERVATION_GROUP = ArmType("Microsoft.Compute", ("capacityReservationGroups",))
+USER_ASSIGNED_IDENTITY = ArmType("Microsoft.ManagedIdentity", ("userAssignedIdentities",))
 
 
 @dataclass(frozen=True)
@@ -63,12 +77,12 @@ def parse_arm_id(text: str, kind: ArmType) -> ArmId | str:
     parts = text.split("/")
     # ['', 'subscriptions', sub, 'resourceGroups', rg, 'providers', namespace, type1, name1, ...]
     if len(parts) != 7 + 2 * len(kind.types) or parts[0] != "":
-        return f"'{text}' is not a {kind.types[-1][:-1]} ID; {expected}"
+        return f"'{text}' is not a {kind.noun} ID; {expected}"
     fixed = [(1, "subscriptions"), (3, "resourceGroups"), (5, "providers"), (6, kind.namespace)]
     fixed += [(7 + 2 * i, t) for i, t in enumerate(kind.types)]
     for index, word in fixed:
         if parts[index].lower() != word.lower():
-            return f"'{text}' is not a {kind.types[-1][:-1]} ID (expected '{word}' where it says '{parts[index]}'); {expected}"
+            return f"'{text}' is not a {kind.noun} ID (expected '{word}' where it says '{parts[index]}'); {expected}"
     subscription, group = parts[2], parts[4]
     if not GUID.fullmatch(subscription):
         return f"'{text}': subscription '{subscription}' is not a GUID; {expected}"

@@ -9,7 +9,7 @@ from pydantic import Field, field_validator, model_validator
 from pydantic.alias_generators import to_snake
 
 from ..catalog import MIN_KUBERNETES_VERSION
-from .azure import SUBNET, arm_id_or_error, check_cidr
+from .azure import SUBNET, USER_ASSIGNED_IDENTITY, arm_id_or_error, check_cidr
 from .base import Model, PoolName, Zones
 from .errors import KeyedProblemsError
 from .syntax import (
@@ -232,6 +232,13 @@ class ClusterConfig(Model):
     api_server: ApiServerConfig = Field(default_factory=ApiServerConfig, description="Kubernetes API server access.")
     upgrades: UpgradesConfig = Field(default_factory=UpgradesConfig, description="Automatic upgrades and their window.")
     monitoring: MonitoringConfig = Field(default_factory=MonitoringConfig, description="Monitoring add-ons.")
+    identity_id: str | None = Field(
+        None,
+        description="ARM ID of a user-assigned managed identity (/subscriptions/…/resourceGroups/…/providers/"
+        "Microsoft.ManagedIdentity/userAssignedIdentities/…) for the control plane, instead of the system-assigned one "
+        "AKS creates. Needed for capacity reservation groups (AKS: system-assigned identities don't work for them); "
+        "give it its roles (Network Contributor on the subnet, Contributor on the reservation's group) beforehand.",
+    )
     node_resource_group: str | None = Field(
         None,
         description="Name of the resource group AKS creates for the nodes, disks and load balancers (nodeResourceGroup; "
@@ -267,6 +274,11 @@ class ClusterConfig(Model):
             minimum = ".".join(map(str, MIN_KUBERNETES_VERSION))
             raise ValueError(f"'{v}' is too old; DRA (resource.k8s.io/v1) needs Kubernetes {minimum} or newer")
         return v
+
+    @field_validator("identity_id")
+    @classmethod
+    def _identity(cls, v: str | None) -> str | None:
+        return arm_id_or_error(v, USER_ASSIGNED_IDENTITY)
 
     @field_validator("node_resource_group")
     @classmethod

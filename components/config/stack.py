@@ -44,6 +44,7 @@ class StackConfig(Model):
                     "choose another: pool names are unique in a cluster"
                 ))
         self._pool_subnets()
+        self._capacity_reservations()
         largest = max(p.size.gpu_memory_gib for p in self.gpu_pools)
         wanted = self.samples.workload_memory_gib
         if wanted is not None and wanted > largest:
@@ -53,6 +54,20 @@ class StackConfig(Model):
                 f"(pools offer {', '.join(map(str, offered))} GiB); choose at most {largest}"
             ))
         return self
+
+    def _capacity_reservations(self) -> None:
+        """A pool on a capacity reservation group needs a user-assigned cluster identity (learn.microsoft.com/azure/aks/
+        use-capacity-reservation-groups: "System-assigned managed identities don't work for this feature")."""
+        if self.cluster.identity_id is not None:
+            return
+        problems = [
+            (f"gpuPools[{index}].capacityReservationGroupId",
+             "needs cluster.identityId: AKS uses capacity reservation groups only through a user-assigned cluster "
+             "identity with Contributor on the reservation's resource group")
+            for index, pool in enumerate(self.gpu_pools) if pool.capacity_reservation_group_id is not None
+        ]
+        if problems:
+            raise KeyedProblemsError(*problems)
 
     def _pool_subnets(self) -> None:
         """A pool's own subnet needs the cluster's, in the same virtual network (learn.microsoft.com/azure/aks/

@@ -88,6 +88,7 @@ _AKS_PRIVATE_CLUSTERS = "https://learn.microsoft.com/azure/aks/private-clusters"
 _AKS_AUTHORIZED_RANGES = "https://learn.microsoft.com/azure/aks/api-server-authorized-ip-ranges"
 _AKS_AUTO_UPGRADE = "https://learn.microsoft.com/azure/aks/auto-upgrade-cluster"
 _AKS_MANAGED_PROMETHEUS = "https://learn.microsoft.com/azure/azure-monitor/containers/kubernetes-monitoring-enable"
+_AKS_MANAGED_IDENTITY = "https://learn.microsoft.com/azure/aks/use-managed-identity"
 _AKS_MAINTENANCE_API = "https://learn.microsoft.com/rest/api/aks/maintenance-configurations/create-or-update"
 
 _ARM_ID = "part of the ARM resource id (the URL): another value is another resource"
@@ -199,6 +200,10 @@ RULES: tuple[Rule, ...] = (
     Rule(CLUSTER, "autoUpgradeProfile", "note", "api",
          "changed in place; AKS starts the channel's upgrades in the next maintenance window (at any time without "
          "one), and a node image upgrade reimages every GPU node (docs/production.md)", _AKS_AUTO_UPGRADE),
+    Rule(CLUSTER, "identity", "note", "api",
+         "changed in place (az aks update --assign-identity): the control plane switches identity, which needs the "
+         "roles the old one had (Network Contributor on the subnet, Contributor for a capacity reservation group)",
+         _AKS_MANAGED_IDENTITY),
     Rule(CLUSTER, "azureMonitorProfile.metrics.enabled", "note", "api",
          "changed in place: AKS adds (or removes) its metrics agent on every node", _AKS_MANAGED_PROMETHEUS),
     Rule(MAINTENANCE, "resourceGroupName", "replace", "provider", _ARM_ID, _AKS_MAINTENANCE_API),
