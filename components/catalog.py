@@ -1,8 +1,9 @@
 """Data, not logic: the NVadsA10_v5 sizes and the NVIDIA DRA driver charts this package knows.
 
-Sources: MicrosoftDocs azure-compute-docs (nvadsa10v5-series) for the sizes; the driver's Helm charts and source
-(NVIDIA/k8s-dra-driver-gpu tags v25.8.1, v25.12.0, since moved to kubernetes-sigs/dra-driver-nvidia-gpu: v0.4.0, v0.4.1)
-for the charts.
+Sources: MicrosoftDocs azure-compute-docs (articles/virtual-machines/sizes/gpu-accelerated/nvadsa10v5-series.md: the
+Basics, Local Storage and Accelerators tabs; "Ephemeral OS Disk: Supported") for the sizes; the driver's Helm charts and
+source (NVIDIA/k8s-dra-driver-gpu tags v25.8.1, v25.12.0, since moved to kubernetes-sigs/dra-driver-nvidia-gpu: v0.4.0,
+v0.4.1) for the charts.
 Values marked "unverified" in the docs are kept here as data so a correction is a one-line change.
 """
 
@@ -22,6 +23,9 @@ class A10Size:
     gpu_memory_gib: int  # nominal frame buffer per device
     devices_per_node: int  # vGPU devices the VM presents (and the DRA driver publishes)
     vgpu_profile: str  # productName the driver reports for each device
+    # Local (temp) disk, the only local disk the size table lists (no cache disk): where an ephemeral OS disk lives.
+    # None = not known here, so an ephemeral OS disk's size goes unchecked.
+    temp_disk_gib: int | None = None
 
     @property
     def short_name(self) -> str:
@@ -32,12 +36,12 @@ class A10Size:
 A10_SIZES: dict[str, A10Size] = {
     s.vm_size: s
     for s in (
-        A10Size("Standard_NV6ads_A10_v5", 6, 55, "1/6", 4, 1, "NVIDIA A10-4Q"),
-        A10Size("Standard_NV12ads_A10_v5", 12, 110, "1/3", 8, 1, "NVIDIA A10-8Q"),
-        A10Size("Standard_NV18ads_A10_v5", 18, 220, "1/2", 12, 1, "NVIDIA A10-12Q"),
-        A10Size("Standard_NV36ads_A10_v5", 36, 440, "1", 24, 1, "NVIDIA A10-24Q"),
-        A10Size("Standard_NV36adms_A10_v5", 36, 880, "1", 24, 1, "NVIDIA A10-24Q"),
-        A10Size("Standard_NV72ads_A10_v5", 72, 880, "2", 24, 2, "NVIDIA A10-24Q"),
+        A10Size("Standard_NV6ads_A10_v5", 6, 55, "1/6", 4, 1, "NVIDIA A10-4Q", 180),
+        A10Size("Standard_NV12ads_A10_v5", 12, 110, "1/3", 8, 1, "NVIDIA A10-8Q", 360),
+        A10Size("Standard_NV18ads_A10_v5", 18, 220, "1/2", 12, 1, "NVIDIA A10-12Q", 720),
+        A10Size("Standard_NV36ads_A10_v5", 36, 440, "1", 24, 1, "NVIDIA A10-24Q", 1440),
+        A10Size("Standard_NV36adms_A10_v5", 36, 880, "1", 24, 1, "NVIDIA A10-24Q", 2880),
+        A10Size("Standard_NV72ads_A10_v5", 72, 880, "2", 24, 2, "NVIDIA A10-24Q", 2880),
     )
 }
 

@@ -15,6 +15,7 @@ import pulumi_kubernetes as k8s
 import yaml
 
 from .config import AuthConfig, ClusterConfig
+from .config.upgrades import AUTO_UPGRADE_SCHEDULE, NODE_OS_UPGRADE_SCHEDULE, MaintenanceWindowConfig
 
 AksClusterArgs = ClusterConfig
 """The cluster's settings (see ClusterConfig)."""
@@ -29,7 +30,7 @@ def cluster_properties(config: ClusterConfig) -> dict[str, Any]:
         "kubernetes_version": config.kubernetes_version,
         "dns_prefix": config.effective_dns_prefix,
         "sku": containerservice.ManagedClusterSKUArgs(name="Base", tier=config.sku_tier),
-        "identity": containerservice.ManagedClusterIdentityArgs(type="SystemAssigned"),
+        "identity": _identity(config),
         "enable_rbac": True,
         "oidc_issuer_profile": containerservice.ManagedClusterOIDCIssuerProfileArgs(enabled=True),
         "security_profile": containerservice.ManagedClusterSecurityProfileArgs(
@@ -57,12 +58,71 @@ def cluster_properties(config: ClusterConfig) -> dict[str, Any]:
                 os_disk_size_gb=pool.os_disk_size_gb,
                 type="VirtualMachineScaleSets",
                 node_taints=["CriticalAddonsOnly=true:NoSchedule"] if pool.critical_addons_only else None,
+                vnet_subnet_id=config.network.vnet_subnet_id,
             )
         ],
         "tags": config.tags or None,
+        "node_resource_group": config.node_resource_group,
     }
     props.update(_auth_properties(config.auth))
+    props.update(_operations_properties(config))
     return props
+
+
+def _identity(config: ClusterConfig) -> containerservice.ManagedClusterIdentityArgs:
+    """The control plane's identity: the user-assigned one the stack names, or one AKS creates (system-assigned)."""
+    if config.identity_id is None:
+        return containerservice.ManagedClusterIdentityArgs(type="SystemAssigned")
+    # azure-native takes the identity IDs as a list (the API's map of ID -> {}).
+    return containerservice.ManagedClusterIdentityArgs(type="UserAssigned", user_assigned_identities=[config.identity_id])
+
+
+def _operations_properties(config: ClusterConfig) -> dict[str, Any]:
+    """API server access, automatic upgrades and monitoring: each sent only when the stack sets it (AKS keeps its own
+    defaults otherwise, and existing stacks see no new inputs)."""
+    props: dict[str, Any] = {}
+    api = config.api_server
+    if api.private or api.authorized_ip_ranges is not None:
+        props["api_server_access_profile"] = containerservice.ManagedClusterAPIServerAccessProfileArgs(
+            authorized_ip_ranges=api.authorized_ip_ranges,
+            enable_private_cluster=True if api.private else None,
+        )
+    upgrades = config.upgrades
+    if upgrades.channel is not None or upgrades.node_os_channel is not None:
+        props["auto_upgrade_profile"] = containerservice.ManagedClusterAutoUpgradeProfileArgs(
+            upgrade_channel=upgrades.channel,
+            node_os_upgrade_channel=upgrades.node_os_channel,
+        )
+    if config.monitoring.managed_prometheus is not None:
+        props["azure_monitor_profile"] = containerservice.ManagedClusterAzureMonitorProfileArgs(
+            metrics=containerservice.ManagedClusterAzureMonitorProfileMetricsArgs(
+                enabled=config.monitoring.managed_prometheus
+            ),
+        )
+    return props
+
+
+def maintenance_window(window: MaintenanceWindowConfig) -> containerservice.MaintenanceWindowArgs:
+    """A weekly maintenance window as AKS takes it (MaintenanceWindow with a WeeklySchedule, managedClusters.json)."""
+    return containerservice.MaintenanceWindowArgs(
+        # intervalWeeks is required by the API (1-4); every week is what a stack's single day means.
+        schedule=containerservice.ScheduleArgs(
+            weekly=containerservice.WeeklyScheduleArgs(day_of_week=window.day_of_week, interval_weeks=1)
+        ),
+        start_time=window.start_time,
+        duration_hours=window.duration_hours,
+        utc_offset=window.utc_offset,
+    )
+
+
+# Pulumi names of the maintenance configurations, by the AKS name each carries.
+WINDOW_NAMES = {AUTO_UPGRADE_SCHEDULE: "upgrade-window", NODE_OS_UPGRADE_SCHEDULE: "node-os-window"}
+
+
+def ignored_changes(config: ClusterConfig) -> list[str]:
+    """Inputs Pulumi must not diff: with a stable or rapid channel AKS moves the minor version itself, and sending the
+    stack's (older) version again would ask AKS to downgrade."""
+    return ["kubernetesVersion"] if config.version_follows_channel else []
 
 
 # The ManagedCluster inputs this package sets whose change makes pulumi-azure-native replace the cluster: its URL path
@@ -70,7 +130,7 @@ def cluster_properties(config: ClusterConfig) -> dict[str, Any]:
 # ContainerService.ManagedCluster; checked against v3.29.0).
 def replacement_identity(config: ClusterConfig) -> dict[str, Any]:
     """The values that, when any changes, give a new cluster (a replacement) rather than an update of this one."""
-    return {
+    identity: dict[str, Any] = {
         "resourceGroupName": config.resource_group.name,
         "resourceName": config.name,
         "location": config.location,
@@ -82,6 +142,11 @@ def replacement_identity(config: ClusterConfig) -> dict[str, Any]:
             "networkPolicy": "cilium",
         },
     }
+    # Force-new too (replacement.go: "nodeResourceGroup"); left out when unset so that existing clusters keep the
+    # identifier (and the Kubernetes provider) they had.
+    if config.node_resource_group is not None:
+        identity["nodeResourceGroup"] = config.node_resource_group
+    return identity
 
 
 def cluster_identifier(config: ClusterConfig) -> str:
@@ -211,6 +276,8 @@ class AksCluster(pulumi.ComponentResource):
     """The kubeconfig the provider uses (secret): with Entra ID, converted to a non-interactive kubelogin login."""
     provider: k8s.Provider
     """The Kubernetes provider built from that kubeconfig; never the ambient KUBECONFIG."""
+    maintenance_configurations: list[containerservice.MaintenanceConfiguration]
+    """The planned-maintenance windows of the automatic upgrades (none without upgrades.maintenanceWindow)."""
 
     def __init__(self, name: str, args: AksClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("aks-dra-vgpu:index:AksCluster", name, None, opts)
@@ -235,9 +302,22 @@ class AksCluster(pulumi.ComponentResource):
             f"{name}-aks",
             resource_group_name=self.resource_group_name,
             **cluster_properties(args),
-            opts=keep,
+            opts=pulumi.ResourceOptions.merge(keep, pulumi.ResourceOptions(ignore_changes=ignored_changes(args))),
         )
         self.cluster_name = cluster.urn.apply(lambda _: args.name)
+        # One window for every channel the stack turns on; AKS reads each by its reserved name.
+        window = args.upgrades.maintenance_window
+        self.maintenance_configurations = [
+            containerservice.MaintenanceConfiguration(
+                f"{name}-{WINDOW_NAMES[config_name]}",
+                resource_group_name=self.resource_group_name,
+                resource_name_=self.cluster_name,
+                config_name=config_name,
+                maintenance_window=maintenance_window(window),
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+            for config_name in (args.upgrades.scheduled_configurations if window else ())
+        ]
         self.cluster_id = cluster.id
         self.oidc_issuer_url = cluster.oidc_issuer_profile.apply(lambda p: p.issuer_url if p else None)
 

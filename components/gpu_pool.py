@@ -9,6 +9,7 @@ import pulumi_azure_native.containerservice as containerservice
 from pydantic import Field, model_validator
 
 from .config import GpuPoolConfig, KeyedProblemsError, StrInput, Taint
+from .config.pools import ephemeral_os_disk_unchecked
 from .config.versions import pool_skew_problem
 
 
@@ -53,14 +54,28 @@ def agent_pool_properties(pool: GpuPoolConfig, orchestrator_version: str | None 
         # "managed GPU" mode: that adds the nvidia.com/gpu device plugin, which collides with DRA.
         "gpu_profile": containerservice.GPUProfileArgs(driver="Install"),
         "node_labels": pool.node_labels,
-        "node_taints": pool.taints or None,
+        # With AKS's own spot taint on a spot pool: AKS reports it back, so declaring it keeps refreshes clean.
+        "node_taints": pool.node_taints or None,
         "availability_zones": pool.zones or None,
         "max_pods": pool.max_pods,
         "os_disk_size_gb": pool.os_disk_size_gb,
-        "upgrade_settings": containerservice.AgentPoolUpgradeSettingsArgs(max_surge=pool.max_surge),
+        "os_disk_type": pool.effective_os_disk_type,
+        "scale_down_mode": pool.scale_down_mode,
+        "capacity_reservation_group_id": pool.capacity_reservation_group_id,
+        "vnet_subnet_id": pool.vnet_subnet_id,
+        "tags": pool.tags or None,
         # Sent at creation; with autoscaling the autoscaler owns it afterwards (see ignore_changes below).
         "count": pool.initial_count,
     }
+    surge = pool.upgrade_surge
+    if surge is not None:
+        props["upgrade_settings"] = containerservice.AgentPoolUpgradeSettingsArgs(max_surge=surge)
+    if pool.spot is not None:
+        props.update(
+            scale_set_priority="Spot",
+            scale_set_eviction_policy=pool.spot.eviction_policy,
+            spot_max_price=pool.spot.max_price,
+        )
     if pool.autoscaling:
         props.update(
             enable_auto_scaling=True,
@@ -93,7 +108,7 @@ class GpuNodePool(pulumi.ComponentResource):
     node_labels: dict[str, str]
     """Labels every node carries (includes nvidia.com/gpu.present=true)."""
     taints: list[Taint]
-    """Taints every node carries; the DRA plugin and GPU workloads must tolerate them."""
+    """Taints every node carries (AKS's spot taint included); the DRA plugin and GPU workloads must tolerate them."""
     gpu_memory_gib: int
     """Nominal GPU memory of each vGPU device on this pool's nodes."""
     devices_per_node: int
@@ -118,8 +133,14 @@ class GpuNodePool(pulumi.ComponentResource):
         )
         # The name as sent, once the pool exists (known in a preview too: AKS keeps the name verbatim).
         self.pool_name = pool.urn.apply(lambda _: self.config.name)
+        if self.config.os_disk_type == "Ephemeral" and ephemeral_os_disk_unchecked(self.config.size):
+            pulumi.log.warn(
+                f"{name}: osDiskType Ephemeral is unchecked: the catalog does not know {self.config.vm_size}'s temp "
+                "disk, so AKS decides whether the OS disk fits",
+                resource=self,
+            )
         self.node_labels = self.config.node_labels
-        self.taints = self.config.parsed_taints
+        self.taints = self.config.effective_taints
         self.gpu_memory_gib = self.config.size.gpu_memory_gib
         self.devices_per_node = self.config.size.devices_per_node
         self.register_outputs(

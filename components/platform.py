@@ -42,7 +42,8 @@ class GpuPlatform(pulumi.ComponentResource):
             node_pool = GpuNodePool(
                 f"{name}-{pool.name}",
                 GpuNodePoolArgs(
-                    **pool.model_dump(),
+                    # Every pool inherits the cluster's tags and subnet unless it sets its own.
+                    **pool.inheriting(args.cluster.tags, args.cluster.network.vnet_subnet_id).model_dump(),
                     cluster_name=self.cluster.cluster_name,
                     resource_group_name=self.cluster.resource_group_name,
                     cluster_kubernetes_version=args.cluster.kubernetes_version,

@@ -85,6 +85,53 @@ class ClusterAuth(TypedDict):
     """Azure cloud for spn logins, e.g. 'AzurePublicCloud' (entraId only); default: the cloud in the kubeconfig."""
 
 
+class ClusterNetwork(TypedDict):
+    """Where the nodes live: a subnet of your own virtual network, or (unset) a network AKS creates."""
+
+    vnet_subnet_id: str | None
+    """ARM ID of an existing subnet for the system pool's and every GPU pool's nodes (a pool's own overrides it)."""
+
+
+class ApiServer(TypedDict):
+    """Who can reach the Kubernetes API server (apiServerAccessProfile)."""
+
+    authorized_ip_ranges: list[str] | None
+    """CIDR ranges allowed to reach the public API server (at most 200); [] removes the restriction."""
+    private: bool | None
+    """A private cluster: the API server has only a private IP; fixed at creation (default false)."""
+
+
+class MaintenanceWindow(TypedDict):
+    """A weekly window in which AKS may run the automatic upgrades this stack turns on."""
+
+    day_of_week: str
+    """Day the window opens: 'Monday' ... 'Sunday'."""
+    start_time: str
+    """Time the window opens, 'HH:MM' (00:00-23:59) in utcOffset's time zone."""
+    duration_hours: int | None
+    """Length of the window in hours (4-24, default 4)."""
+    utc_offset: str | None
+    """Time zone of startTime, '+HH:MM' or '-HH:MM' (default '+00:00')."""
+
+
+class Upgrades(TypedDict):
+    """Automatic upgrades: which channels AKS follows and when it may act."""
+
+    channel: str | None
+    """Kubernetes auto-upgrade channel: 'none', 'patch', 'stable', 'rapid' or 'node-image'."""
+    node_os_channel: str | None
+    """Node OS auto-upgrade channel: 'None', 'Unmanaged', 'NodeImage' (AKS's default) or 'SecurityPatch'."""
+    maintenance_window: MaintenanceWindow | None
+    """Weekly window for the channels set here (AKS's aksManagedAutoUpgradeSchedule / aksManagedNodeOSUpgradeSchedule)."""
+
+
+class Monitoring(TypedDict):
+    """Cluster monitoring add-ons."""
+
+    managed_prometheus: bool | None
+    """Azure Monitor managed Prometheus on (true) or off (false); unset leaves it as it is."""
+
+
 class ClusterSettings(TypedDict):
     """The AKS cluster: Kubernetes version, location, resource group, system pool, access."""
 
@@ -109,7 +156,19 @@ class ClusterSettings(TypedDict):
     retain_on_delete: bool | None
     """When Pulumi deletes the cluster (and a created resource group), keep them in Azure and only forget them."""
     tags: dict[str, str] | None
-    """Azure tags for the resource group and cluster."""
+    """Azure tags for the resource group, the cluster and every GPU pool (a pool's own tags win)."""
+    network: ClusterNetwork | None
+    """The nodes' virtual network."""
+    api_server: ApiServer | None
+    """Kubernetes API server access."""
+    upgrades: Upgrades | None
+    """Automatic upgrades and their window."""
+    monitoring: Monitoring | None
+    """Monitoring add-ons."""
+    identity_id: str | None
+    """ARM ID of a user-assigned managed identity for the control plane (needed for capacity reservation groups)."""
+    node_resource_group: str | None
+    """Name of the resource group AKS creates for the nodes (must not exist yet); fixed at creation."""
 
 
 class Autoscaling(TypedDict):
@@ -119,6 +178,15 @@ class Autoscaling(TypedDict):
     """Fewest nodes (0-1000; 0 lets the pool scale to zero)."""
     max_count: int
     """Most nodes (1-1000), at least minCount."""
+
+
+class Spot(TypedDict):
+    """Run the pool on Azure Spot VMs: far cheaper, no SLA, evicted whenever Azure needs the capacity back."""
+
+    eviction_policy: str | None
+    """What happens to an evicted VM: 'Delete' (default) or 'Deallocate'."""
+    max_price: float | None
+    """Highest price per VM-hour in US dollars; -1 (default) pays up to the pay-as-you-go price."""
 
 
 class GpuPool(TypedDict):
@@ -147,7 +215,19 @@ class GpuPool(TypedDict):
     os_disk_size_gb: int | None
     """OS disk size in GB (default 128)."""
     max_surge: str | None
-    """Upgrade surge: extra nodes during upgrades, a number or a percentage (default '1')."""
+    """Upgrade surge: extra nodes during upgrades, a number or a percentage (default '1'; none for spot pools)."""
+    spot: Spot | None
+    """Run on Spot VMs; the DRA plugin and samples tolerate AKS's spot taint. Fixed at creation."""
+    scale_down_mode: str | None
+    """What scaling down does to a VM: 'Delete' (AKS's default) or 'Deallocate' (stopped, managed OS disk kept)."""
+    os_disk_type: str | None
+    """OS disk: 'Ephemeral' (on the temp disk, checked against the size) or 'Managed'; unset: AKS decides."""
+    capacity_reservation_group_id: str | None
+    """ARM ID of a capacity reservation group whose reserved capacity the pool's VMs use. Fixed at creation."""
+    vnet_subnet_id: str | None
+    """ARM ID of the subnet for this pool's nodes; default the cluster's (same virtual network)."""
+    tags: dict[str, str] | None
+    """Azure tags for the pool's VM scale set (on a GpuPlatform, merged over cluster.tags)."""
     kubernetes_version: str | None
     """Pin this pool's Kubernetes version for a staged rollout (default: the cluster's)."""
 
@@ -227,7 +307,19 @@ class GpuNodePoolInputs(TypedDict):
     os_disk_size_gb: int | None
     """OS disk size in GB (default 128)."""
     max_surge: str | None
-    """Upgrade surge: extra nodes during upgrades, a number or a percentage (default '1')."""
+    """Upgrade surge: extra nodes during upgrades, a number or a percentage (default '1'; none for spot pools)."""
+    spot: Spot | None
+    """Run on Spot VMs; the DRA plugin and samples tolerate AKS's spot taint. Fixed at creation."""
+    scale_down_mode: str | None
+    """What scaling down does to a VM: 'Delete' (AKS's default) or 'Deallocate' (stopped, managed OS disk kept)."""
+    os_disk_type: str | None
+    """OS disk: 'Ephemeral' (on the temp disk, checked against the size) or 'Managed'; unset: AKS decides."""
+    capacity_reservation_group_id: str | None
+    """ARM ID of a capacity reservation group whose reserved capacity the pool's VMs use. Fixed at creation."""
+    vnet_subnet_id: str | None
+    """ARM ID of the subnet for this pool's nodes; default the cluster's (same virtual network)."""
+    tags: dict[str, str] | None
+    """Azure tags for the pool's VM scale set (on a GpuPlatform, merged over cluster.tags)."""
     kubernetes_version: str | None
     """Pin this pool's Kubernetes version for a staged rollout (default: the cluster's)."""
     cluster_kubernetes_version: str | None

@@ -298,8 +298,8 @@ def test_control_a_valid_stack_registers_resources(scratch, monitors, capsys):
     # Without this, "nothing registered" below could pass because the spy sees nothing at all.
     write_stack(scratch, "control", None)
     status, out, err = plan(scratch, "control", capsys)
-    # prod's whole-A10 pool autoscales from 0: plan warns about it (on stderr), and nothing else.
-    assert status == 0 and [line.split(":")[0] for line in err.splitlines()] == ["warning"]
+    # prod's pools that autoscale from 0: plan warns about them (on stderr), and nothing else.
+    assert status == 0 and err and {line.split(":")[0] for line in err.splitlines()} == {"warning"}
     assert out.startswith("aks-dra-vgpu/control: ")
     assert len(registered(monitors)) > 10
 

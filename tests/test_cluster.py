@@ -108,3 +108,105 @@ def test_provider_identifier_is_known_in_a_preview_and_follows_only_replacements
         assert identifier(**in_place) == base, in_place
     for replacing in ({"location": "northeurope"}, {"dnsPrefix": "other"}, {"resourceGroup": {"name": "rg-u"}}):
         assert identifier(**replacing) != base, replacing
+
+
+# --- production settings: network, API server, upgrades, monitoring, node resource group -------------------------------
+MAINTENANCE = "azure-native:containerservice:MaintenanceConfiguration"
+SUBNET = (
+    "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-net/providers/Microsoft.Network/"
+    "virtualNetworks/vnet/subnets/nodes"
+)
+WINDOW = {"dayOfWeek": "Sunday", "startTime": "02:00", "durationHours": 6, "utcOffset": "+01:00"}
+
+
+def test_production_settings_reach_the_cluster(preview):
+    plan = make(
+        preview,
+        nodeResourceGroup="rg-t-nodes",
+        network={"vnetSubnetId": SUBNET},
+        apiServer={"authorizedIpRanges": ["203.0.113.0/24", "198.51.100.0/28"]},
+        upgrades={"channel": "patch", "nodeOsChannel": "NodeImage"},
+        monitoring={"managedPrometheus": True},
+    )
+    inputs = plan.one(CLUSTER).inputs
+    assert inputs["nodeResourceGroup"] == "rg-t-nodes"
+    assert inputs["agentPoolProfiles"][0]["vnetSubnetID"] == SUBNET
+    assert inputs["apiServerAccessProfile"] == {"authorizedIPRanges": ["203.0.113.0/24", "198.51.100.0/28"]}
+    assert inputs["autoUpgradeProfile"] == {"upgradeChannel": "patch", "nodeOSUpgradeChannel": "NodeImage"}
+    assert inputs["azureMonitorProfile"] == {"metrics": {"enabled": True}}
+    assert plan.one(CLUSTER).options["ignoreChanges"] == []  # patch keeps the minor version the stack wrote
+
+
+def test_unset_settings_send_nothing_new(preview):
+    # A stack that sets none of them plans exactly the inputs it had before they existed: no diff for existing clusters.
+    inputs = make(preview).one(CLUSTER).inputs
+    for key in ("nodeResourceGroup", "apiServerAccessProfile", "autoUpgradeProfile", "azureMonitorProfile"):
+        assert key not in inputs, key
+    assert "vnetSubnetID" not in inputs["agentPoolProfiles"][0]
+    assert make(preview).all(MAINTENANCE) == []
+
+
+def test_private_cluster_and_cleared_ranges(preview):
+    assert make(preview, apiServer={"private": True}).one(CLUSTER).inputs["apiServerAccessProfile"] == {
+        "enablePrivateCluster": True
+    }
+    # [] is sent: it is how AKS is told to drop earlier ranges; unset sends nothing.
+    assert make(preview, apiServer={"authorizedIpRanges": []}).one(CLUSTER).inputs["apiServerAccessProfile"] == {
+        "authorizedIPRanges": []
+    }
+    assert make(preview, monitoring={"managedPrometheus": False}).one(CLUSTER).inputs["azureMonitorProfile"] == {
+        "metrics": {"enabled": False}
+    }
+
+
+def test_a_window_becomes_one_maintenance_configuration_per_scheduled_channel(preview):
+    plan = make(preview, upgrades={"channel": "patch", "nodeOsChannel": "SecurityPatch", "maintenanceWindow": WINDOW})
+    cluster = plan.one(CLUSTER)
+    configs = {m.inputs["configName"]: m for m in plan.all(MAINTENANCE)}
+    assert set(configs) == {"aksManagedAutoUpgradeSchedule", "aksManagedNodeOSUpgradeSchedule"}
+    for m in configs.values():
+        # The cluster's name is known in a preview too (it is what the stack sent), and the window waits for the cluster.
+        assert (m.inputs["resourceName"], m.inputs["resourceGroupName"]) == ("aks-t", "rg-t")
+        assert cluster.urn in m.dependencies
+        assert m.inputs["maintenanceWindow"] == {
+            "schedule": {"weekly": {"dayOfWeek": "Sunday", "intervalWeeks": 1}},
+            "startTime": "02:00",
+            "durationHours": 6,
+            "utcOffset": "+01:00",
+        }
+    only_os = make(preview, upgrades={"channel": "none", "maintenanceWindow": WINDOW})
+    assert [m.inputs["configName"] for m in only_os.all(MAINTENANCE)] == ["aksManagedNodeOSUpgradeSchedule"]
+
+
+def test_a_channel_that_moves_minor_versions_owns_the_version(preview):
+    plan = make(preview, upgrades={"channel": "stable"}, kubernetesVersion="1.35")
+    assert plan.one(CLUSTER).options["ignoreChanges"] == ["kubernetesVersion"]
+    assert plan.one(CLUSTER).inputs["kubernetesVersion"] == "1.35"  # still sent at creation
+
+
+def test_node_resource_group_feeds_the_provider_identifier_other_new_settings_do_not(preview):
+    def identifier(**overrides):
+        return make(preview, **overrides).one("pulumi:providers:kubernetes").inputs["clusterIdentifier"]
+
+    base = identifier()
+    assert identifier(nodeResourceGroup="rg-t-nodes") != base
+    assert identifier(nodeResourceGroup="rg-t-nodes") != identifier(nodeResourceGroup="rg-t-nodes2")
+    for in_place in (
+        {"apiServer": {"authorizedIpRanges": ["203.0.113.0/24"]}},
+        {"upgrades": {"channel": "patch", "maintenanceWindow": WINDOW}},
+        {"monitoring": {"managedPrometheus": True}},
+        {"network": {"vnetSubnetId": SUBNET}},  # refused for the system pool, never a cluster replacement
+    ):
+        assert identifier(**in_place) == base, in_place
+
+
+IDENTITY = (
+    "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-id/providers/Microsoft.ManagedIdentity/"
+    "userAssignedIdentities/id-aks"
+)
+
+
+def test_a_user_assigned_identity_replaces_the_system_assigned_one(preview):
+    inputs = make(preview, identityId=IDENTITY).one(CLUSTER).inputs
+    assert inputs["identity"] == {"type": "UserAssigned", "userAssignedIdentities": [IDENTITY]}
+    assert make(preview).one(CLUSTER).inputs["identity"] == {"type": "SystemAssigned"}

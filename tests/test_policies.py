@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import runpy
 import shutil
 import subprocess
@@ -199,8 +200,8 @@ def test_format_violations():
 def test_plan_policy_passes_on_both_stacks_with_one_advisory(capsys, stack):
     assert main(["plan", "--stack", stack, "--project-dir", str(ROOT), "--policy"]) == EXIT_OK
     out = capsys.readouterr().out
-    # Each stack has one GPU pool at minCount 0 (dev's only pool, prod's whole-A10 pool): advisory, not mandatory.
-    assert "policy: 1 violation (0 mandatory)" in out and "[advisory] dra-pool-scale-from-zero:" in out
+    # GPU pools at minCount 0 (dev's only pool; prod's whole-A10 and spot pools): advisory, never mandatory.
+    assert re.search(r"policy: \d+ violations? \(0 mandatory\)", out) and "[advisory] dra-pool-scale-from-zero:" in out
 
 
 ROGUE = '''

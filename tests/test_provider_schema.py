@@ -21,14 +21,20 @@ from pydantic import BaseModel
 from components import __version__, provider_host
 from components.cluster import AksClusterArgs
 from components.config import (
+    ApiServerConfig,
     AuthConfig,
     AutoscalingConfig,
     DraDriverConfig,
     GpuPoolConfig,
+    MaintenanceWindowConfig,
+    MonitoringConfig,
+    NetworkConfig,
     ResourceGroupConfig,
     SamplesConfig,
+    SpotConfig,
     StackConfig,
     SystemPoolConfig,
+    UpgradesConfig,
 )
 from components.dra_driver import NvidiaDraDriverArgs
 from components.dra_samples import DraSamplesArgs
@@ -56,6 +62,12 @@ TYPE_MODELS: dict[str, type[BaseModel]] = {
     "GpuPool": GpuPoolConfig,
     "DraDriverSettings": DraDriverConfig,
     "SamplesSettings": SamplesConfig,
+    "ClusterNetwork": NetworkConfig,
+    "ApiServer": ApiServerConfig,
+    "MaintenanceWindow": MaintenanceWindowConfig,
+    "Upgrades": UpgradesConfig,
+    "Monitoring": MonitoringConfig,
+    "Spot": SpotConfig,
 }
 
 

@@ -130,7 +130,8 @@ def test_values_are_exactly_what_the_release_gets_with_the_driver_flags(rendered
 def test_prod_values_let_the_plugin_onto_tainted_pools(rendered):
     values = load(rendered["prod"][1] / "helm" / RELEASE / "values.yaml")
     keys = {t["key"] for t in values["kubeletPlugin"]["tolerations"]}
-    assert keys == {"nvidia.com/gpu", "workload-class"}
+    # The spot pool's nodes carry AKS's own taint: without its toleration they get no plugin and no ResourceSlice.
+    assert keys == {"nvidia.com/gpu", "workload-class", "kubernetes.azure.com/scalesetpriority"}
 
 
 @pytest.mark.parametrize("stack", STACKS)

@@ -64,8 +64,11 @@ def test_a_stack_lacking_a_needed_size_exits_3_and_prints_a_snippet_that_fits(ca
     assert "no pool offers 4 GiB slices (Standard_NV6ads_A10_v5), which embed needs" in out
     snippet = yaml.safe_load(out.split("gpuPools that would fit:\n", 1)[1].rsplit("\n\n", 1)[0])
     pools = snippet["aks-dra-vgpu:gpuPools"]
-    assert [p["vmSize"] for p in pools] == ["Standard_NV6ads_A10_v5", "Standard_NV12ads_A10_v5"]
-    assert pools[1]["name"] == "a10third" and pools[1]["taints"] == ["nvidia.com/gpu=present:NoSchedule"]
+    # the missing 4 GiB size first, then prod's own 8 GiB pools that the 7 GiB workload can use (spot included)
+    assert pools[0]["vmSize"] == "Standard_NV6ads_A10_v5"
+    assert {p["vmSize"] for p in pools[1:]} == {"Standard_NV12ads_A10_v5"}
+    third = next(p for p in pools if p["name"] == "a10third")
+    assert third["taints"] == ["nvidia.com/gpu=present:NoSchedule"]
     assert "a10full" in out and "none of these workloads needs it" in out  # prod's whole-A10 pool
     assert "chat" in out and "nvidia.com/gpu=present:NoSchedule" in out  # tolerations from the stack's pools
 

@@ -3,18 +3,26 @@
 Stack files use camelCase keys (Pulumi's convention); Python uses snake_case (pydantic aliases). Every problem in a
 stack is reported at once, each naming the path the user wrote (``gpuPools[0].vmSize``) and what is allowed.
 
-- ``syntax``: names, taints, versions, key paths (pure rules)
-- ``base``, ``cluster``, ``pools``, ``driver``, ``samples``, ``stack``: the models, one section each
+- ``syntax``: names, taints, versions, key paths (pure rules); ``azure``: ARM IDs, CIDRs, maintenance times
+- ``base``, ``cluster``, ``upgrades``, ``pools``, ``driver``, ``samples``, ``stack``: the models, one section each
 - ``errors``: ``ConfigError`` (problems with key paths), ``KeyedProblemsError`` for model-level checks, ``validate``
 - ``loading``: the stack's sections from Pulumi config
 """
 
 from .base import Model, PoolName, Zones
-from .cluster import AuthConfig, ClusterConfig, ResourceGroupConfig, SystemPoolConfig
+from .cluster import (
+    ApiServerConfig,
+    AuthConfig,
+    ClusterConfig,
+    MonitoringConfig,
+    NetworkConfig,
+    ResourceGroupConfig,
+    SystemPoolConfig,
+)
 from .driver import DraDriverConfig
 from .errors import ConfigError, KeyedProblemsError, Problem, validate
 from .loading import PROJECT, STACK_KEYS, load_stack_config, near_miss, stack_config_from_mapping
-from .pools import AutoscalingConfig, GpuPoolConfig
+from .pools import AutoscalingConfig, GpuPoolConfig, SpotConfig
 from .samples import SamplesConfig
 from .stack import StackConfig
 from .syntax import (
@@ -28,12 +36,14 @@ from .syntax import (
     parse_taint,
     value_at,
 )
+from .upgrades import MaintenanceWindowConfig, UpgradesConfig
 
 __all__ = [
     "MISSING",
     "PROJECT",
     "STACK_KEYS",
     "TAINT_EFFECTS",
+    "ApiServerConfig",
     "AuthConfig",
     "AutoscalingConfig",
     "ClusterConfig",
@@ -41,15 +51,20 @@ __all__ = [
     "DraDriverConfig",
     "GpuPoolConfig",
     "KeyedProblemsError",
+    "MaintenanceWindowConfig",
     "Model",
+    "MonitoringConfig",
+    "NetworkConfig",
     "PoolName",
     "Problem",
     "ResourceGroupConfig",
     "SamplesConfig",
+    "SpotConfig",
     "StackConfig",
     "StrInput",
     "SystemPoolConfig",
     "Taint",
+    "UpgradesConfig",
     "Zones",
     "check_label_key",
     "check_label_value",

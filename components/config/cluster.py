@@ -1,4 +1,5 @@
-"""The cluster section: resource group, system pool, Entra ID access, Kubernetes version."""
+"""The cluster section: resource group, system pool, Entra ID access, Kubernetes version, network, API server access,
+upgrades, monitoring."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pydantic import Field, field_validator, model_validator
 from pydantic.alias_generators import to_snake
 
 from ..catalog import MIN_KUBERNETES_VERSION
+from .azure import SUBNET, USER_ASSIGNED_IDENTITY, arm_id_or_error, check_cidr
 from .base import Model, PoolName, Zones
 from .errors import KeyedProblemsError
 from .syntax import (
@@ -19,6 +21,7 @@ from .syntax import (
     RESOURCE_GROUP,
     parse_k8s_version,
 )
+from .upgrades import MINOR_CHANNELS, VERSION_CHANNELS, UpgradesConfig
 
 DNS_PREFIX_RULE = "use 1-54 letters, digits and '-', starting and ending with a letter or digit"
 
@@ -121,6 +124,81 @@ class AuthConfig(Model):
         return self
 
 
+class NetworkConfig(Model):
+    """Where the nodes live: a subnet of your own virtual network, or (unset) a network AKS creates."""
+
+    vnet_subnet_id: str | None = Field(
+        None,
+        description="ARM ID of an existing subnet (/subscriptions/…/resourceGroups/…/providers/Microsoft.Network/"
+        "virtualNetworks/…/subnets/…) for the system pool's and every GPU pool's nodes (vnetSubnetID); a GPU pool's "
+        "own vnetSubnetId overrides it, in the same virtual network. The cluster identity needs Network Contributor on "
+        "it. AKS cannot move existing nodes to another subnet (docs/safe-changes.md).",
+    )
+
+    @field_validator("vnet_subnet_id")
+    @classmethod
+    def _subnet(cls, v: str | None) -> str | None:
+        return arm_id_or_error(v, SUBNET)
+
+
+# AKS accepts up to 200 authorized ranges on a public API server (learn.microsoft.com/azure/aks/
+# api-server-authorized-ip-ranges, "Limitations and considerations").
+MAX_AUTHORIZED_RANGES = 200
+
+
+class ApiServerConfig(Model):
+    """Who can reach the Kubernetes API server (apiServerAccessProfile)."""
+
+    authorized_ip_ranges: list[str] | None = Field(
+        None,
+        description="CIDR ranges allowed to reach the public API server (authorizedIPRanges, at most 200), e.g. your "
+        "CI runners' egress and your office; everyone else is refused before authentication. Not with private: true. "
+        "'0.0.0.0/32' allows only the cluster's own egress; [] removes the restriction; unset leaves it as it is.",
+    )
+    private: bool = Field(
+        False,
+        description="A private cluster (enablePrivateCluster): the API server gets only a private IP in the nodes' "
+        "network, so `pulumi up` (the Kubernetes provider) must run from a machine that reaches it; see "
+        "docs/production.md. Fixed at creation: AKS cannot make an existing cluster private.",
+    )
+
+    @field_validator("authorized_ip_ranges")
+    @classmethod
+    def _ranges(cls, v: list[str] | None) -> list[str] | None:
+        if v is None:
+            return v
+        problems = [p for p in (check_cidr(r) for r in v) if p]
+        twice = sorted({r for r in v if v.count(r) > 1})
+        if twice:
+            problems.append(f"{', '.join(repr(r) for r in twice)} listed twice; list each range once")
+        if len(v) > MAX_AUTHORIZED_RANGES:
+            problems.append(f"{len(v)} ranges; AKS allows at most {MAX_AUTHORIZED_RANGES}")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return v
+
+    @model_validator(mode="after")
+    def _private_has_no_public_ranges(self) -> ApiServerConfig:
+        if self.private and self.authorized_ip_ranges:
+            raise KeyedProblemsError((
+                "authorizedIpRanges",
+                "cannot be used with private: true (AKS applies authorized ranges to the public API server only); "
+                "remove the ranges or set private: false",
+            ))
+        return self
+
+
+class MonitoringConfig(Model):
+    """Cluster monitoring add-ons."""
+
+    managed_prometheus: bool | None = Field(
+        None,
+        description="Azure Monitor managed Prometheus (azureMonitorProfile.metrics.enabled): true runs AKS's metrics "
+        "agent on every node, false turns it off, unset leaves it as it is. Its Azure Monitor workspace and data "
+        "collection rule are not created by this package; see docs/production.md.",
+    )
+
+
 class ClusterConfig(Model):
     """The AKS cluster: Kubernetes version, location, resource group, system pool, access."""
 
@@ -146,7 +224,27 @@ class ClusterConfig(Model):
         "only forget them: for handing a cluster over to another stack or tool. GPU pools are still deleted; a "
         "replacement still replaces. See docs/safe-changes.md.",
     )
-    tags: dict[str, str] = Field(default_factory=dict, description="Azure tags for the resource group and cluster.")
+    tags: dict[str, str] = Field(
+        default_factory=dict,
+        description="Azure tags for the resource group, the cluster and every GPU pool (a pool's own tags win).",
+    )
+    network: NetworkConfig = Field(default_factory=NetworkConfig, description="The nodes' virtual network.")
+    api_server: ApiServerConfig = Field(default_factory=ApiServerConfig, description="Kubernetes API server access.")
+    upgrades: UpgradesConfig = Field(default_factory=UpgradesConfig, description="Automatic upgrades and their window.")
+    monitoring: MonitoringConfig = Field(default_factory=MonitoringConfig, description="Monitoring add-ons.")
+    identity_id: str | None = Field(
+        None,
+        description="ARM ID of a user-assigned managed identity (/subscriptions/…/resourceGroups/…/providers/"
+        "Microsoft.ManagedIdentity/userAssignedIdentities/…) for the control plane, instead of the system-assigned one "
+        "AKS creates. Needed for capacity reservation groups (AKS: system-assigned identities don't work for them); "
+        "give it its roles (Network Contributor on the subnet, Contributor on the reservation's group) beforehand.",
+    )
+    node_resource_group: str | None = Field(
+        None,
+        description="Name of the resource group AKS creates for the nodes, disks and load balancers (nodeResourceGroup; "
+        "default MC_<group>_<cluster>_<location>). Must not exist yet; fixed at creation (a change replaces the "
+        "cluster).",
+    )
 
     @field_validator("name")
     @classmethod
@@ -177,6 +275,18 @@ class ClusterConfig(Model):
             raise ValueError(f"'{v}' is too old; DRA (resource.k8s.io/v1) needs Kubernetes {minimum} or newer")
         return v
 
+    @field_validator("identity_id")
+    @classmethod
+    def _identity(cls, v: str | None) -> str | None:
+        return arm_id_or_error(v, USER_ASSIGNED_IDENTITY)
+
+    @field_validator("node_resource_group")
+    @classmethod
+    def _node_resource_group(cls, v: str | None) -> str | None:
+        if v is not None and not RESOURCE_GROUP.fullmatch(v):
+            raise ValueError(f"'{v}' is not a resource group name; use 1-90 letters, digits, '-', '_', '.', '(', ')'")
+        return v
+
     @field_validator("dns_prefix")
     @classmethod
     def _dns_prefix(cls, v: str | None) -> str | None:
@@ -203,5 +313,34 @@ class ClusterConfig(Model):
         if self.auth.mode == "localAccounts" and self.auth.admin_group_object_ids:
             raise KeyedProblemsError(("auth.adminGroupObjectIds", "needs auth.mode 'entraId'; allowed only with Entra ID"))
         return self
+
+    @model_validator(mode="after")
+    def _cross(self) -> ClusterConfig:
+        problems: list[tuple[str, str]] = []
+        group = self.node_resource_group
+        # AKS creates the node resource group itself and refuses an existing one (learn.microsoft.com/azure/aks/faq,
+        # "Can I provide my own name for the AKS node resource group?").
+        if group is not None and group.lower() == self.resource_group.name.lower():
+            problems.append((
+                "nodeResourceGroup",
+                f"'{group}' is the cluster's own resource group; AKS creates the node resource group and refuses an "
+                "existing one: choose another name",
+            ))
+        channel = self.upgrades.channel
+        if channel in VERSION_CHANNELS and self.kubernetes_version.count(".") == 2:
+            minor = ".".join(self.kubernetes_version.split(".")[:2])
+            problems.append((
+                "kubernetesVersion",
+                f"'{self.kubernetes_version}' pins a patch version, but upgrades.channel '{channel}' moves it; write "
+                f"'{minor}' (the next `pulumi up` would otherwise try to downgrade the cluster)",
+            ))
+        if problems:
+            raise KeyedProblemsError(*problems)
+        return self
+
+    @property
+    def version_follows_channel(self) -> bool:
+        """Whether AKS moves the minor version by itself (stable/rapid), so kubernetesVersion is the first one only."""
+        return self.upgrades.channel in MINOR_CHANNELS
 
 

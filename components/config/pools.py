@@ -1,16 +1,65 @@
-"""The GPU pools section: one NVadsA10_v5 size per pool, labels, taints, autoscaling."""
+"""The GPU pools section: one NVadsA10_v5 size per pool, labels, taints, autoscaling, spot, disks, subnet, tags.
+
+AgentPool field names and values as AKS takes them (Azure/azure-rest-api-specs, Microsoft.ContainerService/aks/stable/
+2025-09-01/managedClusters.json, ``ManagedClusterAgentPoolProfileProperties``: scaleSetPriority, scaleSetEvictionPolicy,
+spotMaxPrice, scaleDownMode, osDiskType, capacityReservationGroupID, vnetSubnetID, tags; the same enums in
+pulumi_azure_native.containerservice: ``ScaleSetPriority``, ``ScaleSetEvictionPolicy``, ``ScaleDownMode``, ``OSDiskType``).
+"""
 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from ..catalog import A10_SIZES, GPU_PRESENT_LABEL, RESERVED_LABEL_PREFIXES, A10Size
+from .azure import CAPACITY_RESERVATION_GROUP, SUBNET, arm_id_or_error
 from .base import KubernetesVersion, Model, PoolName, Zones
 from .errors import KeyedProblemsError
 from .syntax import SURGE, Taint, check_label_key, check_label_value, parse_taint
+
+# What AKS puts on every spot node, label and taint (learn.microsoft.com/azure/aks/spot-node-pool, "Limitations").
+# A spot pool declares both itself: AKS reports them in the pool's nodeLabels/nodeTaints, so leaving them out makes every
+# refresh show drift (terraform-provider-azurerm #9454 / PR #14030, cluster-api-provider-azure #3976).
+SPOT_LABEL = ("kubernetes.azure.com/scalesetpriority", "spot")
+SPOT_TAINT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
+# Spot prices are US dollars per hour with at most five decimals (learn.microsoft.com/azure/virtual-machines/spot-vms).
+SPOT_PRICE_DECIMALS = 5
+# One extra node at a time: a GPU node is expensive, and each upgrade reimages (and reinstalls GRID on) every node.
+DEFAULT_SURGE = "1"
+
+
+class SpotConfig(Model):
+    """Run the pool on Azure Spot VMs: far cheaper, no SLA, evicted whenever Azure needs the capacity back."""
+
+    eviction_policy: Literal["Delete", "Deallocate"] = Field(
+        "Delete",
+        description="What happens to an evicted VM (scaleSetEvictionPolicy): Delete (default; the autoscaler can "
+        "replace it) or Deallocate (kept stopped, still counts against your quota, and its disks are billed).",
+    )
+    max_price: float = Field(
+        -1,
+        description="Highest price per VM-hour in US dollars (spotMaxPrice, up to 5 decimals); -1 (default) pays up "
+        "to the pay-as-you-go price, so VMs are evicted only for capacity, never for price.",
+    )
+
+    @field_validator("max_price", mode="before")
+    @classmethod
+    def _price_is_a_number(cls, v: object) -> object:
+        if isinstance(v, bool):
+            raise ValueError(f"{v} is not a price; write -1 or a price in US dollars greater than 0, e.g. 0.5")
+        return v
+
+    @field_validator("max_price")
+    @classmethod
+    def _price(cls, v: float) -> float:
+        if v != -1 and v <= 0:
+            raise ValueError(f"{v} is not a price; write -1 (up to the pay-as-you-go price) or a price greater than 0")
+        if round(v, SPOT_PRICE_DECIMALS) != v:
+            raise ValueError(f"{v} has more than {SPOT_PRICE_DECIMALS} decimals; Azure takes spot prices to 5 decimals")
+        return v
 
 
 class AutoscalingConfig(Model):
@@ -45,13 +94,52 @@ class GpuPoolConfig(Model):
         default_factory=dict, description="Extra node labels; nvidia.com/gpu.present=true is always added."
     )
     taints: list[str] = Field(
-        default_factory=list, description="Node taints, 'key=value:Effect'; the DRA plugin and samples tolerate them."
+        default_factory=list,
+        description="Node taints, 'key=value:Effect'; the DRA plugin and samples tolerate them (and AKS's spot taint "
+        "on a spot pool).",
     )
     max_pods: int = Field(110, ge=10, le=250, description="Maximum pods per node (10-250); immutable.")
     os_type: Literal["Linux"] = Field("Linux", description="GPU pools are Linux: the DRA driver runs only there.")
     os_sku: Literal["Ubuntu", "AzureLinux"] = Field("Ubuntu", description="Node OS image; immutable.")
     os_disk_size_gb: int = Field(128, ge=30, le=2048, description="OS disk size in GB.")
-    max_surge: str = Field("1", description="Upgrade surge: extra nodes during upgrades, a number or a percentage.")
+    max_surge: str | None = Field(
+        None,
+        description="Upgrade surge: extra nodes during upgrades, a number or a percentage (default '1'). Not for spot "
+        "pools (AKS upgrades spot nodes without surge).",
+    )
+    spot: SpotConfig | None = Field(
+        None,
+        description="Run on Spot VMs (scaleSetPriority Spot). AKS labels and taints spot nodes "
+        "kubernetes.azure.com/scalesetpriority=spot:NoSchedule; the DRA plugin and samples tolerate it. Fixed at "
+        "creation (a change replaces the pool).",
+    )
+    scale_down_mode: Literal["Delete", "Deallocate"] | None = Field(
+        None,
+        description="What scaling down does to a VM (scaleDownMode): Delete (AKS's default) or Deallocate (stopped, "
+        "disk kept: a GPU node comes back with its GRID driver and images in place, faster than a new one; its "
+        "managed OS disk is still billed). Deallocate needs Managed OS disks; see docs/sizing.md.",
+    )
+    os_disk_type: Literal["Managed", "Ephemeral"] | None = Field(
+        None,
+        description="OS disk (osDiskType): Ephemeral (on the VM's local temp disk: faster reimage and boot, free; "
+        "checked against the size's temp disk where the catalog knows it) or Managed. Unset: AKS picks Ephemeral "
+        "when it fits, except with scaleDownMode Deallocate (Managed). Fixed at creation (a change replaces the pool).",
+    )
+    capacity_reservation_group_id: str | None = Field(
+        None,
+        description="ARM ID of a capacity reservation group (/subscriptions/…/resourceGroups/…/providers/"
+        "Microsoft.Compute/capacityReservationGroups/…) whose reserved NVadsA10_v5 capacity the pool's VMs use "
+        "(capacityReservationGroupID). The cluster identity needs access to it. Fixed at creation.",
+    )
+    vnet_subnet_id: str | None = Field(
+        None,
+        description="ARM ID of the subnet for this pool's nodes (vnetSubnetID); default cluster.network.vnetSubnetId. "
+        "Must be in the same virtual network as the cluster's subnet.",
+    )
+    tags: dict[str, str] = Field(
+        default_factory=dict,
+        description="Azure tags for the pool's VM scale set, merged over cluster.tags (these win).",
+    )
     kubernetes_version: KubernetesVersion | None = Field(
         None,
         description="Pin this pool's Kubernetes version (orchestratorVersion) for a staged rollout; default: the "
@@ -91,7 +179,8 @@ class GpuPoolConfig(Model):
     @classmethod
     def _taints(cls, v: list[str]) -> list[str]:
         for text in v:
-            parse_taint(text)
+            if parse_taint(text).key == SPOT_LABEL[0]:
+                raise ValueError(f"'{text}': AKS puts this taint on spot nodes itself; set spot: {{}} instead")
         twice = sorted({t for t in v if v.count(t) > 1})
         if twice:
             raise ValueError(f"{', '.join(repr(t) for t in twice)} listed twice; list each taint once")
@@ -99,10 +188,41 @@ class GpuPoolConfig(Model):
 
     @field_validator("max_surge")
     @classmethod
-    def _surge(cls, v: str) -> str:
-        if not SURGE.fullmatch(v):
+    def _surge(cls, v: str | None) -> str | None:
+        if v is not None and not SURGE.fullmatch(v):
             raise ValueError(f"'{v}' is not a surge; write a node count like '1' or a percentage like '33%'")
         return v
+
+    @field_validator("capacity_reservation_group_id")
+    @classmethod
+    def _capacity_reservation_group(cls, v: str | None) -> str | None:
+        return arm_id_or_error(v, CAPACITY_RESERVATION_GROUP)
+
+    @field_validator("vnet_subnet_id")
+    @classmethod
+    def _subnet(cls, v: str | None) -> str | None:
+        return arm_id_or_error(v, SUBNET)
+
+    @model_validator(mode="after")
+    def _spot_and_disks(self) -> GpuPoolConfig:
+        problems: list[tuple[str, str]] = []
+        if self.spot is not None and self.max_surge is not None:
+            # AKS has no surge for spot pools (terraform-provider-azurerm kubernetes_cluster_node_pool_resource.go:
+            # "Spot pools do not support `max_surge`").
+            problems.append(("maxSurge", "spot pools take no upgrade surge (AKS upgrades spot nodes in place); remove it"))
+        if self.scale_down_mode == "Deallocate" and self.os_disk_type == "Ephemeral":
+            # learn.microsoft.com/azure/aks/scale-down-mode, "Limitations": ephemeral OS disks aren't supported.
+            problems.append((
+                "osDiskType",
+                "Ephemeral cannot be kept with scaleDownMode Deallocate (AKS deallocates only VMs with managed OS "
+                "disks); use Managed, or scaleDownMode Delete",
+            ))
+        problem = ephemeral_os_disk_problem(self.size, self.os_disk_size_gb) if self.os_disk_type == "Ephemeral" else None
+        if problem:
+            problems.append(("osDiskSizeGb", problem))
+        if problems:
+            raise KeyedProblemsError(*problems)
+        return self
 
     @model_validator(mode="after")
     def _count(self) -> GpuPoolConfig:
@@ -118,13 +238,48 @@ class GpuPoolConfig(Model):
 
     @property
     def node_labels(self) -> dict[str, str]:
-        """The labels every node gets: the user's, plus the one the DRA plugin selects by."""
-        return {**self.labels, GPU_PRESENT_LABEL[0]: GPU_PRESENT_LABEL[1]}
+        """The labels every node gets: the user's, the one the DRA plugin selects by, and AKS's spot label."""
+        labels = {**self.labels, GPU_PRESENT_LABEL[0]: GPU_PRESENT_LABEL[1]}
+        if self.spot is not None:
+            labels[SPOT_LABEL[0]] = SPOT_LABEL[1]
+        return labels
+
+    @property
+    def node_taints(self) -> list[str]:
+        """The taints every node carries, as AKS takes them: the user's, plus AKS's spot taint on a spot pool."""
+        return [*self.taints, SPOT_TAINT] if self.spot is not None else list(self.taints)
+
+    @property
+    def effective_taints(self) -> list[Taint]:
+        """Every taint the nodes carry, parsed: what the DRA plugin and GPU workloads must tolerate."""
+        return [parse_taint(t) for t in self.node_taints]
 
     @property
     def parsed_taints(self) -> list[Taint]:
-        """The taints, parsed."""
-        return [parse_taint(t) for t in self.taints]
+        """The same as effective_taints (the user's taints and AKS's spot taint), under its first name."""
+        return self.effective_taints
+
+    @property
+    def upgrade_surge(self) -> str | None:
+        """The maxSurge to send: the one set, or '1'; none for a spot pool (AKS has no surge for spot)."""
+        if self.spot is not None:
+            return None
+        return self.max_surge or DEFAULT_SURGE
+
+    @property
+    def effective_os_disk_type(self) -> str | None:
+        """The osDiskType to send: the one set, Managed for a pool that deallocates, else None (AKS decides)."""
+        if self.os_disk_type is None and self.scale_down_mode == "Deallocate":
+            # AKS would pick Ephemeral on these sizes (their temp disks hold the default OS disk), which Deallocate
+            # cannot keep: learn.microsoft.com/azure/aks/scale-down-mode says to ask for Managed explicitly.
+            return "Managed"
+        return self.os_disk_type
+
+    def inheriting(self, tags: Mapping[str, str], vnet_subnet_id: str | None) -> GpuPoolConfig:
+        """This pool with the cluster's defaults filled in: its tags merged over the cluster's, its subnet or the cluster's."""
+        return self.model_copy(
+            update={"tags": {**tags, **self.tags}, "vnet_subnet_id": self.vnet_subnet_id or vnet_subnet_id}
+        )
 
     @property
     def initial_count(self) -> int:
@@ -134,3 +289,18 @@ class GpuPoolConfig(Model):
         return self.autoscaling.min_count if self.autoscaling else 1
 
 
+
+
+def ephemeral_os_disk_problem(size: A10Size, os_disk_size_gb: int) -> str | None:
+    """Why an ephemeral OS disk of this size cannot live on the VM's temp disk, or None (also when the size is unknown)."""
+    if size.temp_disk_gib is None or os_disk_size_gb <= size.temp_disk_gib:
+        return None
+    return (
+        f"{os_disk_size_gb} GB does not fit {size.vm_size}'s {size.temp_disk_gib} GiB temp disk, where an Ephemeral OS "
+        f"disk lives; choose at most {size.temp_disk_gib}, or osDiskType Managed"
+    )
+
+
+def ephemeral_os_disk_unchecked(size: A10Size) -> bool:
+    """Whether the catalog cannot check an ephemeral OS disk on this size (its temp disk is not known)."""
+    return size.temp_disk_gib is None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator, model_validator
 
+from .azure import SUBNET, ArmId, parse_arm_id
 from .base import Model
 from .cluster import ClusterConfig
 from .driver import DraDriverConfig
@@ -44,6 +45,8 @@ class StackConfig(Model):
                     f"gpuPools[{index}].name", f"'{system}' is the system pool's name (cluster.systemPool.name); "
                     "choose another: pool names are unique in a cluster"
                 ))
+        self._pool_subnets()
+        self._capacity_reservations()
         skew = [
             (f"gpuPools[{index}].kubernetesVersion", problem)
             for index, pool in enumerate(self.gpu_pools)
@@ -72,3 +75,39 @@ class StackConfig(Model):
         if problems:
             raise KeyedProblemsError(*problems)
         return self
+
+    def _capacity_reservations(self) -> None:
+        """A pool on a capacity reservation group needs a user-assigned cluster identity (learn.microsoft.com/azure/aks/
+        use-capacity-reservation-groups: "System-assigned managed identities don't work for this feature")."""
+        if self.cluster.identity_id is not None:
+            return
+        problems = [
+            (f"gpuPools[{index}].capacityReservationGroupId",
+             "needs cluster.identityId: AKS uses capacity reservation groups only through a user-assigned cluster "
+             "identity with Contributor on the reservation's resource group")
+            for index, pool in enumerate(self.gpu_pools) if pool.capacity_reservation_group_id is not None
+        ]
+        if problems:
+            raise KeyedProblemsError(*problems)
+
+    def _pool_subnets(self) -> None:
+        """A pool's own subnet needs the cluster's, in the same virtual network (learn.microsoft.com/azure/aks/
+        create-node-pools, "Add a node pool with a unique subnet": all node pool subnets in one VNet)."""
+        cluster_subnet = self.cluster.network.vnet_subnet_id
+        problems = []
+        for index, pool in enumerate(self.gpu_pools):
+            if pool.vnet_subnet_id is None:
+                continue
+            key = f"gpuPools[{index}].vnetSubnetId"
+            if cluster_subnet is None:
+                problems.append((key, "needs cluster.network.vnetSubnetId: the system pool must be in the same "
+                                 "virtual network, so give the cluster a subnet of it too"))
+                continue
+            own, cluster = parse_arm_id(pool.vnet_subnet_id, SUBNET), parse_arm_id(cluster_subnet, SUBNET)
+            if isinstance(own, ArmId) and isinstance(cluster, ArmId) and own.parent() != cluster.parent():
+                problems.append((key, f"is in virtual network '{own.names[0]}', not in cluster.network.vnetSubnetId's "
+                                 f"'{cluster.names[0]}'; AKS needs every pool's subnet in one virtual network"))
+        if problems:
+            raise KeyedProblemsError(*problems)
+
+

@@ -83,6 +83,17 @@ def entra_id_user_kubeconfig(cluster: str, resource_group: str, tenant_id: str) 
 
 
 
+def _as_azure_returns(type_: str, outputs: dict[str, Any]) -> dict[str, Any]:
+    """Outputs in the shape Azure answers where it differs from the inputs: a ManagedCluster's user-assigned identities
+    go in as a list of IDs (azure-native's input type) and come back as a map of ID -> identity (its output type)."""
+    identity = outputs.get("identity")
+    if type_ == "azure-native:containerservice:ManagedCluster" and isinstance(identity, dict):
+        ids = identity.get("userAssignedIdentities")
+        if isinstance(ids, list):
+            outputs["identity"] = {**identity, "userAssignedIdentities": {str(i): {} for i in ids}}
+    return outputs
+
+
 class OfflineProviders:
     """What the providers answer for each registration and invoke; nothing touches a cloud."""
 
@@ -97,8 +108,9 @@ class OfflineProviders:
             tenant = inputs["aadProfile"].get("tenantID") or SUBSCRIPTION
             self.entra_id_clusters[str(inputs.get("resourceName", name))] = str(tenant)
         if self.preview:
-            return "", dict(inputs)
-        return self._created(type_, name, inputs)
+            return "", _as_azure_returns(type_, dict(inputs))
+        resource_id, outputs = self._created(type_, name, inputs)
+        return resource_id, _as_azure_returns(type_, outputs)
 
     def _created(self, type_: str, name: str, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         template = _ARM_IDS.get(type_)

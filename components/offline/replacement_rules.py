@@ -83,6 +83,16 @@ _K8S_PROVIDER_DIFF = "https://github.com/pulumi/pulumi-kubernetes/blob/master/pr
 _PROVIDER_CHANGE = "https://github.com/pulumi/pulumi/issues/10082"
 _REPLACE_ON_CHANGES = "https://www.pulumi.com/docs/concepts/options/replaceonchanges/"
 
+# AKS production settings (issue 13).
+MAINTENANCE = "azure-native:containerservice:MaintenanceConfiguration"
+_AKS_SCALE_DOWN_MODE = "https://learn.microsoft.com/azure/aks/scale-down-mode"
+_AKS_PRIVATE_CLUSTERS = "https://learn.microsoft.com/azure/aks/private-clusters"
+_AKS_AUTHORIZED_RANGES = "https://learn.microsoft.com/azure/aks/api-server-authorized-ip-ranges"
+_AKS_AUTO_UPGRADE = "https://learn.microsoft.com/azure/aks/auto-upgrade-cluster"
+_AKS_MANAGED_PROMETHEUS = "https://learn.microsoft.com/azure/azure-monitor/containers/kubernetes-monitoring-enable"
+_AKS_MANAGED_IDENTITY = "https://learn.microsoft.com/azure/aks/use-managed-identity"
+_AKS_MAINTENANCE_API = "https://learn.microsoft.com/rest/api/aks/maintenance-configurations/create-or-update"
+
 _ARM_ID = "part of the ARM resource id (the URL): another value is another resource"
 _CYCLED = (
     "not in pulumi-azure-native's force-new list, so Pulumi attempts an in-place update; AKS cannot change it on an "
@@ -176,6 +186,51 @@ RULES: tuple[Rule, ...] = (
     Rule(RELEASE, "name", "replace", "provider", "a Helm release's name is its identity", _HELM_RELEASE_DIFF),
     Rule(RELEASE, "namespace", "replace", "provider", "a Helm release cannot move to another namespace",
          _HELM_RELEASE_DIFF),
+    # --- AKS production settings (issue 13): spot, scale-down, disks, capacity, subnets, API server, upgrades ----------
+    # pulumi-azure-native forces a new AgentPool only for vmSize, gpuInstanceProfile and nodePublicIPTags, and a new
+    # ManagedCluster for nodeResourceGroup and the network parts listed above (replacement.go): everything below is
+    # attempted in place. osDiskType and vnetSubnetID of a GPU pool are in the cycled list above; tags (pools and
+    # cluster) and spot nodes' declared label and taint are plain in-place updates (azurerm updates them in place).
+    *(
+        Rule(POOL, path, "refused", "api", why + "; Pulumi attempts an in-place update, which AKS refuses", _AZURERM_POOL)
+        for path, why in (
+            ("scaleSetPriority", "a pool is spot or regular from its creation: AKS cannot change an existing pool's "
+             "priority (azurerm: priority is ForceNew)"),
+            ("scaleSetEvictionPolicy", "the spot eviction policy is fixed at creation (azurerm: eviction_policy is "
+             "ForceNew)"),
+            ("spotMaxPrice", "the spot max price is fixed at creation (azurerm: spot_max_price is ForceNew)"),
+            ("capacityReservationGroupID", "a pool is tied to its capacity reservation group at creation (azurerm: "
+             "capacity_reservation_group_id is ForceNew)"),
+        )
+    ),
+    Rule(POOL, "scaleDownMode", "note", "api",
+         "changed in place; switching from Deallocate to Delete deletes the pool's deallocated VMs (and their disks)",
+         _AKS_SCALE_DOWN_MODE),
+    Rule(CLUSTER, "apiServerAccessProfile.enablePrivateCluster", "refused", "api",
+         "AKS cannot convert an existing cluster into a private one (or back), and pulumi-azure-native does not force "
+         "a new cluster for it: the update is refused; only a new cluster is private",
+         _AKS_PRIVATE_CLUSTERS),
+    Rule(CLUSTER, "apiServerAccessProfile.authorizedIPRanges", "note", "api",
+         "changed in place and enforced at once: whatever runs `pulumi up` (the Kubernetes provider) must stay inside "
+         "the new ranges, or it loses the API server", _AKS_AUTHORIZED_RANGES),
+    Rule(CLUSTER, "autoUpgradeProfile", "note", "api",
+         "changed in place; AKS starts the channel's upgrades in the next maintenance window (at any time without "
+         "one), and a node image upgrade reimages every GPU node (docs/production.md)", _AKS_AUTO_UPGRADE),
+    Rule(CLUSTER, "identity", "note", "api",
+         "changed in place (az aks update --assign-identity): the control plane switches identity, which needs the "
+         "roles the old one had (Network Contributor on the subnet, Contributor for a capacity reservation group)",
+         _AKS_MANAGED_IDENTITY),
+    Rule(CLUSTER, "azureMonitorProfile.metrics.enabled", "note", "api",
+         "changed in place: AKS adds (or removes) its metrics agent on every node", _AKS_MANAGED_PROMETHEUS),
+    Rule(MAINTENANCE, "resourceGroupName", "replace", "provider", _ARM_ID, _AKS_MAINTENANCE_API),
+    Rule(MAINTENANCE, "resourceName", "replace", "provider", _ARM_ID + " (the cluster it schedules)",
+         _AKS_MAINTENANCE_API),
+    Rule(MAINTENANCE, "configName", "replace", "provider",
+         _ARM_ID + "; AKS reads only aksManagedAutoUpgradeSchedule and aksManagedNodeOSUpgradeSchedule",
+         _AKS_MAINTENANCE_API),
+    Rule(MAINTENANCE, None, "replace", "engine", "its cluster is replaced: a maintenance configuration is a child of "
+         "its cluster", _AKS_MAINTENANCE_API, after=CLUSTER),
+    # --- end of AKS production settings ---------------------------------------------------------------------------------
     # --- providers and cascades -----------------------------------------------------------------------------------------
     Rule(K8S_PROVIDER, "clusterIdentifier", "replace", "provider",
          "with clusterIdentifier set, pulumi-kubernetes replaces its provider exactly when it changes (DiffConfig), "

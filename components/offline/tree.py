@@ -13,11 +13,17 @@ KEY_SETTINGS: dict[str, tuple[str, ...]] = {
     "azure-native:resources:ResourceGroup": ("resourceGroupName", "location"),
     "azure-native:containerservice:ManagedCluster": (
         "resourceName", "kubernetesVersion", "location", "agentPoolProfiles", "networkProfile.networkPluginMode",
-        "disableLocalAccounts",
+        "disableLocalAccounts", "nodeResourceGroup", "apiServerAccessProfile", "autoUpgradeProfile",
+        "azureMonitorProfile.metrics.enabled",
     ),
     "azure-native:containerservice:AgentPool": (
         "agentPoolName", "vmSize", "mode", "count", "enableAutoScaling", "minCount", "maxCount", "availabilityZones",
-        "nodeLabels", "nodeTaints", "gpuProfile.driver",
+        "nodeLabels", "nodeTaints", "gpuProfile.driver", "scaleSetPriority", "scaleSetEvictionPolicy", "spotMaxPrice",
+        "scaleDownMode", "osDiskType", "capacityReservationGroupID", "vnetSubnetID",
+    ),
+    "azure-native:containerservice:MaintenanceConfiguration": (
+        "configName", "maintenanceWindow.schedule.weekly.dayOfWeek", "maintenanceWindow.startTime",
+        "maintenanceWindow.durationHours", "maintenanceWindow.utcOffset",
     ),
     "pulumi:providers:kubernetes": ("kubeconfig",),
     "kubernetes:helm.sh/v3:Release": ("name", "chart", "version", "namespace", "repositoryOpts.repo", "skipCrds"),

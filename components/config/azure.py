@@ -1,0 +1,138 @@
+"""Syntax rules of Azure values a stack writes: ARM resource IDs, CIDR ranges, maintenance-window times.
+
+Each check returns what is wrong (a message that says what is allowed) or None, so models can report one line per
+problem. Sources: Azure/azure-rest-api-specs, Microsoft.ContainerService/aks/stable/2025-09-01/managedClusters.json
+(``vnetSubnetID``, ``CapacityReservationGroupID``: ``format: arm-id`` with their allowed resource types;
+``ManagedClusterIdentity.userAssignedIdentities``: keys of the form .../Microsoft.ManagedIdentity/userAssignedIdentities/...;
+``MaintenanceWindow.startTime`` ``^\\d{2}:\\d{2}$``, ``utcOffset`` ``^(-|\\+)[0-9]{2}:[0-9]{2}$``).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass
+
+from .syntax import GUID, RESOURCE_GROUP
+
+
+def _rule(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.ASCII)
+
+
+# Names of Azure resources below a resource group: letters, digits, '-', '_', '.', starting with a letter or digit
+# (virtual networks 2-64, subnets 1-80, capacity reservation groups 1-80: the longest is the bound here).
+_RESOURCE_NAME = _rule(r"[A-Za-z0-9][-\w.]{0,79}")
+_HH_MM = _rule(r"(\d{2}):(\d{2})")
+_UTC_OFFSET = _rule(r"([-+])(\d{2}):(\d{2})")
+
+
+def _singular(plural: str) -> str:
+    """virtualNetworks -> virtualNetwork, userAssignedIdentities -> userAssignedIdentity."""
+    if plural.endswith("ies"):
+        return plural[:-3] + "y"
+    return plural[:-1] if plural.endswith("s") else plural
+
+
+@dataclass(frozen=True)
+class ArmType:
+    """A resource type as it appears in an ARM ID: provider namespace, then (type, name) pairs."""
+
+    namespace: str  # e.g. "Microsoft.Network"
+    types: tuple[str, ...]  # e.g. ("virtualNetworks", "subnets")
+
+    @property
+    def noun(self) -> str:
+        """What one is called in messages, e.g. 'subnet'."""
+        return _singular(self.types[-1])
+
+    @property
+    def template(self) -> str:
+        """The ID's form, for messages."""
+        names = "".join(f"/{t}/{{{_singular(t)}Name}}" for t in self.types)
+        return f"/subscriptions/{{subscriptionId}}/resourceGroups/{{resourceGroupName}}/providers/{self.namespace}{names}"
+
+
+SUBNET = ArmType("Microsoft.Network", ("virtualNetworks", "subnets"))
+CAPACITY_RESERVATION_GROUP = ArmType("Microsoft.Compute", ("capacityReservationGroups",))
+USER_ASSIGNED_IDENTITY = ArmType("Microsoft.ManagedIdentity", ("userAssignedIdentities",))
+
+
+@dataclass(frozen=True)
+class ArmId:
+    """A parsed ARM resource ID (segment names compared case-insensitively, as ARM does)."""
+
+    subscription: str
+    resource_group: str
+    names: tuple[str, ...]  # one per type of the ArmType, e.g. (vnet, subnet)
+
+    def parent(self) -> tuple[str, str, tuple[str, ...]]:
+        """The ID of the resource one level up, normalised for comparison (e.g. a subnet's virtual network)."""
+        return self.subscription.lower(), self.resource_group.lower(), tuple(n.lower() for n in self.names[:-1])
+
+
+def parse_arm_id(text: str, kind: ArmType) -> ArmId | str:
+    """The parsed ID, or a message saying what is wrong and the form expected."""
+    expected = f"write a full ARM ID: {kind.template}"
+    parts = text.split("/")
+    # ['', 'subscriptions', sub, 'resourceGroups', rg, 'providers', namespace, type1, name1, ...]
+    if len(parts) != 7 + 2 * len(kind.types) or parts[0] != "":
+        return f"'{text}' is not a {kind.noun} ID; {expected}"
+    fixed = [(1, "subscriptions"), (3, "resourceGroups"), (5, "providers"), (6, kind.namespace)]
+    fixed += [(7 + 2 * i, t) for i, t in enumerate(kind.types)]
+    for index, word in fixed:
+        if parts[index].lower() != word.lower():
+            return f"'{text}' is not a {kind.noun} ID (expected '{word}' where it says '{parts[index]}'); {expected}"
+    subscription, group = parts[2], parts[4]
+    if not GUID.fullmatch(subscription):
+        return f"'{text}': subscription '{subscription}' is not a GUID; {expected}"
+    if not RESOURCE_GROUP.fullmatch(group):
+        return f"'{text}': '{group}' is not a resource group name; {expected}"
+    names = tuple(parts[8 + 2 * i] for i in range(len(kind.types)))
+    for name in names:
+        if not _RESOURCE_NAME.fullmatch(name):
+            return f"'{text}': '{name}' is not a resource name (1-80 letters, digits, '-', '_', '.'); {expected}"
+    return ArmId(subscription, group, names)
+
+
+def arm_id_or_error(text: str | None, kind: ArmType) -> str | None:
+    """A field validator's body: the ID unchanged when it is one of `kind` (or unset), else ValueError saying why."""
+    if text is not None:
+        parsed = parse_arm_id(text, kind)
+        if isinstance(parsed, str):
+            raise ValueError(parsed)
+    return text
+
+
+def check_cidr(text: str) -> str | None:
+    """What is wrong with an IPv4 or IPv6 range in CIDR notation (network address, prefix length), or None."""
+    if "/" not in text:
+        return f"'{text}' is not a CIDR range; write an address with its prefix length, e.g. '203.0.113.0/24' or '{text}/32'"
+    try:
+        ipaddress.ip_network(text, strict=True)
+    except ValueError as exc:
+        try:
+            network = ipaddress.ip_network(text, strict=False)
+        except ValueError:
+            return f"'{text}' is not a CIDR range ({exc}); write e.g. '203.0.113.0/24'"
+        return f"'{text}' has host bits set; the range it names is '{network}'"
+    return None
+
+
+def check_hh_mm(text: str) -> str | None:
+    """What is wrong with a time of day written 'HH:MM' (00:00 to 23:59), or None."""
+    m = _HH_MM.fullmatch(text)
+    if not m or int(m.group(1)) > 23 or int(m.group(2)) > 59:
+        return f"'{text}' is not a time of day; write 'HH:MM' from '00:00' to '23:59', e.g. '02:00'"
+    return None
+
+
+def check_utc_offset(text: str) -> str | None:
+    """What is wrong with a UTC offset written '+HH:MM' or '-HH:MM' (-12:00 to +14:00), or None."""
+    m = _UTC_OFFSET.fullmatch(text)
+    if m:
+        hours, minutes = int(m.group(2)), int(m.group(3))
+        limit = 14 if m.group(1) == "+" else 12
+        if minutes < 60 and (hours, minutes) <= (limit, 0):
+            return None
+    return f"'{text}' is not a UTC offset; write '+HH:MM' or '-HH:MM' from '-12:00' to '+14:00', e.g. '+01:00'"
