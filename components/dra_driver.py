@@ -17,6 +17,7 @@ from pydantic import Field
 
 from .catalog import GPU_PRESENT_LABEL, DriverChart
 from .config import DraDriverConfig, GpuPoolConfig
+from .config.pools import GpuPools
 from .providers import require_kubernetes_provider
 
 # The name 25.x installs give their objects; 0.4.0 (renamed chart) keeps it with nameOverride, so an upgrade from 25.x
@@ -30,7 +31,9 @@ CONTROLLER_TOLERATIONS = [{"key": "CriticalAddonsOnly", "operator": "Exists"}]
 class NvidiaDraDriverArgs(DraDriverConfig):
     """The driver's settings plus the GPU pools it serves (their labels and taints shape the kubelet plugin)."""
 
-    pools: list[GpuPoolConfig] = Field(min_length=1, description="The GPU pools whose nodes run the kubelet plugin.")
+    pools: GpuPools = Field(
+        description="The GPU pools whose nodes run the kubelet plugin (GpuNodePool components or their settings)."
+    )
 
 
 def feature_gates(config: DraDriverConfig) -> dict[str, bool]:

@@ -14,6 +14,7 @@ from pydantic import Field, model_validator
 
 from .catalog import GPU_DRIVER_NAME
 from .config import GpuPoolConfig, KeyedProblemsError, SamplesConfig
+from .config.pools import GpuPools
 from .providers import require_kubernetes_provider
 
 _ATTRS = f"device.attributes['{GPU_DRIVER_NAME}']"
@@ -36,7 +37,9 @@ class DraSamplesArgs(SamplesConfig):
     `enabled` is GpuPlatform's switch; a DraSamples that is built always creates its objects.
     """
 
-    pools: list[GpuPoolConfig] = Field(min_length=1, description="The GPU pools the claims and the Job may land on.")
+    pools: GpuPools = Field(
+        description="The GPU pools the claims and the Job may land on (GpuNodePool components or their settings)."
+    )
 
     @model_validator(mode="after")
     def _workload_fits(self) -> DraSamplesArgs:

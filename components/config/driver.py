@@ -10,7 +10,7 @@ from pydantic import Field, field_validator, model_validator
 from ..catalog import DEFAULT_CHART_VERSION, DRIVER_CHARTS, MANAGED_VALUES, REQUIRED_VALUES, DriverChart
 from .base import Model
 from .errors import KeyedProblemsError
-from .syntax import DNS_LABEL, DRIVER_VERSION, MISSING, value_at
+from .syntax import DNS_LABEL, DRIVER_VERSION, MISSING, StrInput, value_at
 
 
 class DraDriverConfig(Model):
@@ -19,7 +19,8 @@ class DraDriverConfig(Model):
     chart_version: str = Field(
         DEFAULT_CHART_VERSION, description="Chart version; one of " + ", ".join(DRIVER_CHARTS) + "."
     )
-    namespace: str = Field("nvidia-dra-driver-gpu", description="Namespace of the release (never 'default').")
+    # A namespace the caller manages (another resource's output) is checked by Kubernetes and the chart, not here.
+    namespace: StrInput = Field("nvidia-dra-driver-gpu", description="Namespace of the release (never 'default').")
     release_name: str = Field("nvidia-dra-driver-gpu", description="Helm release name.")
     compute_domains: bool = Field(
         False, description="Install the ComputeDomain controller (multi-node NVLink/IMEX; meaningless on A10 vGPU)."
@@ -46,8 +47,8 @@ class DraDriverConfig(Model):
 
     @field_validator("namespace")
     @classmethod
-    def _namespace(cls, v: str) -> str:
-        if v == "default" or not DNS_LABEL.fullmatch(v):
+    def _namespace(cls, v: StrInput) -> StrInput:
+        if isinstance(v, str) and (v == "default" or not DNS_LABEL.fullmatch(v)):
             raise ValueError(f"'{v}' cannot hold the driver; use a DNS label other than 'default'")
         return v
 

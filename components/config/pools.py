@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import difflib
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
 
 from ..catalog import A10_SIZES, GPU_PRESENT_LABEL, RESERVED_LABEL_PREFIXES, A10Size
 from .base import Model, PoolName, Zones
 from .errors import KeyedProblemsError
 from .syntax import SURGE, Taint, check_label_key, check_label_value, parse_taint
+
+
+def _taint(text: str) -> str:
+    parse_taint(text)  # one taint at a time, so a problem names its item (taints[1])
+    return text
+
+
+TaintText = Annotated[str, AfterValidator(_taint)]
+"""A node taint as AKS takes it: ``key=value:Effect`` (or ``key:Effect``)."""
 
 
 class AutoscalingConfig(Model):
@@ -40,7 +49,7 @@ class GpuPoolConfig(Model):
     labels: dict[str, str] = Field(
         default_factory=dict, description="Extra node labels; nvidia.com/gpu.present=true is always added."
     )
-    taints: list[str] = Field(
+    taints: list[TaintText] = Field(
         default_factory=list, description="Node taints, 'key=value:Effect'; the DRA plugin and samples tolerate them."
     )
     max_pods: int = Field(110, ge=10, le=250, description="Maximum pods per node (10-250); immutable.")
@@ -80,8 +89,6 @@ class GpuPoolConfig(Model):
     @field_validator("taints")
     @classmethod
     def _taints(cls, v: list[str]) -> list[str]:
-        for text in v:
-            parse_taint(text)
         twice = sorted({t for t in v if v.count(t) > 1})
         if twice:
             raise ValueError(f"{', '.join(repr(t) for t in twice)} listed twice; list each taint once")
@@ -124,3 +131,20 @@ class GpuPoolConfig(Model):
         return self.autoscaling.min_count if self.autoscaling else 1
 
 
+
+
+def _pool_settings(value: Any) -> Any:
+    """A pool given as its GpuNodePool (or GpuNodePoolArgs) stands for its settings: each pool is defined once."""
+    if not isinstance(value, list):
+        return value
+    found = []
+    for item in value:
+        settings = getattr(item, "config", item)  # a GpuNodePool component keeps its validated settings there
+        if isinstance(settings, GpuPoolConfig) and type(settings) is not GpuPoolConfig:
+            settings = GpuPoolConfig.model_validate(settings.model_dump(include=set(GpuPoolConfig.model_fields)))
+        found.append(settings)
+    return found
+
+
+GpuPools = Annotated[list[GpuPoolConfig], BeforeValidator(_pool_settings), Field(min_length=1)]
+"""The GPU pools a driver or the samples serve: GpuNodePool components, their args or their settings (at least one)."""
