@@ -216,6 +216,22 @@ def test_kubernetes_components_need_the_callers_provider_over_the_wire_too(plugi
     assert monitor.registrations == []
 
 
+def test_the_driver_uses_the_provider_the_caller_passes_over_the_wire(plugin):
+    stub, address, monitor = plugin
+    urn, provider_id = "urn:pulumi:dev::consumer::pulumi:providers:kubernetes::cluster", "0b6e5a1c-provider-id"
+    provider = f"{urn}::{provider_id}"
+    # The SDK rehydrates a provider it has the package for by asking the engine for it (pulumi:pulumi:getResource):
+    # the engine knows the caller's provider.
+    monitor.state[urn] = (provider_id, {"kubeconfig": "{}"})
+    response = construct(stub, address, "NvidiaDraDriver", "dra", {"pools": [POOL]}, providers={"kubernetes": provider})
+    state = json_format.MessageToDict(response.state)
+    release = next(r for r in monitor.registrations if r.type == "kubernetes:helm.sh/v3:Release")
+    assert release.provider == provider and release.parent == response.urn
+    assert {"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"} in (
+        state["values"]["kubeletPlugin"]["tolerations"]
+    )
+
+
 def test_run_by_hand_without_an_engine_it_says_how_the_folder_runs(consumer):
     result = subprocess.run([sys.executable, str(ROOT)], cwd=consumer, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and result.stdout == ""
