@@ -1,9 +1,21 @@
-"""The aks-dra-vgpu program: validate this stack's config, then declare the GPU platform it describes."""
+"""The aks-dra-vgpu program, and the plugin that serves its components to other languages.
+
+Pulumi starts this folder both ways (components/plugin.py says how the two are told apart). As the plugin
+(`pulumi package add <this repository>`), it serves the components over gRPC. As the stack's program, it validates
+the stack's config, declares the GPU platform it describes and exports what other stacks use.
+"""
+
+import sys
 
 import pulumi
 
 from components import GpuPlatform, load_stack_config
 from components.config import ConfigError
+from components.plugin import serve, started_as_plugin
+
+if started_as_plugin():
+    serve()  # until the engine shuts the plugin down
+    sys.exit()
 
 try:
     config = load_stack_config()
@@ -15,7 +27,13 @@ platform = GpuPlatform("gpu", config)
 
 pulumi.export("resourceGroupName", platform.cluster.resource_group_name)
 pulumi.export("clusterName", platform.cluster.cluster_name)
-pulumi.export("kubeconfig", platform.cluster.kubeconfig)
+pulumi.export("clusterId", platform.cluster.cluster_id)
+# The kubeconfig the stack's own Kubernetes provider uses: never interactive (with Entra ID, a non-interactive
+# kubelogin login), so other stacks (StackReference "kubeconfig"), tools and CI can use it as it is.
+pulumi.export("kubeconfig", platform.cluster.provider_kubeconfig)
+if config.cluster.auth.mode == "entraId":
+    # AKS's own Entra ID kubeconfig logs in by device code, which waits for a person: named so, for people only.
+    pulumi.export("deviceCodeKubeconfig", platform.cluster.kubeconfig)
 pulumi.export("gpuPools", [pool.pool_name for pool in platform.pools])
 if platform.driver:  # draDriver.enabled: false leaves the driver to someone else (AKS's managed DRA driver)
     pulumi.export("draDriverRelease", platform.driver.release_name)

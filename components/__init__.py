@@ -1,6 +1,8 @@
 """aks-dra-vgpu: Pulumi components for GPU sharing on AKS with Kubernetes DRA over NVIDIA A10 vGPU slices.
 
-Importing the package loads only the config layer; a component's module (and its cloud SDK) loads on first use.
+Installed, the package is imported as ``aks_dra_vgpu``; this folder is ``components`` only inside its own repository
+(pyproject.toml maps the name), so every import within the package is relative. Importing the package loads only the
+config layer; a component's module (and its cloud SDK) loads on first use.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .config import ConfigError, StackConfig, load_stack_config
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _LAZY = {
     "AksCluster": ".cluster",

@@ -1,4 +1,4 @@
-"""The offline CLI: `python -m components plan --stack dev` (see `--help`). Thin: the work is in components.offline."""
+"""The offline CLI: `python -m aks_dra_vgpu plan --stack dev` (`python -m components …` inside this repository). Thin."""
 
 from __future__ import annotations
 

@@ -27,7 +27,8 @@ class BadInputError(Exception):
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m components",
+        # `python -m aks_dra_vgpu` where installed, `python -m components` inside this repository.
+        prog=f"python -m {__package__}",
         description="Preview what a stack declares, offline: no cloud credentials, no Pulumi CLI.",
     )
     sub = parser.add_subparsers(dest="command", required=True)

@@ -268,12 +268,14 @@ class AksCluster(pulumi.ComponentResource):
     """The ManagedCluster's name."""
     cluster_id: pulumi.Output[str]
     """The ManagedCluster's ARM id."""
+    resource_uid: pulumi.Output[str]
+    """The ManagedCluster's resourceUID: changes only when the cluster is replaced (a new cluster of the same name)."""
     oidc_issuer_url: pulumi.Output[str]
     """The cluster's OIDC issuer (for workload identity federation)."""
     kubeconfig: pulumi.Output[str]
-    """A user kubeconfig for the cluster, as AKS hands it out (secret)."""
+    """A user kubeconfig as AKS hands it out (secret); with Entra ID it logs in by device code, for people only."""
     provider_kubeconfig: pulumi.Output[str]
-    """The kubeconfig the provider uses (secret): with Entra ID, converted to a non-interactive kubelogin login."""
+    """The kubeconfig the provider uses (secret), for programs and CI: with Entra ID a non-interactive kubelogin login."""
     provider: k8s.Provider
     """The Kubernetes provider built from that kubeconfig; never the ambient KUBECONFIG."""
     maintenance_configurations: list[containerservice.MaintenanceConfiguration]
@@ -319,6 +321,7 @@ class AksCluster(pulumi.ComponentResource):
             for config_name in (args.upgrades.scheduled_configurations if window else ())
         ]
         self.cluster_id = cluster.id
+        self.resource_uid = cluster.resource_uid
         self.oidc_issuer_url = cluster.oidc_issuer_profile.apply(lambda p: p.issuer_url if p else None)
 
         credentials = containerservice.list_managed_cluster_user_credentials_output(
@@ -327,9 +330,12 @@ class AksCluster(pulumi.ComponentResource):
             opts=pulumi.InvokeOutputOptions(parent=self),
         )
         self.kubeconfig = pulumi.Output.secret(credentials.kubeconfigs[0].value.apply(decode_kubeconfig))
-        # An Entra ID cluster's kubeconfig logs in by device code, which hangs CI; apply keeps the result secret.
+        # An Entra ID cluster's kubeconfig logs in by device code, which hangs CI; apply keeps the result secret. The
+        # IDs kubelogin signs in with may be other resources' outputs: converted once they are known.
         auth = args.auth
-        self.provider_kubeconfig = self.kubeconfig.apply(lambda text: to_kubelogin_kubeconfig(text, auth))
+        self.provider_kubeconfig = pulumi.Output.all(self.kubeconfig, auth.tenant_id, auth.client_id).apply(
+            lambda v: to_kubelogin_kubeconfig(v[0], auth.model_copy(update={"tenant_id": v[1], "client_id": v[2]}))
+        )
 
         self.provider = k8s.Provider(
             f"{name}-k8s",
@@ -347,7 +353,9 @@ class AksCluster(pulumi.ComponentResource):
                 "resourceGroupName": self.resource_group_name,
                 "clusterName": self.cluster_name,
                 "clusterId": self.cluster_id,
+                "resourceUid": self.resource_uid,
                 "oidcIssuerUrl": self.oidc_issuer_url,
                 "kubeconfig": self.kubeconfig,
+                "providerKubeconfig": self.provider_kubeconfig,
             }
         )

@@ -17,6 +17,7 @@ from pydantic import Field
 
 from .catalog import GPU_PRESENT_LABEL, RESOURCE_API_VERSION, DriverChart
 from .config import DraDriverConfig, GpuPoolConfig
+from .config.pools import GpuPools
 from .providers import require_kubernetes_provider
 from .tolerations import pool_tolerations
 
@@ -35,7 +36,9 @@ class NvidiaDraDriverArgs(DraDriverConfig):
     `enabled` is GpuPlatform's switch; a NvidiaDraDriver that is built always installs its release.
     """
 
-    pools: list[GpuPoolConfig] = Field(min_length=1, description="The GPU pools whose nodes run the kubelet plugin.")
+    pools: GpuPools = Field(
+        description="The GPU pools whose nodes run the kubelet plugin (GpuNodePool components or their settings)."
+    )
 
 
 def feature_gates(config: DraDriverConfig) -> dict[str, bool]:

@@ -22,6 +22,7 @@ from .claim_templates import (
     template_key,
 )
 from .config import GpuPoolConfig, KeyedProblemsError, SamplesConfig
+from .config.pools import GpuPools
 from .config.samples import extended_resource_problem
 from .providers import require_kubernetes_provider
 from .tolerations import tolerations_for_size
@@ -40,7 +41,9 @@ class DraSamplesArgs(SamplesConfig):
     `enabled` is GpuPlatform's switch; a DraSamples that is built always creates its objects.
     """
 
-    pools: list[GpuPoolConfig] = Field(min_length=1, description="The GPU pools the claims and the Job may land on.")
+    pools: GpuPools = Field(
+        description="The GPU pools the claims and the Job may land on (GpuNodePool components or their settings)."
+    )
     kubernetes_version: str | None = Field(
         None, description="The cluster's Kubernetes version (major.minor); needed only with extendedResourceName."
     )

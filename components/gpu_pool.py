@@ -148,7 +148,7 @@ class GpuNodePool(pulumi.ComponentResource):
                 "poolName": self.pool_name,
                 "nodeLabels": self.node_labels,
                 "taints": [str(t) for t in self.taints],
-                "gpuMemoryGiB": self.gpu_memory_gib,
+                "gpuMemoryGib": self.gpu_memory_gib,
                 "devicesPerNode": self.devices_per_node,
             }
         )

@@ -78,7 +78,10 @@ class GpuPlatform(pulumi.ComponentResource):
         outputs = {
             "clusterName": self.cluster.cluster_name,
             "resourceGroupName": self.cluster.resource_group_name,
+            "clusterId": self.cluster.cluster_id,
+            "resourceUid": self.cluster.resource_uid,
             "kubeconfig": self.cluster.kubeconfig,
+            "providerKubeconfig": self.cluster.provider_kubeconfig,
             "gpuPools": [p.pool_name for p in self.pools],
         }
         if self.driver:

@@ -111,3 +111,13 @@ def test_requirements_install_the_package_from_this_checkout():
     wanted = [line for line in lines if line and not line.startswith("#")]
     assert wanted == ["../.."]
     assert (EXAMPLE / wanted[0] / "pyproject.toml").resolve() == ROOT / "pyproject.toml"
+
+
+def test_the_example_imports_the_package_by_its_installed_name():
+    import ast
+
+    tree = ast.parse((EXAMPLE / "__main__.py").read_text())
+    modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    modules |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert {"aks_dra_vgpu", "aks_dra_vgpu.config"} <= modules
+    assert not any(m == "components" or m.startswith("components.") for m in modules), modules

@@ -1,5 +1,8 @@
-"""Multi-language use: the schema the plugin serves (built offline through the SDK's own GetSchema), its agreement with
-the Python args, and the hosted components delegating to the Python ones."""
+"""Multi-language use: the schema the plugin serves (built through the SDK's own GetSchema), its agreement with the
+Python args, and the hosted components being the package's own components (one resource each, in every language).
+
+The plugin started as its own process and called over gRPC is in test_plugin.py.
+"""
 
 from __future__ import annotations
 
@@ -13,33 +16,28 @@ from typing import Any
 import pulumi
 import pytest
 import yaml
-from pulumi.provider.experimental.component import ComponentProvider
 from pulumi.provider.server import ComponentInitError, ProviderServicer
 from pulumi.runtime.proto import provider_pb2
 from pydantic import BaseModel
 
-from components import __version__, provider_host
+from components import __version__, provider_schema
+from components.catalog import A10_SIZES, DRIVER_CHARTS
 from components.cluster import AksClusterArgs
 from components.config import (
-    ApiServerConfig,
     AuthConfig,
     AutoscalingConfig,
     DraDriverConfig,
     GpuPoolConfig,
-    MaintenanceWindowConfig,
-    MonitoringConfig,
-    NetworkConfig,
     ResourceGroupConfig,
     SamplesConfig,
-    SpotConfig,
     StackConfig,
     SystemPoolConfig,
-    UpgradesConfig,
 )
 from components.dra_driver import NvidiaDraDriverArgs
 from components.dra_samples import DraSamplesArgs
 from components.gpu_pool import GpuNodePoolArgs
-from components.offline import Plan, capture
+from components.offline import SECRET, Plan, capture
+from components.provider_host import BUILDERS, ComponentHost
 from tests.conftest import ROOT
 
 PACKAGE = "aks-dra-vgpu"
@@ -49,7 +47,7 @@ COMPONENT_NAMES = ("AksCluster", "GpuNodePool", "NvidiaDraDriver", "DraSamples",
 COMPONENT_ARGS: dict[str, tuple[type[BaseModel], set[str]]] = {
     "AksCluster": (AksClusterArgs, set()),
     "GpuNodePool": (GpuNodePoolArgs, set()),
-    "NvidiaDraDriver": (NvidiaDraDriverArgs, {"enabled"}),  # GpuPlatform's switch, like the samples'
+    "NvidiaDraDriver": (NvidiaDraDriverArgs, set()),
     "DraSamples": (DraSamplesArgs, {"enabled"}),  # GpuPlatform's switch; a DraSamples that is built always creates
     "GpuPlatform": (StackConfig, set()),
 }
@@ -62,20 +60,32 @@ TYPE_MODELS: dict[str, type[BaseModel]] = {
     "GpuPool": GpuPoolConfig,
     "DraDriverSettings": DraDriverConfig,
     "SamplesSettings": SamplesConfig,
-    "ClusterNetwork": NetworkConfig,
-    "ApiServer": ApiServerConfig,
-    "MaintenanceWindow": MaintenanceWindowConfig,
-    "Upgrades": UpgradesConfig,
-    "Monitoring": MonitoringConfig,
-    "Spot": SpotConfig,
 }
+# Every closed set the schema offers as an enum, and what the Python side allows there.
+ENUMS: dict[str, set[str]] = {
+    "VmSize": set(A10_SIZES),
+    "ChartVersion": set(DRIVER_CHARTS),
+    "SkuTier": set(typing.get_args(AksClusterArgs.model_fields["sku_tier"].annotation)),
+    "AuthMode": set(typing.get_args(AuthConfig.model_fields["mode"].annotation)),
+    "LoginMode": set(typing.get_args(AuthConfig.model_fields["login_mode"].annotation)),
+    "OsType": set(typing.get_args(GpuPoolConfig.model_fields["os_type"].annotation)),
+    "OsSku": set(typing.get_args(GpuPoolConfig.model_fields["os_sku"].annotation)),
+}
+# Where a caller passes another resource's value (names, IDs, a namespace): Inputs; every other setting is plain.
+TAKES_OUTPUTS = {
+    "GpuNodePool": {"clusterName", "resourceGroupName"},
+    "NvidiaDraDriver": {"namespace"},
+    "DraDriverSettings": {"namespace"},
+    "ClusterAuth": {"tenantId", "clientId", "adminGroupObjectIds[]"},
+}
+SECRETS = {("AksCluster", "kubeconfig"), ("AksCluster", "providerKubeconfig"),
+           ("GpuPlatform", "kubeconfig"), ("GpuPlatform", "providerKubeconfig")}
 
 
 @pytest.fixture(scope="module")
 def schema() -> dict[str, Any]:
     """The package schema exactly as `pulumi package add` receives it: the GetSchema RPC of the hosted provider."""
-    provider = ComponentProvider(provider_host.COMPONENTS, PACKAGE, version=__version__)
-    servicer = ProviderServicer(provider, [], "")
+    servicer = ProviderServicer(ComponentHost(), [], "")
     response = asyncio.run(servicer.GetSchema(provider_pb2.GetSchemaRequest(version=0), None))
     return json.loads(response.schema)
 
@@ -102,22 +112,52 @@ def test_each_component_is_a_described_component_with_typed_inputs_and_outputs(s
 
 
 def test_every_schema_type_is_described_and_typed(schema):
-    assert {t.rsplit(":", 1)[-1] for t in schema["types"]} == set(TYPE_MODELS)
+    assert {t.rsplit(":", 1)[-1] for t in schema["types"]} == set(TYPE_MODELS) | set(ENUMS)
     for token, spec in schema["types"].items():
         assert spec.get("description"), token
+        if "enum" in spec:
+            assert spec["type"] == "string" and all(e.get("description") for e in spec["enum"]), token
+            continue
         for prop, definition in spec["properties"].items():
             assert definition.get("description"), f"{token}.{prop}"
             assert "type" in definition or "$ref" in definition, f"{token}.{prop}"
 
 
+@pytest.mark.parametrize("enum", sorted(ENUMS))
+def test_closed_sets_are_enums_with_exactly_what_the_package_allows(schema, enum):
+    values = {e["value"] for e in schema["types"][f"{PACKAGE}:index:{enum}"]["enum"]}
+    assert values == ENUMS[enum]
+
+
+def test_vm_sizes_chart_versions_os_skus_and_login_modes_are_enum_typed(schema):
+    def ref(spec: dict[str, Any], key: str) -> str:
+        return spec[key]["$ref"].rsplit(":", 1)[-1]
+
+    pool_type = schema["types"][f"{PACKAGE}:index:GpuPool"]["properties"]
+    pool_inputs = resource(schema, "GpuNodePool")["inputProperties"]
+    for spec in (pool_type, pool_inputs):
+        assert (ref(spec, "vmSize"), ref(spec, "osSku"), ref(spec, "osType")) == ("VmSize", "OsSku", "OsType")
+    assert ref(resource(schema, "NvidiaDraDriver")["inputProperties"], "chartVersion") == "ChartVersion"
+    auth = schema["types"][f"{PACKAGE}:index:ClusterAuth"]["properties"]
+    assert (ref(auth, "mode"), ref(auth, "loginMode")) == ("AuthMode", "LoginMode")
+
+
+def test_kubeconfig_outputs_are_secret_and_nothing_else_is(schema):
+    found = {(name.rsplit(":", 1)[-1], prop) for name, spec in schema["resources"].items()
+             for prop, definition in spec["properties"].items() if definition.get("secret")}
+    assert found == SECRETS
+
+
 def test_outputs_the_callers_need(schema):
     expected = {
-        "AksCluster": {"clusterName", "resourceGroupName", "clusterId", "oidcIssuerUrl", "kubeconfig", "providerKubeconfig"},
+        "AksCluster": {"clusterName", "resourceGroupName", "clusterId", "resourceUid", "oidcIssuerUrl", "kubeconfig",
+                       "providerKubeconfig"},
         "GpuNodePool": {"poolName", "nodeLabels", "taints", "gpuMemoryGib", "devicesPerNode"},
         "NvidiaDraDriver": {"releaseName", "namespace", "chartVersion", "values"},
         "DraSamples": {"deviceClassName", "claimTemplateNames", "sharedClaimName", "jobName", "namespace"},
-        "GpuPlatform": {"clusterName", "resourceGroupName", "kubeconfig", "gpuPools", "draDriverRelease",
-                        "deviceClassName", "claimTemplateNames"},
+        "GpuPlatform": {"clusterName", "resourceGroupName", "clusterId", "resourceUid", "kubeconfig", "providerKubeconfig",
+                        "gpuPools", "draDriverRelease", "deviceClassName", "claimTemplateNames", "sharedClaimName",
+                        "samplesNamespace"},
     }
     for name, outputs in expected.items():
         assert set(resource(schema, name)["properties"]) == outputs, name
@@ -126,11 +166,30 @@ def test_outputs_the_callers_need(schema):
     assert pool["taints"] == {**pool["taints"], "type": "array"} and pool["taints"]["items"]["type"] == "string"
 
 
-def test_only_values_from_other_resources_are_inputs_everything_else_is_plain(schema):
-    for name in COMPONENT_NAMES:
-        for prop, definition in resource(schema, name)["inputProperties"].items():
-            takes_outputs = name == "GpuNodePool" and prop in {"clusterName", "resourceGroupName"}
-            assert definition.get("plain", False) is not takes_outputs, f"{name}.{prop}"
+def _inputs_taking_outputs(properties: dict[str, Any]) -> set[str]:
+    found = set()
+    for prop, definition in properties.items():
+        if not definition.get("plain", False):
+            found.add(prop)
+        items = definition.get("items") or {}
+        if items and not items.get("plain", False):
+            found.add(f"{prop}[]")
+    return found
+
+
+def test_values_from_other_resources_are_inputs_everything_else_is_plain(schema):
+    found = {name: _inputs_taking_outputs(resource(schema, name)["inputProperties"]) for name in COMPONENT_NAMES}
+    found |= {t: _inputs_taking_outputs(schema["types"][f"{PACKAGE}:index:{t}"]["properties"]) for t in TYPE_MODELS}
+    assert {k: v for k, v in found.items() if v} == TAKES_OUTPUTS
+
+
+def test_driver_and_samples_take_the_same_pool_type_as_the_platform(schema):
+    pool_ref = f"#/types/{PACKAGE}:index:GpuPool"
+    for name, key in (("NvidiaDraDriver", "pools"), ("DraSamples", "pools"), ("GpuPlatform", "gpuPools")):
+        assert resource(schema, name)["inputProperties"][key]["items"]["$ref"] == pool_ref, name
+    # A GpuNodePool takes the same keys as a GpuPool (plus its cluster): the same value serves both.
+    pool_keys = set(schema["types"][f"{PACKAGE}:index:GpuPool"]["properties"])
+    assert set(resource(schema, "GpuNodePool")["inputProperties"]) == pool_keys | {"clusterName", "resourceGroupName"}
 
 
 # --- agreement with the Python args ----------------------------------------------------------------------------------
@@ -144,8 +203,6 @@ def _schema_kind(model_annotation: Any) -> str:
         return _schema_kind(args[0])
     if origin is typing.Literal:
         return {str: "string", int: "integer", bool: "boolean"}[type(typing.get_args(model_annotation)[0])]
-    if origin is typing.Annotated:
-        return _schema_kind(typing.get_args(model_annotation)[0])
     if origin is list:
         return "array"
     if origin is dict:
@@ -157,19 +214,27 @@ def _schema_kind(model_annotation: Any) -> str:
     return {str: "string", int: "integer", bool: "boolean", float: "number"}[model_annotation]
 
 
-def _check_mirror(where: str, properties: dict[str, Any], required: list[str], model: type[BaseModel], left_out: set[str]):
+def _kind(definition: dict[str, Any], types_: dict[str, Any]) -> str:
+    """The schema's kind of a property, an enum counting as the type of its values."""
+    if "$ref" not in definition:
+        return definition["type"]
+    target = types_.get(definition["$ref"].removeprefix("#/types/"), {})
+    return target["type"] if "enum" in target else "$ref"
+
+
+def _check_mirror(where: str, properties: dict[str, Any], required: list[str], model: type[BaseModel], left_out: set[str],
+                  types_: dict[str, Any] | None = None):
     by_schema_name = {_camel(name): (name, field) for name, field in model.model_fields.items() if name not in left_out}
     missing = sorted(set(by_schema_name) - set(properties))
     extra = sorted(set(properties) - set(by_schema_name))
     assert not missing and not extra, (
         f"{where} and {model.__name__} disagree: add {missing} to / remove {extra} from the TypedDicts in "
-        "components/provider_host.py"
+        "components/provider_schema.py"
     )
     wanted = sorted(schema_name for schema_name, (_, field) in by_schema_name.items() if field.is_required())
     assert sorted(required) == wanted, f"{where}: required {sorted(required)}, the Python args require {wanted}"
     for schema_name, (_, field) in by_schema_name.items():
-        definition = properties[schema_name]
-        kind = "$ref" if "$ref" in definition else definition["type"]
+        kind = _kind(properties[schema_name], types_ or {})
         assert kind == _schema_kind(field.annotation), f"{where}.{schema_name}: {kind} vs {field.annotation}"
 
 
@@ -182,13 +247,13 @@ def _camel(snake: str) -> str:
 def test_component_inputs_mirror_the_python_args(schema, name):
     model, left_out = COMPONENT_ARGS[name]
     spec = resource(schema, name)
-    _check_mirror(name, spec["inputProperties"], spec.get("requiredInputs", []), model, left_out)
+    _check_mirror(name, spec["inputProperties"], spec.get("requiredInputs", []), model, left_out, schema["types"])
 
 
 @pytest.mark.parametrize("type_name", sorted(TYPE_MODELS))
 def test_schema_types_mirror_the_config_models(schema, type_name):
     spec = schema["types"][f"{PACKAGE}:index:{type_name}"]
-    _check_mirror(type_name, spec["properties"], spec.get("required", []), TYPE_MODELS[type_name], set())
+    _check_mirror(type_name, spec["properties"], spec.get("required", []), TYPE_MODELS[type_name], set(), schema["types"])
 
 
 def test_the_mirror_check_can_fail():
@@ -198,6 +263,12 @@ def test_the_mirror_check_can_fail():
         _check_mirror("X", {"name": {"type": "string"}, "create": {"type": "boolean"}}, [], ResourceGroupConfig, set())
     with pytest.raises(AssertionError, match="integer"):
         _check_mirror("X", {"name": {"type": "integer"}, "create": {"type": "boolean"}}, ["name"], ResourceGroupConfig, set())
+
+
+def test_the_declarations_only_declare():
+    with pytest.raises(TypeError, match="only declares the schema"):
+        provider_schema.GpuNodePool("x", {"name": "x"})  # type: ignore[typeddict-item]
+    assert set(BUILDERS) == set(COMPONENT_NAMES) == {c.__name__ for c in provider_schema.DECLARATIONS}
 
 
 # --- the hosted components, constructed the way the engine's Construct call does --------------------------------------
@@ -212,9 +283,13 @@ POOL_INPUTS = {
 }
 
 
-def construct(type_name: str, inputs: dict[str, Any], *, preview: bool, kubernetes: bool = False) -> tuple[Plan, dict]:
-    """Runs the host's Construct for one component under the offline engine; returns the plan and the returned state."""
-    host = ComponentProvider(provider_host.COMPONENTS, PACKAGE, version=__version__)
+def construct(type_name: str, inputs: dict[str, Any], *, preview: bool, kubernetes: bool = False,
+              outputs: dict[str, str] | None = None) -> tuple[Plan, dict]:
+    """Runs the host's Construct for one component under the offline engine; returns the plan and the returned state.
+
+    `outputs` names inputs to send as Outputs (value from another resource) instead of plain values.
+    """
+    host = ComponentHost()
     state: dict[str, Any] = {}
 
     def program() -> None:
@@ -223,12 +298,13 @@ def construct(type_name: str, inputs: dict[str, Any], *, preview: bool, kubernet
             import pulumi_kubernetes as k8s
 
             opts = pulumi.ResourceOptions(providers={"kubernetes": k8s.Provider("caller", kubeconfig="{}")})
-        state.update(host.construct(type_name, f"{PACKAGE}:index:{type_name}", inputs, opts).state)
+        sent = {**inputs, **{k: pulumi.Output.from_input(v) for k, v in (outputs or {}).items()}}
+        state.update(host.construct(type_name, f"{PACKAGE}:index:{type_name}", sent, opts).state)
 
     return capture(program, preview=preview), state
 
 
-def test_gpu_node_pool_delegates_to_the_python_component(preview):
+def test_gpu_node_pool_is_one_resource_the_python_component(preview):
     plan, state = construct("GpuNodePool", POOL_INPUTS, preview=preview)
     pool = plan.one("azure-native:containerservice:AgentPool")
     assert pool.inputs["agentPoolName"] == "gpu" and pool.inputs["resourceName"] == "aks-shared"
@@ -236,40 +312,70 @@ def test_gpu_node_pool_delegates_to_the_python_component(preview):
     # User map keys are the user's: never camelCased on the way in.
     assert pool.inputs["nodeLabels"] == {"team_a": "ml", "nvidia.com/gpu.present": "true"}
     assert pool.options["ignoreChanges"] == ["count"]
-    hosted, inner = sorted(plan.all("aks-dra-vgpu:index:GpuNodePool"), key=lambda r: len(r.urn))
-    assert inner.parent == hosted.urn and pool.parent == inner.urn
+    (component,) = plan.all("aks-dra-vgpu:index:GpuNodePool")  # no wrapper of the same type around it
+    assert component.parent is None and pool.parent == component.urn
     assert state["gpuMemoryGib"] == 8 and state["taints"] == ["sku=gpu:NoSchedule"]
     assert state["nodeLabels"]["nvidia.com/gpu.present"] == "true"
 
 
+def test_names_may_come_from_other_resources(preview):
+    inputs = {k: v for k, v in POOL_INPUTS.items() if k not in ("clusterName", "resourceGroupName")}
+    plan, _ = construct("GpuNodePool", inputs, preview=preview,
+                        outputs={"clusterName": "aks-from-elsewhere", "resourceGroupName": "rg-from-elsewhere"})
+    pool = plan.one("azure-native:containerservice:AgentPool").inputs
+    assert (pool["resourceName"], pool["resourceGroupName"]) == ("aks-from-elsewhere", "rg-from-elsewhere")
+
+
 def test_bad_inputs_are_refused_at_once_with_their_schema_paths_before_anything_is_registered():
-    bad = {**POOL_INPUTS, "vmSize": "Standard_NC6s_v3", "autoscaling": {"minCount": 3.0, "maxCount": 2.0}, "maxPods": 5.0}
-    with pytest.raises(ComponentInitError) as caught:
-        construct("GpuNodePool", bad, preview=True)
-    error = caught.value.inner
-    assert isinstance(error, pulumi.InputPropertiesError)
+    bad = {**POOL_INPUTS, "vmSize": "Standard_NC6s_v3", "autoscaling": {"minCount": 3.0, "maxCount": 2.0}, "maxPods": 5.0,
+           "taints": ["sku=gpu:NoSchedule", "sku=gpu"], "osSku": "Windows"}
+    host, caught = ComponentHost(), []
+
+    def program() -> None:
+        try:
+            host.construct("gpu", f"{PACKAGE}:index:GpuNodePool", bad, None)
+        except pulumi.InputPropertiesError as exc:  # not wrapped: the server sends it to the engine as it is
+            caught.append(exc)
+
+    plan = capture(program, preview=True)
+    assert plan.resources == [] and len(caught) == 1
+    error = caught[0]
     paths = {e["property_path"] for e in error.errors or []}
-    assert paths == {"vmSize", "autoscaling.minCount", "maxPods"}
-    for path in paths:  # the host shows the caller only the message: it must carry every problem
+    assert paths == {"vmSize", "autoscaling.minCount", "maxPods", "taints[1]", "osSku"}
+    for path in paths:  # callers that show only the message still see every problem
         assert f"  {path}: " in error.message
+    # A value outside an enum reaches the package's own check: allowed values named, not just "invalid value".
+    assert "choose one of Standard_NV6ads_A10_v5" in next(e["reason"] for e in error.errors if e["property_path"] == "vmSize")
+    assert "'Ubuntu' or 'AzureLinux'" in next(e["reason"] for e in error.errors if e["property_path"] == "osSku")
+
+
+def test_an_error_in_a_component_is_reported_with_its_stack_not_swallowed(monkeypatch):
+    def broken(*_: Any) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(BUILDERS, "GpuNodePool", broken)
+    with pytest.raises(ComponentInitError, match="boom"):
+        construct("GpuNodePool", POOL_INPUTS, preview=True)
 
 
 def test_kubernetes_components_refuse_to_run_without_an_explicit_provider():
     inputs = {"pools": [{"name": "gpu", "vmSize": "Standard_NV6ads_A10_v5"}]}
     for name in ("NvidiaDraDriver", "DraSamples"):
-        with pytest.raises(ComponentInitError, match="explicit Kubernetes provider"):
+        with pytest.raises(pulumi.InputPropertiesError, match="explicit Kubernetes provider"):
             construct(name, inputs, preview=True)
 
 
-def test_driver_and_samples_use_the_callers_provider():
+def test_driver_and_samples_use_the_callers_provider_and_namespace():
     # One engine mode is enough here: both modes of the delegated components are covered by their own modules.
     preview = False
     inputs = {"pools": [{"name": "gpu", "vmSize": "Standard_NV6ads_A10_v5", "taints": ["sku=gpu:NoSchedule"]}]}
-    plan, state = construct("NvidiaDraDriver", inputs, preview=preview, kubernetes=True)
+    plan, state = construct("NvidiaDraDriver", inputs, preview=preview, kubernetes=True, outputs={"namespace": "gpu-ops"})
     caller = plan.one("pulumi:providers:kubernetes", "caller")
     release = plan.one("kubernetes:helm.sh/v3:Release")
     assert release.provider.startswith(caller.urn + "::")
-    assert state["chartVersion"] == "0.4.1"
+    assert release.inputs["namespace"] == "gpu-ops"
+    assert len(plan.all("aks-dra-vgpu:index:NvidiaDraDriver")) == 1
+    assert state["chartVersion"] == "25.8.1"
     assert {"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"} in (
         state["values"]["kubeletPlugin"]["tolerations"]
     )
@@ -280,31 +386,57 @@ def test_driver_and_samples_use_the_callers_provider():
                                                              "ResourceClaim"}
     caller = plan.one("pulumi:providers:kubernetes", "caller")
     assert all(r.provider.startswith(caller.urn + "::") for r in objects)
+    assert len(plan.all("aks-dra-vgpu:index:DraSamples")) == 1
 
 
-def test_gpu_platform_and_aks_cluster_build_the_cluster():
+CLUSTER = {"name": "aks-x", "location": "westeurope", "resourceGroup": {"name": "rg-x"}, "kubernetesVersion": "1.34"}
+
+
+def test_gpu_platform_and_aks_cluster_build_the_cluster_and_return_every_declared_output(schema):
     preview = False
-    cluster = {"name": "aks-x", "location": "westeurope", "resourceGroup": {"name": "rg-x"}, "kubernetesVersion": "1.34"}
-    plan, state = construct("AksCluster", cluster, preview=preview)
+    plan, state = construct("AksCluster", CLUSTER, preview=preview)
     assert plan.one("azure-native:containerservice:ManagedCluster").inputs["kubernetesVersion"] == "1.34"
-    assert set(state) >= {"clusterName", "kubeconfig"}
+    assert set(state) == set(resource(schema, "AksCluster")["properties"])
 
-    platform = {"cluster": cluster, "gpuPools": [{"name": "gpu", "vmSize": "Standard_NV6ads_A10_v5", "count": 1.0}]}
+    platform = {"cluster": CLUSTER, "gpuPools": [{"name": "gpu", "vmSize": "Standard_NV6ads_A10_v5", "count": 1.0}]}
     plan, state = construct("GpuPlatform", platform, preview=preview)
-    assert len(plan.all("azure-native:containerservice:ManagedCluster")) == 1
+    for token in ("aks-dra-vgpu:index:GpuPlatform", "aks-dra-vgpu:index:AksCluster", "aks-dra-vgpu:index:GpuNodePool",
+                  "azure-native:containerservice:ManagedCluster", "kubernetes:helm.sh/v3:Release"):
+        assert len(plan.all(token)) == 1, token
     assert plan.one("azure-native:containerservice:AgentPool").inputs["vmSize"] == "Standard_NV6ads_A10_v5"
-    assert len(plan.all("kubernetes:helm.sh/v3:Release")) == 1
+    assert set(state) == set(resource(schema, "GpuPlatform")["properties"])
     assert len(state["gpuPools"]) == 1
 
 
-# --- the plugin manifest and entry point ---------------------------------------------------------------------------------
-def test_plugin_manifest_starts_the_provider_host():
+def test_entra_id_ids_may_come_from_other_resources():
+    tenant, client = "11111111-2222-3333-4444-555555555555", "66666666-7777-8888-9999-000000000000"
+    host = ComponentHost()
+
+    def program() -> None:
+        auth = {"mode": "entraId", "loginMode": "spn",
+                "tenantId": pulumi.Output.from_input(tenant), "clientId": pulumi.Output.from_input(client)}
+        state = host.construct("x", f"{PACKAGE}:index:AksCluster", {**CLUSTER, "auth": auth}, None).state
+        pulumi.export("secret", state["providerKubeconfig"])
+        pulumi.export("text", pulumi.Output.unsecret(state["providerKubeconfig"]))
+
+    outputs = capture(program, preview=False).outputs
+    assert outputs["secret"] == SECRET
+    exec_args = yaml.safe_load(outputs["text"])["users"][0]["user"]["exec"]["args"]
+    assert exec_args[exec_args.index("--tenant-id") + 1] == tenant
+    assert exec_args[exec_args.index("--client-id") + 1] == client
+    assert exec_args[exec_args.index("--login") + 1] == "spn"
+
+
+# --- the plugin manifest -----------------------------------------------------------------------------------------------
+def test_plugin_manifest_has_only_what_pulumi_reads_and_no_main():
+    # PluginProject: runtime, packages, requiredPulumiVersion, template (pulumi/pulumi sdk/go/common/workspace/project.go);
+    # anything else is ignored. The language host runs the folder's __main__.py (see components/plugin.py).
     manifest = yaml.safe_load((ROOT / "PulumiPlugin.yaml").read_text())
+    assert set(manifest) <= {"runtime", "packages", "requiredPulumiVersion", "template"}
     assert manifest["runtime"]["name"] == "python"
-    entry = ROOT / manifest["main"]
-    assert entry.is_file() and entry.name == "__main__.py"
-    source = entry.read_text()
-    assert "from components.provider_host import main" in source and "main()" in source
+    assert not (ROOT / "provider").exists()
+    source = (ROOT / "__main__.py").read_text()
+    assert "if started_as_plugin():\n    serve()" in source
     # The plugin's venv is made from requirements.txt: it must hold what the hosted components import.
     requirements = Path(ROOT / "requirements.txt").read_text()
     for dependency in ("pulumi", "pulumi-azure-native", "pulumi-kubernetes", "pydantic", "PyYAML"):

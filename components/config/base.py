@@ -5,10 +5,11 @@ from __future__ import annotations
 import typing
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from ..catalog import MIN_KUBERNETES_VERSION
+from .errors import python_args_error
 from .syntax import POOL_NAME, json_pattern, parse_k8s_version
 
 
@@ -53,7 +54,20 @@ PoolName = Annotated[str, AfterValidator(_pool_name), Field(json_schema_extra={"
 """An AKS pool name (Linux): lowercase alphanumeric, starting with a letter, 1-12 characters."""
 
 
-class Model(BaseModel):
+class _PythonArgs(type(BaseModel)):
+    """Calling a model's class (``GpuNodePoolArgs(vm_size=...)``) is the Python API: its bad arguments raise ConfigError
+    named as Python writes them. Validating data (``model_validate``, stack files, nested models) never passes here,
+    so those keep the stack file's names; a custom ``__init__`` would not do, since pydantic calls it for nested models.
+    """
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().__call__(*args, **kwargs)
+        except ValidationError as exc:
+            raise python_args_error(cls, exc) from None
+
+
+class Model(BaseModel, metaclass=_PythonArgs):
     """Base for every config model: camelCase keys, unknown keys rejected, validated on assignment too."""
 
     model_config = ConfigDict(

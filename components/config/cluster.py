@@ -19,6 +19,7 @@ from .syntax import (
     INTERACTIVE_LOGINS,
     LOCATION,
     RESOURCE_GROUP,
+    StrInput,
     parse_k8s_version,
 )
 from .upgrades import MINOR_CHANNELS, VERSION_CHANNELS, UpgradesConfig
@@ -62,7 +63,8 @@ class AuthConfig(Model):
         description="localAccounts: Kubernetes RBAC with cluster-local credentials (simple, for dev); entraId: Entra ID "
         "(AAD) with Azure RBAC and local accounts disabled.",
     )
-    admin_group_object_ids: list[str] = Field(
+    # IDs may come from other resources (an Entra ID group, an application, a managed identity): checked when plain.
+    admin_group_object_ids: list[StrInput] = Field(
         default_factory=list, description="Entra ID group object IDs that are cluster admins (entraId only)."
     )
     login_mode: Literal["azurecli", "workloadidentity", "spn"] = Field(
@@ -70,12 +72,12 @@ class AuthConfig(Model):
         description="kubelogin's non-interactive login mode for the Kubernetes provider (entraId only); "
         "never device code, so `pulumi up` works in CI.",
     )
-    tenant_id: str | None = Field(
+    tenant_id: StrInput | None = Field(
         None,
         description="Entra ID tenant for kubelogin's --tenant-id (entraId only). Default: azurecli uses the tenant of "
         "`az login`, spn the cluster's tenant, workloadidentity AZURE_TENANT_ID.",
     )
-    client_id: str | None = Field(
+    client_id: StrInput | None = Field(
         None,
         description="Application (client) ID kubelogin signs in as, for spn and workloadidentity (entraId only). "
         "Default: AZURE_CLIENT_ID (or AAD_SERVICE_PRINCIPAL_CLIENT_ID for spn) at run time. Never a secret: the "
@@ -100,8 +102,8 @@ class AuthConfig(Model):
 
     @field_validator("admin_group_object_ids")
     @classmethod
-    def _group_ids(cls, v: list[str]) -> list[str]:
-        bad = [g for g in v if not GUID.fullmatch(g)]
+    def _group_ids(cls, v: list[StrInput]) -> list[StrInput]:
+        bad = [g for g in v if isinstance(g, str) and not GUID.fullmatch(g)]
         if bad:
             verb = "is not an object ID" if len(bad) == 1 else "are not object IDs"
             raise ValueError(f"{', '.join(repr(g) for g in bad)} {verb}; write each as a GUID")
@@ -109,8 +111,8 @@ class AuthConfig(Model):
 
     @field_validator("tenant_id", "client_id")
     @classmethod
-    def _guid(cls, v: str | None) -> str | None:
-        if v is not None and not GUID.fullmatch(v):
+    def _guid(cls, v: StrInput | None) -> StrInput | None:
+        if isinstance(v, str) and not GUID.fullmatch(v):
             raise ValueError(f"'{v}' is not a GUID; copy the ID from Entra ID, e.g. '00000000-0000-0000-0000-000000000000'")
         return v
 

@@ -24,7 +24,7 @@ from ..host_drivers import (
 )
 from .base import Model
 from .errors import KeyedProblemsError
-from .syntax import DNS_LABEL, DRIVER_VERSION, MISSING, value_at
+from .syntax import DNS_LABEL, DRIVER_VERSION, MISSING, StrInput, value_at
 
 # Every gate some chart knows: a schema cannot tie the gates to the chartVersion beside them; the model check does.
 _ANY_CHART_GATES = sorted(set().union(*(chart.feature_gates for chart in DRIVER_CHARTS.values())))
@@ -45,7 +45,8 @@ class DraDriverConfig(Model):
         "kubernetes-sigs chart; docs/upgrading.md says what each one changes).",
         json_schema_extra={"enum": list(OFFERED_CHART_VERSIONS)},
     )
-    namespace: str = Field("nvidia-dra-driver-gpu", description="Namespace of the release (never 'default').")
+    # A namespace the caller manages (another resource's output) is checked by Kubernetes and the chart, not here.
+    namespace: StrInput = Field("nvidia-dra-driver-gpu", description="Namespace of the release (never 'default').")
     release_name: str = Field("nvidia-dra-driver-gpu", description="Helm release name.")
     compute_domains: bool = Field(
         False, description="Install the ComputeDomain controller (multi-node NVLink/IMEX; meaningless on A10 vGPU)."
@@ -79,8 +80,8 @@ class DraDriverConfig(Model):
 
     @field_validator("namespace")
     @classmethod
-    def _namespace(cls, v: str) -> str:
-        if v == "default" or not DNS_LABEL.fullmatch(v):
+    def _namespace(cls, v: StrInput) -> StrInput:
+        if isinstance(v, str) and (v == "default" or not DNS_LABEL.fullmatch(v)):
             raise ValueError(f"'{v}' cannot hold the driver; use a DNS label other than 'default'")
         return v
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
 
 from ..catalog import A10_SIZES, GPU_PRESENT_LABEL, RESERVED_LABEL_PREFIXES, A10Size
 from .azure import CAPACITY_RESERVATION_GROUP, SUBNET, arm_id_or_error
@@ -62,6 +62,15 @@ class SpotConfig(Model):
         return v
 
 
+def _taint(text: str) -> str:
+    parse_taint(text)  # one taint at a time, so a problem names its item (taints[1])
+    return text
+
+
+TaintText = Annotated[str, AfterValidator(_taint)]
+"""A node taint as AKS takes it: ``key=value:Effect`` (or ``key:Effect``)."""
+
+
 class AutoscalingConfig(Model):
     """Cluster-autoscaler bounds; with autoscaling the node count is the autoscaler's, never drift."""
 
@@ -93,7 +102,7 @@ class GpuPoolConfig(Model):
     labels: dict[str, str] = Field(
         default_factory=dict, description="Extra node labels; nvidia.com/gpu.present=true is always added."
     )
-    taints: list[str] = Field(
+    taints: list[TaintText] = Field(
         default_factory=list,
         description="Node taints, 'key=value:Effect'; the DRA plugin and samples tolerate them (and AKS's spot taint "
         "on a spot pool).",
@@ -304,3 +313,18 @@ def ephemeral_os_disk_problem(size: A10Size, os_disk_size_gb: int) -> str | None
 def ephemeral_os_disk_unchecked(size: A10Size) -> bool:
     """Whether the catalog cannot check an ephemeral OS disk on this size (its temp disk is not known)."""
     return size.temp_disk_gib is None
+def _pool_settings(value: Any) -> Any:
+    """A pool given as its GpuNodePool (or GpuNodePoolArgs) stands for its settings: each pool is defined once."""
+    if not isinstance(value, list):
+        return value
+    found = []
+    for item in value:
+        settings = getattr(item, "config", item)  # a GpuNodePool component keeps its validated settings there
+        if isinstance(settings, GpuPoolConfig) and type(settings) is not GpuPoolConfig:
+            settings = GpuPoolConfig.model_validate(settings.model_dump(include=set(GpuPoolConfig.model_fields)))
+        found.append(settings)
+    return found
+
+
+GpuPools = Annotated[list[GpuPoolConfig], BeforeValidator(_pool_settings), Field(min_length=1)]
+"""The GPU pools a driver or the samples serve: GpuNodePool components, their args or their settings (at least one)."""

@@ -9,15 +9,15 @@ from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
-
-from components import DraSamples, DraSamplesArgs, GpuNodePool, GpuNodePoolArgs, NvidiaDraDriver, NvidiaDraDriverArgs
-from components.config import ConfigError, DraDriverConfig, GpuPoolConfig, Problem, SamplesConfig, validate
+from aks_dra_vgpu import DraSamples, DraSamplesArgs, GpuNodePool, GpuNodePoolArgs, NvidiaDraDriver, NvidiaDraDriverArgs
+from aks_dra_vgpu.config import ConfigError, DraDriverConfig, GpuPoolConfig, Problem, SamplesConfig, validate
 
 config = pulumi.Config()
 cluster_name = config.require("clusterName")
 resource_group_name = config.require("resourceGroupName")
-# A secret of this stack (`pulumi config set --secret kubeconfig < kubeconfig`). To follow the stack that owns the
-# cluster instead: pulumi.StackReference("<org>/<project>/<stack>").require_output("kubeconfig").
+# A secret of this stack (`pulumi config set --secret kubeconfig < kubeconfig`). To follow a stack of this project
+# that owns the cluster instead: pulumi.StackReference("<org>/aks-dra-vgpu/<stack>").require_output("kubeconfig"), the
+# non-interactive kubeconfig its own provider uses (never "deviceCodeKubeconfig", which waits for a person).
 kubeconfig = config.require_secret("kubeconfig")
 
 # Every mistake in the three settings is reported at once, each under the key written in the stack file.
@@ -33,6 +33,7 @@ def checked(model: type, data: Any, key: str) -> Any:
         return None
 
 
+# The pool is defined once: the same settings make the GpuNodePool and shape the driver and the samples.
 pool = checked(GpuPoolConfig, config.require_object("gpuPool"), "gpuPool")
 driver_settings = config.get_object("draDriver") or {}
 samples_settings = config.get_object("samples") or {}

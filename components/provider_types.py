@@ -1,0 +1,261 @@
+"""The multi-language schema's closed sets (enums) and settings types, as `pulumi.provider.experimental` reads them.
+
+A `str` Enum becomes a schema enum, its members' docstrings their descriptions; a TypedDict becomes an object type,
+its keys' docstrings their descriptions; `X | None` is optional; `pulumi.Input[X]` takes another resource's output,
+anything else is plain (pulumi/pulumi `sdk/python/lib/pulumi/provider/experimental/analyzer.py`). The components that
+take these are declared in `provider_schema.py`. Annotations must be evaluable at run time: no
+`from __future__ import annotations` here.
+"""
+
+from enum import Enum
+from typing import Any, TypedDict
+
+import pulumi
+
+
+# --- closed sets ------------------------------------------------------------------------------------------------------
+class ClosedSet(str, Enum):
+    """A closed set of text values: an enum in every SDK.
+
+    A value outside the set (from YAML, or an SDK built from an older schema) is not refused by the SDK's conversion,
+    whose message names neither the key nor what is allowed: it reaches the package's own checks, which report it
+    with the allowed values and with every other problem at once.
+    """
+
+    @classmethod
+    def _missing_(cls, value: object) -> Any:
+        if not isinstance(value, str):
+            return None
+        member = str.__new__(cls, value)
+        member._name_ = value
+        member._value_ = value
+        return member
+
+
+class VmSize(ClosedSet):
+    """An NVadsA10_v5 VM size: each VM is a fixed hypervisor slice of one NVIDIA A10 (or two A10s)."""
+
+    Standard_NV6ads_A10_v5 = "Standard_NV6ads_A10_v5"
+    """1/6 of an A10: 6 vCPUs, 55 GiB, one 4 GB vGPU (NVIDIA A10-4Q)."""
+    Standard_NV12ads_A10_v5 = "Standard_NV12ads_A10_v5"
+    """1/3 of an A10: 12 vCPUs, 110 GiB, one 8 GB vGPU (NVIDIA A10-8Q)."""
+    Standard_NV18ads_A10_v5 = "Standard_NV18ads_A10_v5"
+    """1/2 of an A10: 18 vCPUs, 220 GiB, one 12 GB vGPU."""
+    Standard_NV36ads_A10_v5 = "Standard_NV36ads_A10_v5"
+    """A whole A10: 36 vCPUs, 440 GiB, one 24 GB GPU."""
+    Standard_NV36adms_A10_v5 = "Standard_NV36adms_A10_v5"
+    """A whole A10 with more memory: 36 vCPUs, 880 GiB, one 24 GB GPU."""
+    Standard_NV72ads_A10_v5 = "Standard_NV72ads_A10_v5"
+    """Two A10s: 72 vCPUs, 880 GiB, two 24 GB GPUs."""
+
+
+class ChartVersion(ClosedSet):
+    """A version of the NVIDIA DRA driver chart this package knows how to configure."""
+
+    V25_8_1 = "25.8.1"
+    """The version the AKS team's guide tested on A10 vGPU (default)."""
+    V25_12_0 = "25.12.0"
+    """Needs an NVIDIA driver >= 580 on the nodes (refused on AKS's GRID driver unless hostDriverVersion says so)."""
+    V0_4_0 = "0.4.0"
+    """The renamed chart (kubernetes-sigs/dra-driver-nvidia-gpu); upgrades from 25.x keep their object names."""
+
+
+class SkuTier(ClosedSet):
+    """The AKS control plane's pricing tier."""
+
+    Free = "Free"
+    """No uptime SLA (default)."""
+    Standard = "Standard"
+    """Uptime SLA, for production."""
+    Premium = "Premium"
+    """Standard plus long-term support."""
+
+
+class AuthMode(ClosedSet):
+    """How the Kubernetes API authenticates callers."""
+
+    LocalAccounts = "localAccounts"
+    """Kubernetes RBAC with cluster-local credentials (default; simple, for dev)."""
+    EntraId = "entraId"
+    """Entra ID with Azure RBAC; local accounts disabled."""
+
+
+class LoginMode(ClosedSet):
+    """kubelogin's non-interactive login for the Kubernetes provider (never device code: it would hang CI)."""
+
+    AzureCli = "azurecli"
+    """The Azure CLI's login (default)."""
+    WorkloadIdentity = "workloadidentity"
+    """A federated token, e.g. GitHub Actions OIDC."""
+    ServicePrincipal = "spn"
+    """A service principal's secret from the environment."""
+
+
+class OsType(ClosedSet):
+    """The node OS of a GPU pool."""
+
+    Linux = "Linux"
+    """The only choice: the DRA driver runs only on Linux."""
+
+
+class OsSku(ClosedSet):
+    """The node OS image of a GPU pool."""
+
+    Ubuntu = "Ubuntu"
+    """Ubuntu (default)."""
+    AzureLinux = "AzureLinux"
+    """Azure Linux."""
+
+
+# --- input types ------------------------------------------------------------------------------------------------------
+# Zones stay text: the SDK maps a list of enum values as a list of objects (ComponentProvider.map_input_properties).
+class ResourceGroup(TypedDict):
+    """Where the cluster lives: a resource group this stack creates, or an existing one it only references."""
+
+    name: str
+    """Resource group name (1-90 characters: letters, digits, '-', '_', '.', '(', ')')."""
+    create: bool | None
+    """Create the group (true, default) or use an existing group of that name (false)."""
+
+
+class SystemPool(TypedDict):
+    """The cluster's one inline pool: System mode, for cluster add-ons (GPU pools are never inline)."""
+
+    name: str | None
+    """Pool name: lowercase alphanumeric, starts with a letter, 1-12 characters (default 'system')."""
+    vm_size: str | None
+    """VM size of the system nodes (default Standard_D4ds_v5)."""
+    count: int | None
+    """Number of system nodes (1-1000, default 1)."""
+    zones: list[str] | None
+    """Availability zones to spread the system nodes over ('1', '2', '3')."""
+    max_pods: int | None
+    """Maximum pods per node (10-250, default 110); immutable."""
+    os_disk_size_gb: int | None
+    """OS disk size in GB (default 128)."""
+    critical_addons_only: bool | None
+    """Taint the system nodes CriticalAddonsOnly=true:NoSchedule (AKS best practice for busy clusters)."""
+
+
+class ClusterAuth(TypedDict):
+    """How Kubernetes API access is authenticated."""
+
+    mode: AuthMode | None
+    """localAccounts (default, cluster-local credentials) or entraId (Entra ID, Azure RBAC, no local accounts)."""
+    admin_group_object_ids: list[pulumi.Input[str]] | None
+    """Entra ID group object IDs that are cluster admins, e.g. an Entra ID group's objectId (entraId only)."""
+    login_mode: LoginMode | None
+    """kubelogin's login mode for the provider (entraId only); default azurecli."""
+    tenant_id: pulumi.Input[str] | None
+    """Entra ID tenant for kubelogin's --tenant-id (entraId only); default: the login's own tenant."""
+    client_id: pulumi.Input[str] | None
+    """Application (client) ID kubelogin signs in as, for spn and workloadidentity (entraId only); never a secret."""
+    environment: str | None
+    """Azure cloud for spn logins, e.g. 'AzurePublicCloud' (entraId only); default: the cloud in the kubeconfig."""
+
+
+class ClusterSettings(TypedDict):
+    """The AKS cluster: Kubernetes version, location, resource group, system pool, access."""
+
+    name: str
+    """ManagedCluster name (1-63: letters, digits, '-', '_')."""
+    location: str
+    """Azure region, e.g. 'westeurope' (must offer NVadsA10_v5)."""
+    resource_group: ResourceGroup
+    """The resource group to create or use."""
+    kubernetes_version: str | None
+    """Kubernetes version, major.minor[.patch]; 1.34 or newer (DRA resource.k8s.io/v1 is GA). Default '1.34'."""
+    dns_prefix: str | None
+    """DNS prefix of the API server (immutable); defaults to the cluster name."""
+    sku_tier: SkuTier | None
+    """AKS control-plane tier (default Free)."""
+    system_pool: SystemPool | None
+    """The inline System pool."""
+    auth: ClusterAuth | None
+    """Kubernetes API authentication."""
+    protect: bool | None
+    """Protect the cluster (and a resource group this stack creates) from deletion and replacement."""
+    retain_on_delete: bool | None
+    """When Pulumi deletes the cluster (and a created resource group), keep them in Azure and only forget them."""
+    tags: dict[str, str] | None
+    """Azure tags for the resource group and cluster."""
+
+
+class Autoscaling(TypedDict):
+    """Cluster-autoscaler bounds; with autoscaling the node count is the autoscaler's, never drift."""
+
+    min_count: int
+    """Fewest nodes (0-1000; 0 lets the pool scale to zero)."""
+    max_count: int
+    """Most nodes (1-1000), at least minCount."""
+
+
+class GpuPool(TypedDict):
+    """A GPU node pool of one NVadsA10_v5 size; define it once and pass it to GpuNodePool, NvidiaDraDriver, DraSamples."""
+
+    name: str
+    """Pool name: lowercase alphanumeric, starts with a letter, 1-12 characters."""
+    vm_size: VmSize
+    """The NVadsA10_v5 size: how big a slice of an A10 each node presents."""
+    count: int | None
+    """Node count (0-1000). With autoscaling, the initial count only (default minCount); never diffed."""
+    autoscaling: Autoscaling | None
+    """Turn on the cluster autoscaler with these bounds."""
+    zones: list[str] | None
+    """Availability zones ('1', '2', '3'); immutable (a change replaces the pool)."""
+    labels: dict[str, str] | None
+    """Extra node labels; nvidia.com/gpu.present=true is always added."""
+    taints: list[str] | None
+    """Node taints, 'key=value:Effect'; the DRA plugin and samples tolerate them."""
+    max_pods: int | None
+    """Maximum pods per node (10-250, default 110); immutable."""
+    os_type: OsType | None
+    """The node OS (Linux, the only choice: the DRA driver runs only there)."""
+    os_sku: OsSku | None
+    """Node OS image (default Ubuntu); immutable."""
+    os_disk_size_gb: int | None
+    """OS disk size in GB (default 128)."""
+    max_surge: str | None
+    """Upgrade surge: extra nodes during upgrades, a number or a percentage (default '1')."""
+
+
+class DraDriverSettings(TypedDict):
+    """The NVIDIA DRA driver Helm release."""
+
+    chart_version: ChartVersion | None
+    """Chart version (default 25.8.1, the version the AKS guide tested)."""
+    namespace: pulumi.Input[str] | None
+    """Namespace of the release, e.g. a Namespace you manage (never 'default'; default 'nvidia-dra-driver-gpu')."""
+    release_name: str | None
+    """Helm release name (default 'nvidia-dra-driver-gpu')."""
+    compute_domains: bool | None
+    """Install the ComputeDomain controller (multi-node NVLink/IMEX; meaningless on A10 vGPU)."""
+    feature_gates: dict[str, bool] | None
+    """Extra driver feature gates; only gates the chart version knows."""
+    host_driver_version: str | None
+    """NVIDIA driver version the GPU nodes run, if not AKS's GRID 550/570 (e.g. '580.65.06')."""
+    timeout_seconds: int | None
+    """How long Helm waits for the release (60-3600 s, default 600)."""
+    extra_values: dict[str, Any] | None
+    """Helm values merged in last; cannot drop the flags A10 vGPU needs."""
+
+
+class SamplesSettings(TypedDict):
+    """The resource.k8s.io/v1 objects that show and use the A10 vGPUs: DeviceClass, claim templates, a shared claim, a Job."""
+
+    enabled: bool | None
+    """Create the samples at all (default true)."""
+    namespace: str | None
+    """Namespace for the claims and the sample Job (default 'dra-samples')."""
+    device_class_name: str | None
+    """DeviceClass for A10 vGPUs (default 'a10-vgpu'); must not reuse a chart-created name."""
+    memory_margin_percent: int | None
+    """How far below nominal a slice's reported GPU memory may read and still match (0-25 %, default 10)."""
+    shared_claim: bool | None
+    """Create a ResourceClaim that several pods share (one vGPU)."""
+    workload: bool | None
+    """Run the sample Job (nvidia-smi -L on a claimed vGPU)."""
+    workload_memory_gib: int | None
+    """GPU memory (GiB) the sample Job asks for; default: the smallest pool's slice."""
+    image: str | None
+    """Image of the sample Job: any glibc-based image (the driver injects nvidia-smi); pin a digest in production."""
