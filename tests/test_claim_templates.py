@@ -6,7 +6,6 @@ from __future__ import annotations
 import kubernetes_validate
 import pulumi
 import pytest
-from pydantic import ValidationError
 
 from components import DraClaimTemplates, DraClaimTemplatesArgs
 from components.claim_templates import (
@@ -18,6 +17,7 @@ from components.claim_templates import (
     pair_template_name,
     template_specs,
 )
+from components.config import ConfigError
 from components.config.syntax import DNS_LABEL
 from components.offline import capture
 from components.selectors import SIZE_CLASSES, size_class_selector
@@ -33,9 +33,9 @@ FOUR = ClaimSettings(sizes=[24, 4, 12, 8, 8], two_devices=True)
 # --- pure functions -------------------------------------------------------------------------------------------------
 def test_sizes_are_sorted_once_each_and_must_be_slice_sizes():
     assert FOUR.sizes == [4, 8, 12, 24]
-    with pytest.raises(ValidationError, match="16 GiB is not an A10 slice size"):
+    with pytest.raises(ConfigError, match="16 GiB is not an A10 slice size"):
         ClaimSettings(sizes=[8, 16])
-    with pytest.raises(ValidationError, match="created by the NVIDIA chart"):
+    with pytest.raises(ConfigError, match="created by the NVIDIA chart"):
         ClaimSettings(sizes=[8], device_class_name="gpu.nvidia.com")
 
 
@@ -181,5 +181,5 @@ def test_without_an_explicit_provider_it_refuses():
 
 
 def test_bad_namespace_names_are_refused():
-    with pytest.raises(ValidationError, match="'Team A' is not a namespace name"):
+    with pytest.raises(ConfigError, match="'Team A' is not a namespace name"):
         DraClaimTemplatesArgs(namespace="Team A", sizes=[8])
