@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .sdk_versions import unsupported
+
 EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_CHANGES, EXIT_POLICY = 0, 1, 2, 3, 4
 
 
@@ -202,6 +204,11 @@ COMMANDS = {"plan": cmd_plan, "render": cmd_render, "diff": cmd_diff, "size": cm
 def main(argv: list[str] | None = None) -> int:
     """Runs one command; returns the exit status."""
     args = _parser().parse_args(argv)
+    # Before anything imports an SDK: one line per dependency outside its declared range instead of a traceback.
+    problems = unsupported()
+    if problems:
+        print("\n".join(problems), file=sys.stderr)
+        return EXIT_BAD_INPUT
     try:
         return COMMANDS[args.command](args)
     except BadInputError as exc:

@@ -42,6 +42,11 @@ FEATURES = frozenset({"secrets", "resourceReferences", "aliasSpecs", "deletedWit
 class CaptureTimeoutError(TimeoutError):
     """The program (or an Output it waits on) did not finish in time."""
 
+# The monitor's Invoke answers with `ResourceInvokeResponse` (resource.proto) from pulumi 3.256.0, which adds `unknown`
+# and is what newer SDKs read; older SDKs define only the provider's `InvokeResponse` (return, failures) there
+# (pulumi/pulumi `sdk/python/lib/pulumi/runtime/proto/resource_pb2_grpc.pyi`, ResourceMonitorServicer.Invoke).
+_INVOKE_RESPONSE = getattr(resource_pb2, "ResourceInvokeResponse", provider_pb2.InvokeResponse)
+
 
 class _Unimplemented(grpc.RpcError):
     """The answer of an engine that does not implement a call: the SDK then falls back as with an older CLI."""
@@ -249,7 +254,7 @@ class Monitor(_Service):
         return resource_pb2.ReadResourceResponse(urn=urn, properties=_to_struct(properties))
 
     # --- functions ---------------------------------------------------------------------------------------------------
-    def Invoke(self, request: Any) -> resource_pb2.ResourceInvokeResponse:  # noqa: N802
+    def Invoke(self, request: Any) -> Any:  # noqa: N802
         args = _struct(request.args)
         self.invokes.append(Invoke(request.tok, plain(args)))
         if request.tok == "pulumi:pulumi:getResource":
@@ -258,10 +263,11 @@ class Monitor(_Service):
             result = {"urn": urn, "id": resource_id, "state": outputs}
         else:
             result = self.providers.call(request.tok, args)
-        return resource_pb2.ResourceInvokeResponse(**{"return": _to_struct(result)})
+        return _INVOKE_RESPONSE(**{"return": _to_struct(result)})
 
     def Call(self, request: Any) -> Any:  # noqa: N802
-        return resource_pb2.CallResponse(failures=[provider_pb2.CheckFailure(reason="method calls run offline")])
+        # The monitor's Call answers with the provider's CallResponse (resource.proto has none), in every SDK version.
+        return provider_pb2.CallResponse(failures=[provider_pb2.CheckFailure(reason="method calls run offline")])
 
     def RegisterStackTransform(self, request: Any) -> empty_pb2.Empty:  # noqa: N802
         self.stack_transforms.append(request)  # a Callback: target address and token
