@@ -165,8 +165,15 @@ def declare_device_class(
 def declare_claims(
     name: str, settings: ClaimSettings, namespace: pulumi.Input[str], shared_claim: bool, opts: pulumi.ResourceOptions
 ) -> tuple[dict[str, Any], Any | None]:
-    """The templates (by output key) and the shared claim (or None) in `namespace`, each registered with `opts`."""
+    """The templates (by output key) and the shared claim (or None) in `namespace`, each registered with `opts`.
+
+    A claim's spec is immutable and pulumi-kubernetes has no force-new rule for resource.k8s.io objects
+    (provider/pkg/provider/diff.go): without replaceOnChanges a new spec is planned as an update that the API server
+    refuses (422). With it Pulumi replaces the object, delete-first: the new one has the same name.
+    """
     import pulumi_kubernetes as k8s
+
+    opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(replace_on_changes=["spec"], delete_before_replace=True))
 
     templates = {
         key: k8s.resource.v1.ResourceClaimTemplate(

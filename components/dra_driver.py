@@ -120,6 +120,16 @@ def null_values(values: Mapping[str, Any]) -> dict[str, Any]:
     return found
 
 
+def without_nulls(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The values with every null left out (they travel in a values file: see null_values)."""
+    kept: dict[str, Any] = {}
+    for key, value in values.items():
+        if value is None:
+            continue
+        kept[key] = without_nulls(value) if isinstance(value, Mapping) else value
+    return kept
+
+
 def crd_files(config: DraDriverConfig) -> list[tuple[str, str]]:
     """(resource-name suffix, URL) of each CRD Pulumi applies before the release: only with compute domains on.
 
@@ -193,18 +203,20 @@ class NvidiaDraDriver(pulumi.ComponentResource):
             repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=repository) if repository else None,
             namespace=args.namespace,
             create_namespace=True,
-            values=self.values,
-            # A null deletes a chart default (controller placement). Inline nulls have been dropped on the way to Helm
-            # by some SDK/provider versions (pulumi-kubernetes #2034, #3811); nulls in a values file always arrive.
+            # A null deletes a chart default (controller placement). Inline nulls are dropped on the way to Helm unless
+            # the deprecated allowNullValues is set (pulumi-kubernetes #2034, #3811; deprecated from 4.30); nulls in a
+            # values file always arrive. So the nulls go in a values file, and everything else inline.
+            values=without_nulls(self.values),
             value_yaml_files=[pulumi.StringAsset(yaml.safe_dump(nulls, sort_keys=True))] if nulls else None,
-            allow_null_values=True,
             atomic=True,  # a failed install or upgrade rolls back instead of leaving a half-installed driver
             cleanup_on_fail=True,
             timeout=args.timeout_seconds,
             max_history=10,
             # Helm would install its own copy of the CRDs on a first install; Pulumi's are the ones that get upgraded.
             skip_crds=True if crds else None,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=crds or None),
+            # A new name or namespace replaces the release (helm_release.go), create-first by the provider's choice:
+            # two drivers would then fight over the same cluster-scoped objects (DeviceClasses, RBAC). Delete first.
+            opts=pulumi.ResourceOptions(parent=self, depends_on=crds or None, delete_before_replace=True),
         )
         self.release_name = release.name
         self.namespace = release.namespace

@@ -41,7 +41,9 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, Callabl
             base[stack] = plan(stack, original)
         changed = copy.deepcopy(original)
         edit(changed)
-        return diff_plans(base[stack], plan(stack, changed))
+        after = plan(stack, changed)
+        run.last_plans = (base[stack], after)
+        return diff_plans(base[stack], after)
 
     return run
 
@@ -132,3 +134,33 @@ def test_pool_changes_aks_refuses_are_refused_with_exit_4(scenario, edit):
 def test_new_autoscaling_bounds_are_an_update(scenario):
     result = scenario("prod", lambda c: pools(c)[0]["autoscaling"].update(maxCount=9))
     assert operations(result) == {"gpu-a10third-pool": "update"} and result.exit_status == 3
+
+
+def test_a_chart_upgrade_is_in_place_and_a_downgrade_is_refused(scenario):
+    up = scenario("prod", lambda c: c[NS + "draDriver"].update(chartVersion="25.8.1"))
+    (release,) = [r for r in up.resources if r.type == "kubernetes:helm.sh/v3:Release"]
+    # prod runs 0.4.1: going back to 25.8.1 is refused (the plugin's checkpoint is forward-only)
+    assert release.operation == "refused" and up.exit_status == 4
+    assert any("forward-only" in r.why for r in release.reasons)
+
+
+def test_from_25_8_1_to_0_4_1_the_release_is_updated_in_place(scenario):
+    scenario("prod", lambda c: c[NS + "draDriver"].update(chartVersion="25.8.1"))
+    on_0_4_1, on_25_8_1 = scenario.last_plans
+    forward = diff_plans(on_25_8_1, on_0_4_1)  # the upgrade: a stack on 25.8.1 moving to 0.4.1
+    (release,) = [r for r in forward.resources if r.type == "kubernetes:helm.sh/v3:Release"]
+    assert release.operation == "update" and forward.exit_status == 3
+    assert any(w.startswith("chart:") and "in-place" in w for w in release.warnings)
+
+
+def test_a_claim_template_spec_change_replaces_it_delete_first(scenario):
+    result = scenario("dev", lambda c: c[NS + "samples"].update(memoryMarginPercent=20))
+    templates = [r for r in result.resources if r.type == "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate"]
+    assert templates and all(r.operation == "replace" and r.delete_before_replace for r in templates)
+    assert result.exit_status == 3
+
+
+def test_a_renamed_driver_release_is_replaced_delete_first(scenario):
+    result = scenario("dev", lambda c: c.setdefault(NS + "draDriver", {}).update(releaseName="dra"))
+    (release,) = [r for r in result.resources if r.type == "kubernetes:helm.sh/v3:Release"]
+    assert release.operation == "replace" and release.delete_before_replace is True

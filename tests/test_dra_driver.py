@@ -30,6 +30,7 @@ from components.dra_driver import (
     plugin_node_selector,
     plugin_tolerations,
     release_chart,
+    without_nulls,
 )
 from components.host_drivers import AKS_MIN_SUPPORTED_GRID_DRIVER, driver_version
 from components.offline import Plan, capture
@@ -346,8 +347,10 @@ def test_release_is_pinned_atomic_and_on_the_explicit_provider(preview, version)
     assert inputs["namespace"] == "nvidia-dra-driver-gpu"
     assert inputs["createNamespace"] is True
     assert (inputs["atomic"], inputs["cleanupOnFail"], inputs["timeout"]) == (True, True, 600)
-    assert inputs["allowNullValues"] is True
-    assert inputs["values"] == driver.values == driver_values(config(version), pools())
+    assert "allowNullValues" not in inputs  # deprecated; the nulls travel in a values file instead
+    assert driver.values == driver_values(config(version), pools())
+    assert inputs["values"] == without_nulls(driver.values)
+    assert release.options["deleteBeforeReplace"] is True  # a rename never leaves two drivers side by side
     assert release.dependencies == []  # nothing but its provider: never a GPU pool
 
 
@@ -367,7 +370,7 @@ def test_release_values_carry_the_flags_and_the_pools_taints(preview, version):
 def test_null_overrides_also_reach_helm_as_a_values_file(preview):
     plan, _ = make(preview, computeDomains=True)
     inputs = plan.one(RELEASE).inputs
-    assert inputs["values"]["controller"]["affinity"] is None
+    assert "affinity" not in inputs["values"]["controller"]  # inline nulls would be dropped: only the file has them
     [asset] = inputs["valueYamlFiles"]
     assert yaml.safe_load(asset["text"]) == {"controller": {"affinity": None, "nodeSelector": None}}
     plain, _ = make(preview)

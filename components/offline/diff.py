@@ -32,7 +32,7 @@ from .replacement_rules import (
     parse_path,
     replace_on_changes_rule,
 )
-from .upgrade_rules import upgrade_rule, version_rules
+from .upgrade_rules import chart_rules, upgrade_rule, version_rules
 from .urns import local_urn, provider_urn
 
 OPTION_KEYS = ("protect", "retainOnDelete", "ignoreChanges", "replaceOnChanges", "deleteBeforeReplace", "aliases")
@@ -205,6 +205,8 @@ def diff_plans(old: dict[str, Any], new: dict[str, Any]) -> DiffResult:
         changes, options = inputs[key]
         reasons = list(replaced.get(key, ()))
         reasons += version_rules(new_res, new_index) if changes else []
+        charts = chart_rules(old_res, new_res)
+        reasons += charts
         refused = [r for c in changes for r in c.rules if r.effect == "refused"] + [r for r in reasons if r.effect == "refused"]
         if key in replaced:
             operation: Operation = "replace"
@@ -220,7 +222,8 @@ def diff_plans(old: dict[str, Any], new: dict[str, Any]) -> DiffResult:
         diffs.append(ResourceDiff(
             key, new_res["urn"], new_res["type"], new_res["name"], operation, tuple(changes), tuple(options),
             tuple(dict.fromkeys(r for r in reasons if r.effect in ("replace", "refused"))),
-            tuple(resource_warnings(operation, old_res, new_res, changes, protected)),
+            tuple([*resource_warnings(operation, old_res, new_res, changes, protected),
+                   *(f"chart: {r.why}" for r in charts if r.effect == "note")]),
             _delete_before_replace(old_res, new_res, key in by_provider) if operation == "replace" else None,
             ("Pulumi" if protected else _refuser(new_res["type"])) if operation == "refused" else None,
             pairs[key] if key in renamed else None,

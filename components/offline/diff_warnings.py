@@ -51,7 +51,8 @@ def resource_warnings(
     if operation == "delete" and impact and impact.deleted:
         found.append(impact.deleted)
     if operation == "delete" and old_options.get("retainOnDelete"):
-        found.append("retainOnDelete: Pulumi forgets it but it stays in Azure (and keeps costing) until removed there")
+        where = "in the cluster" if type_.startswith("kubernetes:") else "in Azure (and keeps costing)"
+        found.append(f"retainOnDelete: Pulumi forgets it but it stays {where} until removed there")
     if operation == "replace" and old_options.get("retainOnDelete"):
         found.append("retainOnDelete: the old one is left in Azure; a replacement with the same name then collides with it")
     own_replacement = any("replace" in c.effects for c in changes)

@@ -122,7 +122,8 @@ def kubernetes_manifests(plan: Plan) -> dict[str, dict[str, Any]]:
 
 
 def helm_releases(plan: Plan) -> dict[str, dict[str, Any]]:
-    """Per Helm release name: `values` exactly as passed, and `release` (name, chart, version, repository, namespace)."""
+    """Per Helm release name: `values` as Helm gets them (the release's values files, then its inline values over them),
+    and `release` (name, chart, version, repository, namespace)."""
     releases: dict[str, dict[str, Any]] = {}
     for r in plan.all(HELM_RELEASE):
         inputs = r.inputs
@@ -136,8 +137,25 @@ def helm_releases(plan: Plan) -> dict[str, dict[str, Any]]:
             "repository": (inputs.get("repositoryOpts") or {}).get("repo"),
             "namespace": inputs.get("namespace", DEFAULT_NAMESPACE),
         }
-        releases[name] = {"values": _ordered(inputs.get("values") or {}), "release": release}
+        values: dict[str, Any] = {}
+        for asset in inputs.get("valueYamlFiles") or []:
+            text = asset.get("text") if isinstance(asset, dict) else None
+            loaded = yaml.safe_load(text) if isinstance(text, str) else None
+            values = _merged(values, loaded if isinstance(loaded, dict) else {})
+        values = _merged(values, inputs.get("values") or {})
+        releases[name] = {"values": _ordered(values), "release": release}
     return dict(sorted(releases.items()))
+
+
+def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """Helm's merge of two values maps: maps merge key by key, anything else (a null too) replaces."""
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merged(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
 
 
 def to_yaml(doc: Any) -> str:

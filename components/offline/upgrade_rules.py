@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..config.versions import pool_skew_problem, upgrade_problem
-from .replacement_rules import CLUSTER, POOL, Rule
+from .replacement_rules import CLUSTER, POOL, RELEASE, Rule
 
 _UPGRADE_BLOCKED = "https://learn.microsoft.com/troubleshoot/azure/azure-kubernetes/error-codes/aks-upgrade-blocked"
 _POOL_VERSION = (
     "https://learn.microsoft.com/dotnet/api/microsoft.azure.management.containerservice.models.agentpool."
     "orchestratorversion"
 )
+_CHART_SOURCE = "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/main/docs/upgrade.md; "
 _VERSION_PATHS = {CLUSTER: ("kubernetesVersion", "agentPoolProfiles[0].orchestratorVersion"), POOL: ("orchestratorVersion",)}
 
 
@@ -66,3 +67,20 @@ def version_rules(resource: dict[str, Any], index: dict[str, dict[str, Any]]) ->
             name = (pool.get("inputs") or {}).get("agentPoolName", pool.get("name"))
             found.append(Rule(str(resource["type"]), None, "refused", "api", f"pool {name}: {problem}", _POOL_VERSION))
     return found
+
+
+def chart_rules(old: dict[str, Any], new: dict[str, Any]) -> list[Rule]:
+    """A refusal when the driver release moves to a chart version it must not (a downgrade: components.chart_upgrades);
+    an in-place upgrade, with its note, otherwise."""
+    from ..chart_upgrades import chart_transition
+
+    if new.get("type") != RELEASE:
+        return []
+    before, after = old.get("inputs") or {}, new.get("inputs") or {}
+    moved = (before.get("chart"), before.get("version")) != (after.get("chart"), after.get("version"))
+    values = (before.get("chart"), before.get("version"), after.get("chart"), after.get("version"))
+    if not moved or not all(isinstance(v, str) for v in values):
+        return []
+    verdict = chart_transition(*values)  # type: ignore[arg-type]
+    effect = "note" if verdict.allowed else "refused"
+    return [Rule(RELEASE, None, effect, "api", verdict.reason, _CHART_SOURCE + verdict.source)]
