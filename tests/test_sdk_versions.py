@@ -72,7 +72,7 @@ def fake(versions: dict[str, str | None]):
     return lambda name: versions.get(name, "99.0")
 
 
-RANGES = [Requirement("pulumi>=3.261.0,<4"), Requirement("pydantic<3,>=2.1.0")]
+RANGES = [Requirement("pulumi>=3.261.0,<4"), Requirement("pydantic<3,>=2.5.0")]
 
 
 @pytest.mark.parametrize(
@@ -81,13 +81,13 @@ RANGES = [Requirement("pulumi>=3.261.0,<4"), Requirement("pydantic<3,>=2.1.0")]
         ({"pulumi": "3.100.0", "pydantic": "2.5.0"},
          ["pulumi 3.100.0 is older than this package supports (>=3.261.0,<4); pip install 'pulumi>=3.261.0,<4'"]),
         ({"pulumi": "3.272.0", "pydantic": "3.0.0"},
-         ["pydantic 3.0.0 is newer than this package supports (>=2.1.0,<3); pip install 'pydantic>=2.1.0,<3'"]),
-        ({"pulumi": "4.0.0a1", "pydantic": "2.1.0"},
+         ["pydantic 3.0.0 is newer than this package supports (>=2.5.0,<3); pip install 'pydantic>=2.5.0,<3'"]),
+        ({"pulumi": "4.0.0a1", "pydantic": "2.5.0"},
          ["pulumi 4.0.0a1 is newer than this package supports (>=3.261.0,<4); pip install 'pulumi>=3.261.0,<4'"]),
-        ({"pulumi": None, "pydantic": "2.1.0"},
+        ({"pulumi": None, "pydantic": "2.5.0"},
          ["pulumi is not installed; this package needs pulumi>=3.261.0,<4: pip install 'pulumi>=3.261.0,<4'"]),
         ({"pulumi": "3.261.0", "pydantic": "2.14.4"}, []),
-        ({"pulumi": "3.273.0a1792704891", "pydantic": "2.1.0"}, []),  # a pre-release inside the range is fine
+        ({"pulumi": "3.273.0a1792704891", "pydantic": "2.5.0"}, []),  # a pre-release inside the range is fine
     ],
     ids=["too-old", "too-new", "next-major-pre-release", "missing", "floor-and-newest", "pre-release-in-range"],
 )
