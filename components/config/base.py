@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import typing
 from typing import Annotated, Any, Literal
 
@@ -37,6 +38,17 @@ def _dra_ready(value: str) -> str:
         minimum = ".".join(map(str, MIN_KUBERNETES_VERSION))
         raise ValueError(f"'{value}' is too old; DRA (resource.k8s.io/v1) needs Kubernetes {minimum} or newer")
     return value
+
+
+def matching(pattern: re.Pattern[str], problem: str) -> AfterValidator:
+    """A check that refuses text the pattern does not match whole, saying "'<text>' <problem>"."""
+
+    def check(value: str) -> str:
+        if not pattern.fullmatch(value):
+            raise ValueError(f"'{value}' {problem}")
+        return value
+
+    return AfterValidator(check)
 
 
 KubernetesVersion = Annotated[str, BeforeValidator(_version_is_text), AfterValidator(_dra_ready)]

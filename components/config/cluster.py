@@ -3,14 +3,13 @@ upgrades, monitoring."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 from pydantic.alias_generators import to_snake
 
-from ..catalog import MIN_KUBERNETES_VERSION
 from .azure import SUBNET, USER_ASSIGNED_IDENTITY, arm_id_or_error, check_cidr
-from .base import Model, PoolName, Zones
+from .base import KubernetesVersion, Model, PoolName, Zones, matching
 from .errors import KeyedProblemsError
 from .syntax import (
     CLUSTER_NAME,
@@ -20,7 +19,6 @@ from .syntax import (
     LOCATION,
     RESOURCE_GROUP,
     StrInput,
-    parse_k8s_version,
 )
 from .upgrades import MINOR_CHANNELS, VERSION_CHANNELS, UpgradesConfig
 
@@ -204,10 +202,14 @@ class MonitoringConfig(Model):
 class ClusterConfig(Model):
     """The AKS cluster: Kubernetes version, location, resource group, system pool, access."""
 
-    name: str = Field(description="ManagedCluster name (1-63: letters, digits, '-', '_').")
-    location: str = Field(description="Azure region, e.g. 'westeurope' (must offer NVadsA10_v5).")
+    name: Annotated[str, matching(CLUSTER_NAME, "is not a cluster name; use 1-63 letters, digits, '-' and '_'")] = Field(
+        description="ManagedCluster name (1-63: letters, digits, '-', '_')."
+    )
+    location: Annotated[str, matching(LOCATION, "is not an Azure region name; write it like 'westeurope' or 'eastus2'")] = (
+        Field(description="Azure region, e.g. 'westeurope' (must offer NVadsA10_v5).")
+    )
     resource_group: ResourceGroupConfig = Field(description="The resource group to create or use.")
-    kubernetes_version: str = Field(
+    kubernetes_version: KubernetesVersion = Field(
         "1.34", description="Kubernetes version, major.minor[.patch]; 1.34 or newer (DRA resource.k8s.io/v1 is GA)."
     )
     dns_prefix: str | None = Field(None, description="DNS prefix of the API server (immutable); defaults to name.")
@@ -247,35 +249,6 @@ class ClusterConfig(Model):
         "default MC_<group>_<cluster>_<location>). Must not exist yet; fixed at creation (a change replaces the "
         "cluster).",
     )
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, v: str) -> str:
-        if not CLUSTER_NAME.fullmatch(v):
-            raise ValueError(f"'{v}' is not a cluster name; use 1-63 letters, digits, '-' and '_'")
-        return v
-
-    @field_validator("location")
-    @classmethod
-    def _location(cls, v: str) -> str:
-        if not LOCATION.fullmatch(v):
-            raise ValueError(f"'{v}' is not an Azure region name; write it like 'westeurope' or 'eastus2'")
-        return v
-
-    @field_validator("kubernetes_version", mode="before")
-    @classmethod
-    def _version_is_text(cls, v: Any) -> Any:
-        if isinstance(v, (int, float)) and not isinstance(v, bool):
-            raise ValueError(f"{v} is a number; quote the version so YAML keeps it as written, e.g. '1.34'")
-        return v
-
-    @field_validator("kubernetes_version")
-    @classmethod
-    def _version(cls, v: str) -> str:
-        if parse_k8s_version(v) < MIN_KUBERNETES_VERSION:
-            minimum = ".".join(map(str, MIN_KUBERNETES_VERSION))
-            raise ValueError(f"'{v}' is too old; DRA (resource.k8s.io/v1) needs Kubernetes {minimum} or newer")
-        return v
 
     @field_validator("identity_id")
     @classmethod
