@@ -136,7 +136,16 @@ class NvidiaDraDriver(pulumi.ComponentResource):
     values: dict[str, Any]
     """The exact Helm values passed to the release."""
 
-    def __init__(self, name: str, args: NvidiaDraDriverArgs, opts: pulumi.ResourceOptions | None = None):
+    def __init__(
+        self,
+        name: str,
+        args: NvidiaDraDriverArgs,
+        opts: pulumi.ResourceOptions | None = None,
+        *,
+        secret_values: bool = False,
+    ):
+        """`secret_values`: pass the Helm values as a secret (when any of them came from a secret config value), so they
+        are encrypted in the state and shown as [secret] in previews."""
         require_kubernetes_provider("NvidiaDraDriver", opts)
         super().__init__("aks-dra-vgpu:index:NvidiaDraDriver", name, None, opts)
         # Imported here so that `import components` (config, CLI) does not load the Kubernetes SDK.
@@ -154,7 +163,7 @@ class NvidiaDraDriver(pulumi.ComponentResource):
             repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=repository) if repository else None,
             namespace=args.namespace,
             create_namespace=True,
-            values=self.values,
+            values=pulumi.Output.secret(self.values) if secret_values else self.values,
             # A null deletes a chart default (controller placement). Inline nulls have been dropped on the way to Helm
             # by some SDK/provider versions (pulumi-kubernetes #2034, #3811); nulls in a values file always arrive.
             value_yaml_files=[pulumi.StringAsset(yaml.safe_dump(nulls, sort_keys=True))] if nulls else None,
@@ -169,5 +178,5 @@ class NvidiaDraDriver(pulumi.ComponentResource):
         self.namespace = release.namespace
         self.register_outputs(
             {"releaseName": self.release_name, "namespace": self.namespace, "chartVersion": self.chart_version,
-             "values": self.values}
+             "values": pulumi.Output.secret(self.values) if secret_values else self.values}
         )

@@ -12,6 +12,7 @@ import yaml
 
 from components.cli import main
 from components.offline import Plan, load_project, run_project
+from components.offline.output_dir import MANIFEST
 from components.offline.render import CLUSTER_SCOPED_KINDS, render
 from tests.conftest import ROOT
 
@@ -50,7 +51,7 @@ def test_dev_renders_one_file_per_object(rendered):
         "resourceclaim-a10-vgpu-shared.yaml",
         "resourceclaimtemplate-a10-vgpu-4gib.yaml",
     ]
-    on_disk = sorted(p for p in folder.rglob("*") if p.is_file())
+    on_disk = sorted(p for p in folder.rglob("*") if p.is_file() and p.name != MANIFEST)
     assert written == on_disk
     assert [p.relative_to(folder).as_posix() for p in on_disk if p.parts[-3] == "helm"] == [
         f"helm/{RELEASE}/release.yaml", f"helm/{RELEASE}/values.yaml"
@@ -158,23 +159,24 @@ def test_cli_render_is_byte_identical_to_an_earlier_render(rendered, tmp_path):
     stdout = io.StringIO()
     with contextlib.redirect_stdout(stdout):
         assert main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--out", str(tmp_path)]) == 0
-    again = sorted(p for p in tmp_path.rglob("*") if p.is_file())
+    again = sorted(p for p in tmp_path.rglob("*") if p.is_file() and p.name != MANIFEST)
     assert stdout.getvalue().split() == [str(p) for p in again]
     assert [p.relative_to(tmp_path) for p in again] == [p.relative_to(folder) for p in written]
     for new, old in zip(again, written, strict=True):
         assert new.read_bytes() == old.read_bytes(), new.name
 
 
-def test_rerender_removes_stale_objects_and_keeps_other_files(rendered, tmp_path):
-    plan, _, _ = rendered["prod"]
-    (tmp_path / "kubernetes").mkdir()
+def test_rerender_removes_what_it_wrote_before_and_keeps_other_files(rendered, tmp_path):
+    dev, prod = rendered["dev"][0], rendered["prod"][0]
+    render(dev, tmp_path)
     stale = tmp_path / "kubernetes" / "job-nvidia-smi.yaml"
-    stale.write_text("left over from an earlier render\n")
-    (tmp_path / "helm" / "old-release").mkdir(parents=True)
-    (tmp_path / "helm" / "old-release" / "values.yaml").write_text("{}\n")
-    notes = tmp_path / "NOTES.txt"
-    notes.write_text("mine\n")
-    render(plan, tmp_path)
-    assert not stale.exists() and not (tmp_path / "helm" / "old-release").exists()
-    assert notes.read_text() == "mine\n"
+    assert stale.exists()
+    mine = {tmp_path / "NOTES.txt": "mine\n", tmp_path / "kubernetes" / "mine.yaml": "mine\n",
+            tmp_path / "helm" / "old-release" / "values.yaml": "{}\n"}
+    for path, text in mine.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    render(prod, tmp_path)
+    assert not stale.exists()  # written by the dev render, not declared by prod
+    assert {path: path.read_text() for path in mine} == mine  # never written by render: untouched
     assert (tmp_path / "kubernetes" / "deviceclass-a10-vgpu.yaml").exists()

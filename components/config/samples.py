@@ -6,7 +6,7 @@ from pydantic import Field, field_validator
 
 from ..catalog import CHART_DEVICE_CLASSES
 from .base import Model
-from .syntax import DNS_LABEL, DNS_SUBDOMAIN
+from .syntax import DNS_LABEL, DNS_SUBDOMAIN, IMAGE
 
 
 class SamplesConfig(Model):
@@ -42,6 +42,15 @@ class SamplesConfig(Model):
     def _namespace(cls, v: str) -> str:
         if not DNS_LABEL.fullmatch(v):
             raise ValueError(f"'{v}' is not a namespace name; use a DNS label (lowercase, digits, '-')")
+        return v
+
+    @field_validator("image")
+    @classmethod
+    def _image(cls, v: str) -> str:
+        if not IMAGE.fullmatch(v):
+            raise ValueError(
+                f"'{v}' is not an image reference; write [registry/]repository[:tag][@sha256:digest], e.g. 'ubuntu:24.04'"
+            )
         return v
 
     @field_validator("device_class_name")

@@ -14,6 +14,7 @@ settings and config are untouched, and a caller that is itself inside a running 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import copy
 import json
@@ -251,12 +252,13 @@ def capture(
     config: dict[str, Any] | None = None,
     preview: bool = False,
     secret_keys: list[str] | None = None,
+    timeout: float | None = None,
 ) -> Plan:
     """Runs `program` as the language host would (inside a Stack, with this config); returns what it registered.
 
     `config` maps ``namespace:key`` to values; non-strings are sent as JSON strings, as the Pulumi CLI does.
     ``preview=True`` is a first `pulumi preview`; ``preview=False`` an update, with plausible provider outputs.
-    Exceptions raised by the program propagate unchanged.
+    Exceptions raised by the program propagate unchanged. After `timeout` seconds, TimeoutError (see `_stop`).
     """
     wire = {k: v if isinstance(v, str) else json.dumps(v) for k, v in (config or {}).items()}
     context = contextvars.copy_context()
@@ -268,9 +270,12 @@ def capture(
         except BaseException as exc:  # handed to the caller's thread below
             result["error"] = exc
 
-    worker = threading.Thread(target=run, name="offline-capture")
+    worker = threading.Thread(target=run, name="offline-capture", daemon=True)
     worker.start()
-    worker.join()
+    worker.join(timeout)
+    if worker.is_alive():
+        _stop(worker)
+        raise TimeoutError(f"the program did not finish within {timeout:g} s")
     if "error" in result:
         raise result["error"]
     return result["plan"]
@@ -292,6 +297,7 @@ def _capture(
         )
     )
     loop = asyncio.new_event_loop()
+    _LOOPS[threading.get_ident()] = loop
     # One worker for the SDK's RPC calls: they reach the monitor in the order the program makes them, and the loop
     # stays free while one is answered.
     executor = futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="offline-rpc")
@@ -314,8 +320,26 @@ def _capture(
         loop.run_until_complete(loop.shutdown_default_executor())
         loop.close()
         asyncio.set_event_loop(None)
+        _LOOPS.pop(threading.get_ident(), None)
     resources = sorted(monitor.registrations, key=lambda r: r.urn)
     return Plan(project, stack, resources, monitor.outputs, monitor.invokes)
+
+
+# --- stopping a program that runs past its time limit ------------------------------------------------------------------
+_LOOPS: dict[int, asyncio.AbstractEventLoop] = {}  # capture thread -> its event loop, while it runs
+
+
+def _stop(worker: threading.Thread) -> None:
+    """Asks a capture thread that outlived its time limit to stop, so it releases the environment lock and its loop:
+    TimeoutError raised in it at its next Python instruction, and its loop woken in case it waits for an Output that
+    never resolves. A thread blocked inside a C call (``time.sleep``) stops when that call returns."""
+    import ctypes
+
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(worker.ident or 0), ctypes.py_object(TimeoutError))
+    loop = _LOOPS.get(worker.ident or 0)
+    if loop is not None:
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(lambda: None)
 
 
 class _language_host_config:  # noqa: N801 (used as a context manager, like a function)
