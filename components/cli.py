@@ -112,7 +112,7 @@ def program_problems(directory: Path, passthrough: tuple[type[BaseException], ..
         raise BadInputError([one_line(f"{exc.property_path}: {exc.reason}", MAX_LINE)]) from None
     except (KeyboardInterrupt, BadInputError, *passthrough):
         raise
-    except Exception as exc:  # the program's own failure: where it happened and what, in one line
+    except BaseException as exc:  # the program's own failure (even a bare BaseException): where and what, in one line
         raise BadInputError([describe_failure(exc, directory)]) from None
 
 
@@ -227,9 +227,13 @@ COMMANDS = {"plan": cmd_plan, "render": cmd_render, "diff": cmd_diff, "docs": cm
 
 # --- output that cannot be hijacked ------------------------------------------------------------------------------------------
 def printable(line: str, limit: int = MAX_LINE) -> str:
-    """The line with every non-printable character escaped (terminal escapes, bidi controls, NUL, undecodable bytes)."""
+    """The line with every non-printable character escaped (terminal escapes, bidi controls, NUL, undecodable bytes);
+    a line over `limit` keeps its start (the key) and its end (what is allowed), the middle (a quoted value) elided."""
     text = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in line)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    if len(text) <= limit:
+        return text
+    head = limit // 3
+    return f"{text[:head]} ... {text[-(limit - head - 5):]}"
 
 
 def printable_lines(text: str) -> str:
@@ -266,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # the reader of stdout went away (`| head`): nothing left to say
         return EXIT_ERROR
-    except (Exception, SystemExit) as exc:
+    except BaseException as exc:  # the last line of defence: one line, never a traceback
         if os.environ.get(DEBUG_ENV) == "1":
             raise
         _report([f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]} (set {DEBUG_ENV}=1 to see "

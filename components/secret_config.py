@@ -20,15 +20,19 @@ import pulumi
 from .config import StackConfig
 
 MIN_EMBEDDED = 4
-FREE_FORM = frozenset({"extraValues", "tags", "labels"})
+FREE_FORM = frozenset({"extraValues", "tags", "labels", "taints"})
 _OPAQUE = (pulumi.Output, pulumi.Resource, pulumi.Asset, pulumi.Archive)
 
 
 def secret_texts(config: StackConfig) -> frozenset[str]:
     """The text values of the free-form maps inside the stack's secret sections (numbers and booleans carry no secret
-    worth hiding)."""
+    worth hiding), and of each secret taint its key and value, which tolerations carry apart."""
     data = config.model_dump(by_alias=True, mode="json")
-    return frozenset(text for section in config.secret_sections for text in _texts(data.get(section), False))
+    texts = {text for section in config.secret_sections for text in _texts(data.get(section), False)}
+    if "gpuPools" in config.secret_sections:
+        for pool in config.gpu_pools:
+            texts.update(part for taint in pool.parsed_taints for part in (taint.key, taint.value) if part)
+    return frozenset(texts)
 
 
 def _texts(value: Any, free: bool) -> Iterator[str]:

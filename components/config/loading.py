@@ -81,7 +81,8 @@ def _no_constant(name: str) -> Any:
 
 
 def _leaves(value: Any) -> Iterator[Any]:
-    """Every text and number inside a value (booleans and null carry no secret worth hiding)."""
+    """Every text, and every number of three digits or more, inside a value: booleans, null and small numbers carry no
+    secret worth hiding, and hiding them would blank out the bounds messages state ('1-63 characters')."""
     stack = [value]
     while stack:
         node = stack.pop()
@@ -89,7 +90,9 @@ def _leaves(value: Any) -> Iterator[Any]:
             stack.extend(node.values())
         elif isinstance(node, (list, tuple)):
             stack.extend(node)
-        elif (isinstance(node, str) and node) or (isinstance(node, (int, float)) and not isinstance(node, bool)):
+        elif (isinstance(node, str) and node) or (
+            isinstance(node, (int, float)) and not isinstance(node, bool) and abs(node) >= 100
+        ):
             yield node
 
 

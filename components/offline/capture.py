@@ -332,8 +332,12 @@ _LOOPS: dict[int, asyncio.AbstractEventLoop] = {}  # capture thread -> its event
 def _stop(worker: threading.Thread) -> None:
     """Asks a capture thread that outlived its time limit to stop, so it releases the environment lock and its loop:
     TimeoutError raised in it at its next Python instruction, and its loop woken in case it waits for an Output that
-    never resolves. A thread blocked inside a C call (``time.sleep``) stops when that call returns."""
+    never resolves. A thread blocked inside a C call (``time.sleep``) stops only when that call returns, so later runs
+    get a lock of their own rather than wait for it."""
     import ctypes
+
+    global _ENV_LOCK
+    _ENV_LOCK = threading.Lock()
 
     ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(worker.ident or 0), ctypes.py_object(TimeoutError))
     loop = _LOOPS.get(worker.ident or 0)
@@ -352,16 +356,19 @@ class _language_host_config:  # noqa: N801 (used as a context manager, like a fu
         self.saved: dict[str, str | None] = {}
 
     def __enter__(self) -> None:
-        _ENV_LOCK.acquire()
+        self.lock = _ENV_LOCK  # the lock this run holds (`_stop` gives later runs a fresh one)
+        self.lock.acquire()
         self.saved = {key: os.environ.get(key) for key in self.KEYS}
         os.environ.update(self.values)
 
     def __exit__(self, *exc: object) -> None:
         try:
             for key, value in self.saved.items():
+                if os.environ.get(key) != self.values[key]:
+                    continue  # a later run set its own: this one outlived its time limit and must not undo it
                 if value is None:
                     os.environ.pop(key, None)
                 else:
                     os.environ[key] = value
         finally:
-            _ENV_LOCK.release()
+            self.lock.release()

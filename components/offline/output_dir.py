@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -138,6 +139,30 @@ def _remove_stale(root: Path, stale: Mapping[PurePosixPath, str], notes: list[st
             folder = folder.parent
 
 
+def _swap_in(root: Path, staging: Path, paths: list[PurePosixPath]) -> None:
+    """Moves the staged files into place, each old version aside first; if a move fails, every earlier one is undone."""
+    done: list[tuple[PurePosixPath, bool]] = []
+    try:
+        for rel in paths:
+            target = root / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            had_old = os.path.lexists(target)
+            if had_old:
+                (staging / "old" / rel).parent.mkdir(parents=True, exist_ok=True)
+                os.replace(target, staging / "old" / rel)
+            done.append((rel, had_old))
+            os.replace(staging / "new" / rel, target)
+    except BaseException:
+        for rel, had_old in reversed(done):
+            target = root / rel
+            with contextlib.suppress(OSError):
+                if os.path.lexists(staging / "new" / rel) or not had_old:
+                    target.unlink(missing_ok=True)
+                if had_old:
+                    os.replace(staging / "old" / rel, target)
+        raise
+
+
 def write_files(out_dir: Path, files: Mapping[PurePosixPath, bytes], notes: list[str] | None = None) -> None:
     """Makes `out_dir` hold exactly `files` among the files written here before, touching nothing else."""
     notes = notes if notes is not None else []
@@ -160,14 +185,16 @@ def write_files(out_dir: Path, files: Mapping[PurePosixPath, bytes], notes: list
         staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=root))
         try:
             for rel, data in files.items():
-                path = staging / rel
+                path = staging / "new" / rel
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(data)
             new = {rel: _digest(data) for rel, data in files.items()}
             _write_manifest(root, {**owned, **new})
-            for rel in sorted(files):
-                (root / rel).parent.mkdir(parents=True, exist_ok=True)
-                os.replace(staging / rel, root / rel)
+            try:
+                _swap_in(root, staging, sorted(files))
+            except BaseException:
+                _write_manifest(root, owned)  # every move was undone: the folder is as it was, and says so
+                raise
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         _remove_stale(root, {rel: d for rel, d in owned.items() if rel not in files}, notes)

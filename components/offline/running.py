@@ -33,9 +33,13 @@ class _HardExit(SystemExit):
 
 
 def one_line(text: str, limit: int = 400) -> str:
-    """Text on one line, at most `limit` characters (a message may quote a whole value)."""
+    """Text on one line, at most `limit` characters: a message may quote a whole value, so a long one keeps its start
+    (where) and its end (what is allowed) and elides the middle."""
     flat = " ".join(str(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+    if len(flat) <= limit:
+        return flat
+    head = limit // 3
+    return f"{flat[:head]} ... {flat[-(limit - head - 5):]}"
 
 
 def program_frame(exc: BaseException, directory: Path) -> str | None:

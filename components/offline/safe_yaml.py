@@ -53,15 +53,15 @@ _Resolver.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag not in (_BOOL, _INT, _FLOAT)]
     for first, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items()
 }
-_Resolver.add_implicit_resolver(_BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+_Resolver.add_implicit_resolver(_BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)\Z"), list("tTfF"))
 _Resolver.add_implicit_resolver(
     _INT,
-    re.compile(r"^(?:[-+]?0b[01_]+|[-+]?0o[0-7_]+|[-+]?0x[0-9a-fA-F_]+|[-+]?[0-9][0-9_]*)$"),
+    re.compile(r"^(?:[-+]?0b[01_]+|[-+]?0o[0-7_]+|[-+]?0x[0-9a-fA-F_]+|[-+]?[0-9][0-9_]*)\Z"),
     list("-+0123456789"),
 )
 _Resolver.add_implicit_resolver(
     _FLOAT,
-    re.compile(r"^(?:[-+]?(?:\.[0-9_]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
+    re.compile(r"^(?:[-+]?(?:\.[0-9_]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))\Z"),
     list("-+0123456789."),
 )
 
@@ -251,8 +251,9 @@ def decode(data: bytes, name: str) -> str:
 
 def load(text: str, name: str) -> Any:
     """The one YAML document in `text`, as plain data; YamlInputError (one line) when it is not safe YAML."""
-    loader = _Loader(text)
+    loader = None
     try:
+        loader = _Loader(text)  # the reader refuses control characters as it is built
         return loader.get_single_data()
     except yaml.reader.ReaderError as exc:
         line = text.count("\n", 0, exc.position) + 1
@@ -270,7 +271,8 @@ def load(text: str, name: str) -> Any:
     except RecursionError:
         raise YamlInputError(f"{name}: not valid YAML: nested too deeply") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 def read(path: Path, shown: str | None = None) -> Any:
