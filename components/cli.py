@@ -172,10 +172,11 @@ def cmd_render(args: argparse.Namespace) -> int:
         check_folder(args.out)  # before the program runs: a wrong --out costs nothing
     except OutputError as exc:
         raise BadInputError([str(exc)]) from None
+    out = Path(args.out).absolute()  # fixed before the program runs, whatever folder it moves to
     plan = run_plan(args.project_dir, args.stack, args.timeout)
     notes: list[str] = []
     try:
-        written = render(plan, Path(args.out), notes)
+        written = [Path(args.out) / path.relative_to(out) for path in render(plan, out, notes)]
     except OutputError as exc:
         raise BadInputError([str(exc)]) from None
     for note in notes:
@@ -210,7 +211,7 @@ def cmd_docs(args: argparse.Namespace) -> int:
     """`docs`: write docs/configuration.md, the sizing table and the README's resource graph; print what changed."""
     from .docs import DocsError, sync_docs
 
-    directory = Path(args.project_dir)
+    directory = Path(args.project_dir).absolute()
     own = (DocsError, OSError, UnicodeError)
     try:
         with program_problems(directory.resolve(), passthrough=own):

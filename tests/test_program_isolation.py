@@ -213,3 +213,44 @@ def test_a_reader_that_goes_away_is_no_traceback(tmp_path):
         proc.wait(timeout=60)
     assert "Traceback" not in err and "BrokenPipe" not in err
 
+
+
+def test_a_program_that_changes_folder_does_not_move_where_render_writes(tmp_path, monkeypatch, capsys):
+    import shutil
+
+    folder = tmp_path / "project"
+    shutil.copytree(ROOT / "stacks", folder / "stacks")
+    shutil.copy(ROOT / "Pulumi.yaml", folder / "Pulumi.yaml")
+    (folder / "__main__.py").write_text("import os\nos.chdir(os.sep)\n" + (ROOT / "__main__.py").read_text())
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    status, out, err = cli(capsys, "render", "--stack", "dev", "--project-dir", str(folder), "--out", "rendered")
+    assert (status, err) == (0, "")
+    assert Path.cwd() == work and (work / "rendered" / "kubernetes").is_dir()
+    assert out.splitlines()[0].startswith("rendered/")
+
+
+def test_a_failed_program_leaves_no_traceback_for_later(tmp_path, capsys):
+    import gc
+    import logging
+
+    class Records(logging.Handler):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: list[logging.LogRecord] = []
+
+        def emit(self, record: logging.LogRecord) -> None:
+            self.seen.append(record)
+
+    records = Records()
+    logging.getLogger("asyncio").addHandler(records)
+    try:
+        # Fails inside the SDK's serialization of a resource, leaving a future with an exception that nobody awaits.
+        nan = "import pulumi_kubernetes as k8s\nk8s.core.v1.ConfigMap('cm', data={'a': float('nan')})\n"
+        status, _, err = cli(capsys, "plan", "--stack", "dev", "--project-dir", str(project(tmp_path / "nan", nan)))
+        gc.collect()  # asyncio would log each such future, with its traceback, when it is collected
+    finally:
+        logging.getLogger("asyncio").removeHandler(records)
+    assert status == 2 and "Traceback" not in err
+    assert [r.getMessage() for r in records.seen] == []

@@ -134,7 +134,7 @@ def _remove_stale(root: Path, stale: Mapping[PurePosixPath, str], notes: list[st
             continue
         target.unlink()
         folder = target.parent
-        while folder != root and not any(folder.iterdir()):
+        while folder != root and folder.is_relative_to(root) and not any(folder.iterdir()):
             folder.rmdir()
             folder = folder.parent
 

@@ -1,6 +1,6 @@
 """Running someone else's program offline without letting it speak for us: its output, its exit, its time.
 
-A Pulumi program may ``print``, read stdin, call ``sys.exit`` half way, or wait forever for an Output. The offline
+A Pulumi program may ``print``, read stdin, change folder, call ``sys.exit`` half way, or wait forever for an Output. The offline
 engine keeps the caller's stdout for the plan (``--json`` must always parse), gives the program an empty stdin, reports
 an early exit as what it is (the real language host exits with the program's status, and the engine would take what
 was registered so far for the whole stack: pulumi/pulumi `sdk/python/cmd/pulumi-language-python-exec`), and stops
@@ -12,6 +12,7 @@ the environment, and an offline plan must not change with the shell it runs in.
 from __future__ import annotations
 
 import io
+import logging
 import os
 import sys
 import time
@@ -141,9 +142,16 @@ def isolated_program(main: Path, timeout: float | None) -> Iterator[None]:
     """Runs the block as the program's run: hidden environment, stdout to stderr, exits and timeouts as ProgramError."""
     directory = main.parent
     started = time.monotonic()
+    cwd = os.getcwd()
+    # As the language host does (pulumi-language-python-exec): a failed program leaves futures nobody awaits, and asyncio
+    # would log each one with a traceback when it is collected, long after the one-line report.
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     try:
         with _hidden_environment(), _stdout_to_stderr(), _exit_reported():
-            yield
+            try:
+                yield
+            finally:
+                os.chdir(cwd)  # a program that changes folder must not move where the CLI writes next
     except SystemExit as exc:
         raise ProgramError(_exit_message(exc, directory)) from None
     except TimeoutError as exc:
