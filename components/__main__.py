@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import gc
+import os
 import sys
 
-from .cli import main
+from .cli import EXIT_ERROR, main
 
 if __name__ == "__main__":
     # This process only runs one plan: collect the young generation less often while the program allocates hundreds
     # of thousands of short-lived Outputs and tasks (tuned here, never by the library's capture()).
     gc.set_threshold(20_000, 20, 100)
     status = main()
-    sys.stdout.flush()
-    # Everything is written: spare the exit a full garbage collection of a heap the process is about to free
-    # (about a third of a small plan's wall time; see docs/performance.md).
-    gc.freeze()
-    sys.exit(status)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # the reader went away (`| head`) or closed the stream: nothing left to say
+        status = status or EXIT_ERROR
+    # Everything is written: end the process now. No exit-time garbage collection of a heap the process is about to
+    # free (about a third of a small plan's wall time; see docs/performance.md), and nothing a program left behind
+    # (an atexit handler printing to stdout, a thread that never ends) runs after the plan.
+    os._exit(status)

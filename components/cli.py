@@ -3,20 +3,28 @@
 Exit status: 0 done (diff: no change), 2 bad input (one line per problem on stderr, nothing on stdout),
 3 diff found changes (size: something does not fit), 4 `diff` found a change that would fail or must not be
 applied, or `plan --policy` a mandatory policy violated (and `plan` found two resources creating the same
-cluster-scoped DeviceClass), 1 anything unexpected.
+cluster-scoped DeviceClass), 1 anything unexpected (one line too; set AKS_DRA_VGPU_TRACEBACK=1 to see the traceback).
+Whatever the input, no traceback is printed, every line is printable (control characters are escaped), and the
+program's own output never reaches stdout.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import math
+import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import NoReturn, TextIO
 
 from .sdk_versions import unsupported
 
 EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_CHANGES, EXIT_POLICY = 0, 1, 2, 3, 4
+DEBUG_ENV = "AKS_DRA_VGPU_TRACEBACK"
+MAX_LINE = 1000
+MAX_TIMEOUT = 86400.0
 
 
 class BadInputError(Exception):
@@ -27,17 +35,37 @@ class BadInputError(Exception):
         self.lines = lines
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage mistake reported as one line (argparse prints the usage block and exits)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise BadInputError([f"{self.prog}: {message} (see --help)"])
+
+
+def _timeout(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or not 0 < value <= MAX_TIMEOUT:
+        raise argparse.ArgumentTypeError(f"{text!r}: give seconds above 0 and at most {MAX_TIMEOUT:g}")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         # `python -m aks_dra_vgpu` where installed, `python -m components` inside this repository.
         prog=f"python -m {__package__}",
-        description="Preview what a stack declares, offline: no cloud credentials, no Pulumi CLI.",
+        description="Preview what a stack declares, offline: no cloud credentials, no Pulumi CLI. Ambient PULUMI_* "
+        "environment variables are ignored: the plan depends only on the project and its stack file.",
     )
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def project_args(p: argparse.ArgumentParser) -> None:
         p.add_argument("--stack", required=True, help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml")
         p.add_argument("--project-dir", default=".", help="the Pulumi project's folder (default: current folder)")
+        p.add_argument("--timeout", type=_timeout, default=120.0,
+                       help="seconds the program may run before the plan gives up (default: 120)")
 
     plan = sub.add_parser("plan", help="run the program under mocks and print what it declares")
     project_args(plan)
@@ -51,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
 
     render = sub.add_parser("render", help="write the Kubernetes manifests and Helm values a stack declares")
     project_args(render)
-    render.add_argument("--out", required=True, help="output folder")
+    render.add_argument("--out", required=True, help="output folder (files it did not write are never touched)")
 
     diff = sub.add_parser("diff", help="compare two `plan --json` documents; exit 3 when something changes")
     diff.add_argument("old", help="the plan before (JSON file)")
@@ -77,26 +105,50 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _run_plan(args: argparse.Namespace):
-    from pulumi.errors import InputPropertiesError
+# --- running a project's program -----------------------------------------------------------------------------------------
+@contextmanager
+def program_problems(directory: Path, passthrough: tuple[type[BaseException], ...] = ()) -> Iterator[None]:
+    """Whatever running a project's program raises (but `passthrough`), as BadInputError with one line per problem."""
+    from pulumi.errors import InputPropertiesError, InputPropertyError
 
     from .config import ConfigError
-    from .offline import StackFileError, load_project, run_project
+    from .offline import StackFileError
+    from .offline.running import ProgramError, describe_failure, one_line
 
     try:
-        project = load_project(args.project_dir)
-        return run_project(project, args.stack, preview=True)
+        yield
     except StackFileError as exc:
+        raise BadInputError(exc.lines) from None
+    except ProgramError as exc:
         raise BadInputError([str(exc)]) from None
     except ConfigError as exc:
-        raise BadInputError([str(p) for p in exc.problems]) from None
+        raise BadInputError([one_line(str(p), MAX_LINE) for p in exc.problems]) from None
     except InputPropertiesError as exc:
-        raise BadInputError([f"{e['property_path']}: {e['reason']}" for e in (exc.errors or [])] or [exc.message]) from None
+        lines = [one_line(f"{e['property_path']}: {e['reason']}", MAX_LINE) for e in (exc.errors or [])]
+        raise BadInputError(lines or [one_line(exc.message)]) from None
+    except InputPropertyError as exc:
+        raise BadInputError([one_line(f"{exc.property_path}: {exc.reason}", MAX_LINE)]) from None
+    except (KeyboardInterrupt, BadInputError, *passthrough):
+        raise
+    except BaseException as exc:  # the program's own failure (even a bare BaseException): where and what, in one line
+        raise BadInputError([describe_failure(exc, directory)]) from None
+
+
+def run_plan(project_dir: str, stack: str, timeout: float | None):
+    """The stack's plan (a first preview); BadInputError with one line per problem for anything the user can fix."""
+    from .offline import load_project, run_project
+    from .offline.project import stack_name
+
+    with program_problems(Path(project_dir)):
+        stack_name(stack)
+        project = load_project(project_dir)
+    with program_problems(project.directory):
+        return run_project(project, stack, preview=True, timeout=timeout)
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
     """`plan`: the tree (for people), the JSON document (for machines) or a Mermaid graph."""
-    plan = _run_plan(args)
+    plan = run_plan(args.project_dir, args.stack, args.timeout)
     fmt = "json" if args.json else (args.format or "tree")
     if fmt == "json":
         out = plan.to_json()
@@ -107,7 +159,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     else:
         from .offline.tree import render_tree
 
-        out = render_tree(plan)
+        out = printable_lines(render_tree(plan))
     status = EXIT_OK
     extra: list[str] = []
     if args.critical_path:
@@ -125,52 +177,60 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     # Two components creating one cluster-scoped object is refused, not just reported; advisories are warnings.
     errors, warnings = plan_findings(plan)
-    sys.stdout.write(out)
+    write(sys.stdout, out)
     # The JSON and Mermaid documents stay parseable: reports go beside them, on stderr.
     report = sys.stdout if fmt == "tree" else sys.stderr
     for block in extra:
-        report.write(block)
+        write(report, printable_lines(block))
     for line in errors:
-        print(f"error: {line}", file=sys.stderr)
+        write(sys.stderr, printable(f"error: {line}") + "\n")
     for line in warnings:
-        print(f"warning: {line}", file=sys.stderr)
+        write(sys.stderr, printable(f"warning: {line}") + "\n")
     return EXIT_POLICY if errors else status
 
 
 def cmd_render(args: argparse.Namespace) -> int:
     """`render`: one YAML file per Kubernetes object and per Helm release its values and chart."""
+    from .offline.output_dir import OutputError, check_folder
     from .offline.render import render
 
-    plan = _run_plan(args)
-    written = render(plan, Path(args.out))
-    for path in written:
-        print(path)
-    return EXIT_OK
-
-
-def _read_plan(path: str) -> dict[str, Any]:
     try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except FileNotFoundError:
-        raise BadInputError([f"{path}: no such file"]) from None
-    except json.JSONDecodeError as exc:
-        raise BadInputError([f"{path}:{exc.lineno}:{exc.colno}: not a plan document: {exc.msg}"]) from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("resources"), list):
-        raise BadInputError([f"{path}: not a plan document (no 'resources' list); make one with `plan --json`"])
-    return doc
+        check_folder(args.out)  # before the program runs: a wrong --out costs nothing
+    except OutputError as exc:
+        raise BadInputError([str(exc)]) from None
+    out = Path(args.out).absolute()  # fixed before the program runs, whatever folder it moves to
+    plan = run_plan(args.project_dir, args.stack, args.timeout)
+    notes: list[str] = []
+    try:
+        written = [Path(args.out) / path.relative_to(out) for path in render(plan, out, notes)]
+    except OutputError as exc:
+        raise BadInputError([str(exc)]) from None
+    for note in notes:
+        write(sys.stderr, printable(note) + "\n")
+    for path in written:
+        write(sys.stdout, printable(str(path)) + "\n")
+    return EXIT_OK
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
     """`diff`: added / changed / replaced / deleted resources between two plans."""
+    import json
+
     from .offline.diff import diff_plans
     from .offline.diff_text import format_diff
+    from .offline.plan_input import PlanDocumentError, read_plan
 
     try:
-        result = diff_plans(_read_plan(args.old), _read_plan(args.new))
-    except ValueError as exc:
-        raise BadInputError([f"{exc}; make plans with `plan --json`"]) from None
-    sys.stdout.write(json.dumps(result.to_dict(), indent=2, sort_keys=True) + "\n" if args.json else format_diff(result))
+        old, new = read_plan(args.old), read_plan(args.new)
+        result = diff_plans(old, new)
+    except PlanDocumentError as exc:
+        raise BadInputError(exc.lines) from None
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+        # A document that passed the shape check but still trips the diff: a bad plan all the same.
+        raise BadInputError([f"not a plan document the diff can read ({type(exc).__name__}: {exc}); make plans with "
+                             "`plan --json`"]) from None
+    text = json.dumps(result.to_dict(), indent=2, sort_keys=True) + "\n" if args.json else printable_lines(format_diff(result))
+    write(sys.stdout, text)
     return result.exit_status  # 0 no change, 3 changes, 4 a change that would fail or must not be applied
 
 
@@ -178,12 +238,15 @@ def cmd_docs(args: argparse.Namespace) -> int:
     """`docs`: write docs/configuration.md, the sizing table and the README's resource graph; print what changed."""
     from .docs import DocsError, sync_docs
 
+    directory = Path(args.project_dir).absolute()
+    own = (DocsError, OSError, UnicodeError)
     try:
-        changed = sync_docs(Path(args.project_dir), check=args.check)
-    except (DocsError, OSError) as exc:
-        raise BadInputError([str(exc)]) from None
+        with program_problems(directory.resolve(), passthrough=own):
+            changed = sync_docs(directory, check=args.check)
+    except own as exc:
+        raise BadInputError([" ".join(str(exc).split())]) from None
     for path in changed:
-        print(path)
+        write(sys.stdout, printable(str(path)) + "\n")
     return EXIT_CHANGES if args.check and changed else EXIT_OK
 
 
@@ -201,19 +264,59 @@ def cmd_size(args: argparse.Namespace) -> int:
 COMMANDS = {"plan": cmd_plan, "render": cmd_render, "diff": cmd_diff, "size": cmd_size, "docs": cmd_docs}
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Runs one command; returns the exit status."""
-    args = _parser().parse_args(argv)
-    # Before anything imports an SDK: one line per dependency outside its declared range instead of a traceback.
-    problems = unsupported()
-    if problems:
-        print("\n".join(problems), file=sys.stderr)
-        return EXIT_BAD_INPUT
+# --- output that cannot be hijacked ------------------------------------------------------------------------------------------
+def printable(line: str, limit: int = MAX_LINE) -> str:
+    """The line with every non-printable character escaped (terminal escapes, bidi controls, NUL, undecodable bytes);
+    a line over `limit` keeps its start (the key) and its end (what is allowed), the middle (a quoted value) elided."""
+    text = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in line)
+    if len(text) <= limit:
+        return text
+    head = limit // 3
+    return f"{text[:head]} ... {text[-(limit - head - 5):]}"
+
+
+def printable_lines(text: str) -> str:
+    """Multi-line output with each line made printable (tabs kept)."""
+    return "\n".join(printable(line.replace("\t", "    "), limit=1 << 20) for line in text.split("\n"))
+
+
+def write(stream: TextIO, text: str) -> None:
+    """Writes text; characters the stream's encoding cannot hold are escaped rather than raising."""
     try:
+        stream.write(text)
+    except UnicodeEncodeError:
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
+
+
+def _report(lines: list[str]) -> None:
+    for line in lines or ["bad input"]:
+        write(sys.stderr, printable(str(line)) + "\n")  # a newline inside a problem is escaped: one line each
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs one command; returns the exit status (never raises, never prints a traceback)."""
+    try:
+        try:
+            args = _parser().parse_args(argv)
+        except SystemExit as exc:  # --help (0), or argparse giving up on its own
+            return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+        # Before anything imports an SDK: one line per dependency outside its declared range instead of a traceback.
+        problems = unsupported()
+        if problems:
+            _report(problems)
+            return EXIT_BAD_INPUT
         return COMMANDS[args.command](args)
     except BadInputError as exc:
-        for line in exc.lines:
-            print(line, file=sys.stderr)
+        _report(exc.lines)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader of stdout went away (`| head`): nothing left to say
+        return EXIT_ERROR
+    except BaseException as exc:  # the last line of defence: one line, never a traceback
+        if os.environ.get(DEBUG_ENV) == "1":
+            raise
+        _report([f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]} (set {DEBUG_ENV}=1 to see "
+                 "the traceback)"])
+        return EXIT_ERROR

@@ -8,7 +8,9 @@ copy differs from what the code generates now.
 from __future__ import annotations
 
 import json
+import os
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -361,14 +363,31 @@ def resource_graph(project_dir: Path, stack: str = GRAPH_STACK) -> str:
     return to_mermaid(run_project(load_project(project_dir), stack, preview=True))
 
 
+def _read(root: Path, path: Path) -> str:
+    """A documentation file's text; DocsError (one line) when it is missing, not a file, not UTF-8 or a link."""
+    target = root / path
+    if target.is_symlink():
+        raise DocsError(f"{path}: a symbolic link; docs reads and writes only the repository's own files")
+    if not target.is_file():
+        raise DocsError(f"{path}: no such file in {root} (docs runs in the repository's folder: --project-dir)")
+    try:
+        return target.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DocsError(f"{path}: not UTF-8 text (byte at offset {exc.start})") from None
+    except OSError as exc:
+        raise DocsError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+
+
 def expected_files(project_dir: Path) -> dict[Path, str]:
     """What every generated file (or file with a generated block) should contain now, by path below `project_dir`."""
     root = Path(project_dir)
-    sizing = (root / SIZING).read_text(encoding="utf-8")
-    readme = (root / README).read_text(encoding="utf-8")
+    if not root.is_dir():
+        raise DocsError(f"--project-dir {root}: not a folder")
+    sizing = _read(root, SIZING)
+    readme = _read(root, README)
     from .offline.replacement_rules import rules_table
 
-    safe_changes = (root / SAFE_CHANGES).read_text(encoding="utf-8")
+    safe_changes = _read(root, SAFE_CHANGES)
     return {
         SAFE_CHANGES: replace_block(safe_changes, RULES_BLOCK, rules_table(), str(SAFE_CHANGES)),
         CONFIG_REFERENCE: config_reference(),
@@ -387,10 +406,23 @@ def sync_docs(project_dir: Path, check: bool = False) -> list[Path]:
     changed = []
     for path, text in expected_files(root).items():
         target = root / path
-        current = target.read_text(encoding="utf-8") if target.exists() else None
+        current = _read(root, path) if target.exists() or target.is_symlink() else None
         if current != text:
             changed.append(path)
             if not check:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(text, encoding="utf-8")
+                _write(target, text)
     return changed
+
+
+def _write(target: Path, text: str) -> None:
+    """Replaces the file in one step (a new file renamed over the old): an interrupted run never leaves half a README."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, target.stat().st_mode & 0o777 if target.exists() else 0o644)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

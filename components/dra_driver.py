@@ -171,7 +171,16 @@ class NvidiaDraDriver(pulumi.ComponentResource):
     values: dict[str, Any]
     """The exact Helm values passed to the release."""
 
-    def __init__(self, name: str, args: NvidiaDraDriverArgs, opts: pulumi.ResourceOptions | None = None):
+    def __init__(
+        self,
+        name: str,
+        args: NvidiaDraDriverArgs,
+        opts: pulumi.ResourceOptions | None = None,
+        *,
+        secret_values: bool = False,
+    ):
+        """`secret_values`: pass the Helm values as a secret (when any of them came from a secret config value), so they
+        are encrypted in the state and shown as [secret] in previews."""
         require_kubernetes_provider("NvidiaDraDriver", opts)
         super().__init__("aks-dra-vgpu:index:NvidiaDraDriver", name, None, opts)
         # Imported here so that `import components` (config, CLI) does not load the Kubernetes SDK.
@@ -206,7 +215,7 @@ class NvidiaDraDriver(pulumi.ComponentResource):
             # A null deletes a chart default (controller placement). Inline nulls are dropped on the way to Helm unless
             # the deprecated allowNullValues is set (pulumi-kubernetes #2034, #3811; deprecated from 4.30); nulls in a
             # values file always arrive. So the nulls go in a values file, and everything else inline.
-            values=without_nulls(self.values),
+            values=pulumi.Output.secret(without_nulls(self.values)) if secret_values else without_nulls(self.values),
             value_yaml_files=[pulumi.StringAsset(yaml.safe_dump(nulls, sort_keys=True))] if nulls else None,
             atomic=True,  # a failed install or upgrade rolls back instead of leaving a half-installed driver
             cleanup_on_fail=True,
@@ -222,5 +231,5 @@ class NvidiaDraDriver(pulumi.ComponentResource):
         self.namespace = release.namespace
         self.register_outputs(
             {"releaseName": self.release_name, "namespace": self.namespace, "chartVersion": self.chart_version,
-             "values": self.values}
+             "values": pulumi.Output.secret(self.values) if secret_values else self.values}
         )

@@ -9,6 +9,7 @@ from .config import StackConfig
 from .dra_driver import NvidiaDraDriver, NvidiaDraDriverArgs
 from .dra_samples import DraSamples, DraSamplesArgs
 from .gpu_pool import GpuNodePool, GpuNodePoolArgs
+from .secret_config import secret_inputs, secret_texts
 
 GpuPlatformArgs = StackConfig
 """The whole platform's settings (see StackConfig)."""
@@ -30,6 +31,9 @@ class GpuPlatform(pulumi.ComponentResource):
     """The DRA sample objects, when enabled."""
 
     def __init__(self, name: str, args: GpuPlatformArgs, opts: pulumi.ResourceOptions | None = None):
+        texts = secret_texts(args)
+        if texts:  # values from secret config stay secret in every child that carries them (secret_config.py)
+            opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(transformations=[secret_inputs(texts)]))
         super().__init__("aks-dra-vgpu:index:GpuPlatform", name, None, opts)
         self.cluster = AksCluster(f"{name}-cluster", args.cluster, pulumi.ResourceOptions(parent=self))
         # Pools are chained, each after the one before: AKS refuses a second agent pool operation on a cluster while
@@ -65,6 +69,8 @@ class GpuPlatform(pulumi.ComponentResource):
                 f"{name}-dra-driver",
                 NvidiaDraDriverArgs(**args.dra_driver.model_dump(), pools=args.gpu_pools),
                 on_cluster,
+                # The values come from draDriver and from the pools' labels and taints: secret if any of them is.
+                secret_values=bool(args.secret_sections & {"draDriver", "gpuPools"}),
             )
         self.samples = None
         if args.samples.enabled:

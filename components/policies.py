@@ -30,8 +30,9 @@ from .config import MISSING, parse_k8s_version, value_at
 # What the offline plan writes for values it cannot see (components.offline.engine: SECRET, UNKNOWN).
 _HIDDEN = ("[secret]", "[unknown]")
 # Azure's GPU VM families: NC, ND, NG, NV (every N-series size has a GPU).
-_GPU_VM_SIZE = re.compile(r"^Standard_N[CDGV]", re.IGNORECASE)
-_EXACT_VERSION = re.compile(r"^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$")
+# ASCII only: under IGNORECASE, Unicode case folding lets U+017F (long s) match 's'; `\Z`, since `$` passes a trailing newline.
+_GPU_VM_SIZE = re.compile(r"^Standard_N[CDGV]", re.IGNORECASE | re.ASCII)
+_EXACT_VERSION = re.compile(r"^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?\Z", re.ASCII)
 _IMEX_GATE = ("featureGates", "IMEXDaemonsWithDNSNames")
 _MIN_VERSION = ".".join(map(str, MIN_KUBERNETES_VERSION))
 

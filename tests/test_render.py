@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
+import os
 from pathlib import Path
 
 import kubernetes_validate
@@ -12,6 +14,7 @@ import yaml
 
 from components.cli import main
 from components.offline import Plan, load_project, run_project
+from components.offline.output_dir import MANIFEST, OutputError
 from components.offline.render import CLUSTER_SCOPED_KINDS, render
 from tests.conftest import ROOT
 
@@ -50,7 +53,7 @@ def test_dev_renders_one_file_per_object(rendered):
         "resourceclaim-a10-vgpu-shared.yaml",
         "resourceclaimtemplate-a10-vgpu-4gib.yaml",
     ]
-    on_disk = sorted(p for p in folder.rglob("*") if p.is_file())
+    on_disk = sorted(p for p in folder.rglob("*") if p.is_file() and p.name != MANIFEST)
     assert written == on_disk
     assert [p.relative_to(folder).as_posix() for p in on_disk if p.parts[-3] == "helm"] == [
         f"helm/{RELEASE}/release.yaml", f"helm/{RELEASE}/values.yaml"
@@ -159,25 +162,26 @@ def test_cli_render_is_byte_identical_to_an_earlier_render(rendered, tmp_path):
     stdout = io.StringIO()
     with contextlib.redirect_stdout(stdout):
         assert main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--out", str(tmp_path)]) == 0
-    again = sorted(p for p in tmp_path.rglob("*") if p.is_file())
+    again = sorted(p for p in tmp_path.rglob("*") if p.is_file() and p.name != MANIFEST)
     assert stdout.getvalue().split() == [str(p) for p in again]
     assert [p.relative_to(tmp_path) for p in again] == [p.relative_to(folder) for p in written]
     for new, old in zip(again, written, strict=True):
         assert new.read_bytes() == old.read_bytes(), new.name
 
 
-def test_rerender_removes_stale_objects_and_keeps_other_files(rendered, tmp_path):
-    plan, _, _ = rendered["prod"]
-    (tmp_path / "kubernetes").mkdir()
+def test_rerender_removes_what_it_wrote_before_and_keeps_other_files(rendered, tmp_path):
+    dev, prod = rendered["dev"][0], rendered["prod"][0]
+    render(dev, tmp_path)
     stale = tmp_path / "kubernetes" / "job-nvidia-smi.yaml"
-    stale.write_text("left over from an earlier render\n")
-    (tmp_path / "helm" / "old-release").mkdir(parents=True)
-    (tmp_path / "helm" / "old-release" / "values.yaml").write_text("{}\n")
-    notes = tmp_path / "NOTES.txt"
-    notes.write_text("mine\n")
-    render(plan, tmp_path)
-    assert not stale.exists() and not (tmp_path / "helm" / "old-release").exists()
-    assert notes.read_text() == "mine\n"
+    assert stale.exists()
+    mine = {tmp_path / "NOTES.txt": "mine\n", tmp_path / "kubernetes" / "mine.yaml": "mine\n",
+            tmp_path / "helm" / "old-release" / "values.yaml": "{}\n"}
+    for path, text in mine.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    render(prod, tmp_path)
+    assert not stale.exists()  # written by the dev render, not declared by prod
+    assert {path: path.read_text() for path in mine} == mine  # never written by render: untouched
     assert (tmp_path / "kubernetes" / "deviceclass-a10-vgpu.yaml").exists()
 
 
@@ -226,3 +230,200 @@ def test_four_sizes_job_tolerates_only_its_own_size(four_sizes):
     assert pod["tolerations"] == [{"key": "size", "operator": "Equal", "value": "8", "effect": "NoSchedule"}]
     assert pod["resourceClaims"] == [{"name": "gpu", "resourceClaimTemplateName": "a10-vgpu-8gib"}]
     assert four_sizes["deviceclass-a10-vgpu.yaml"]["spec"]["extendedResourceName"] == "nvidia.com/gpu"
+
+
+# --- hostile output folders: refused in one line, nothing outside what render wrote is touched ----------------------------
+def snapshot(folder: Path) -> dict[str, bytes | str]:
+    """Every path below `folder` with its bytes (files), its target (links) or "dir"."""
+    found: dict[str, bytes | str] = {}
+    for path in sorted(folder.rglob("*")):
+        key = str(path.relative_to(folder))
+        found[key] = f"-> {os.readlink(path)}" if path.is_symlink() else path.read_bytes() if path.is_file() else "dir"
+    return found
+
+
+def cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(list(argv))
+    return status, out.getvalue(), err.getvalue()
+
+
+def render_cli(out: str) -> tuple[int, str, str]:
+    return cli("render", "--stack", "dev", "--project-dir", str(ROOT), "--out", out)
+
+
+def refused(result: tuple[int, str, str], *says: str) -> None:
+    status, out, err = result
+    assert status == 2 and out == "" and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert all(s in err for s in says), err
+
+
+@pytest.mark.parametrize("text", ["", " ", "\t"])
+def test_an_empty_out_is_refused_and_nothing_is_written_here(text, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    refused(render_cli(text), "--out", "empty path")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_out_that_is_a_file_a_dangling_link_or_below_a_file_is_refused(tmp_path):
+    file = tmp_path / "file"
+    file.write_text("mine")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    before = snapshot(tmp_path)
+    refused(render_cli(str(file)), "is a file")
+    refused(render_cli(str(tmp_path / "dangling")), "symbolic link to nothing")
+    refused(render_cli(str(file / "below")), "is a file")
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_an_out_that_cannot_be_written_is_refused(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    refused(render_cli(str(locked)), "not writable")
+    refused(render_cli(str(locked / "new")), "not writable")
+
+
+def test_files_render_did_not_write_are_never_touched(rendered, tmp_path):
+    mine = {"NOTES.txt": "n", "kubernetes/mine.yaml": "m", "helm/other/values.yaml": "v", "helm/other/release.yaml": "r",
+            "kubernetes/sub/deep.yaml": "d"}
+    for rel, text in mine.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    for plan in (rendered["dev"][0], rendered["prod"][0], rendered["dev"][0]):
+        render(plan, tmp_path)
+        assert {rel: (tmp_path / rel).read_text() for rel in mine} == mine
+
+
+def test_a_file_of_the_users_where_render_would_write_is_a_conflict_and_nothing_changes(rendered, tmp_path):
+    (tmp_path / "kubernetes").mkdir()
+    (tmp_path / "kubernetes" / "job-nvidia-smi.yaml").write_text("mine")
+    before = snapshot(tmp_path)
+    refused(render_cli(str(tmp_path)), "job-nvidia-smi.yaml", "render did not write it")
+    assert snapshot(tmp_path) == before
+
+
+def test_a_link_inside_out_is_never_followed(tmp_path, tmp_path_factory):
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (tmp_path / "kubernetes").symlink_to(elsewhere)
+    refused(render_cli(str(tmp_path)), "symbolic link")
+    assert list(elsewhere.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "manifest",
+    [json.dumps({"files": {"../outside.txt": "x", "/etc/hostname": "x", "kubernetes/../../outside.txt": "x",
+                           "kubernetes\\..\\..\\outside.txt": "x", "": "x", ".": "x"}}),
+     json.dumps({"files": {"../outside.txt": None}}), json.dumps({"files": ["../outside.txt"]})],
+    ids=["escaping-paths", "null-digest", "files-a-list"],
+)
+def test_a_hostile_manifest_never_removes_anything_outside_out(manifest, rendered, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (tmp_path / "outside.txt").write_text("victim")
+    (out / MANIFEST).write_text(manifest)
+    with contextlib.suppress(OutputError):  # refusing the manifest is fine too
+        render(rendered["dev"][0], out)
+    assert (tmp_path / "outside.txt").read_text() == "victim"
+
+
+@pytest.mark.parametrize("garbage", ["{not json", "[]", '{"files": 5}', "\xff"])
+def test_a_manifest_that_is_not_one_is_refused(garbage, tmp_path):
+    (tmp_path / MANIFEST).write_text(garbage, encoding="latin-1")
+    before = snapshot(tmp_path)
+    refused(render_cli(str(tmp_path)), MANIFEST)
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("fail_at", [1, 3, 6])
+def test_a_render_that_fails_half_way_leaves_the_earlier_render_whole(fail_at, rendered, tmp_path, monkeypatch):
+    render(rendered["dev"][0], tmp_path)
+    before = snapshot(tmp_path)
+    real, calls = os.replace, {"n": 0}
+
+    def flaky(src, dst):  # a disk that fills up while the files are moved into place
+        if ".render-staging-" in str(src) and "/new/" in str(src):
+            calls["n"] += 1
+            if calls["n"] == fail_at:
+                raise OSError(28, "No space left on device")
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "replace", flaky)
+    with pytest.raises(OutputError, match="No space left on device"):
+        render(rendered["prod"][0], tmp_path)
+    monkeypatch.setattr(os, "replace", real)
+    assert snapshot(tmp_path) == before  # the dev render, whole: no mix of dev and prod files, no staging left
+
+
+def test_a_render_that_fails_while_writing_changes_nothing(rendered, tmp_path, monkeypatch):
+    render(rendered["dev"][0], tmp_path)
+    before = snapshot(tmp_path)
+    real, calls = Path.write_bytes, {"n": 0}
+
+    def failing(self, data):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise OSError(5, "Input/output error")
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", failing)
+    with pytest.raises(OutputError):
+        render(rendered["prod"][0], tmp_path)
+    assert snapshot(tmp_path) == before
+
+
+def test_an_edited_stale_file_is_kept_and_reported(rendered, tmp_path):
+    render(rendered["dev"][0], tmp_path)
+    job = tmp_path / "kubernetes" / "job-nvidia-smi.yaml"
+    job.write_text("my edit\n")
+    notes: list[str] = []
+    render(rendered["prod"][0], tmp_path, notes)
+    assert job.read_text() == "my edit\n" and notes == [f"kept {job}: changed since render wrote it"]
+
+
+def test_leftovers_of_a_killed_render_are_cleaned_up(rendered, tmp_path):
+    (tmp_path / ".render-staging-abc123" / "new").mkdir(parents=True)
+    render(rendered["dev"][0], tmp_path)
+    assert not list(tmp_path.glob(".render-staging-*"))
+
+
+HOSTILE_NAMES = ["../../../escaped", "..", ".", "a/b", "/etc/passwd", "-rf", ".hidden", "x" * 400, "nul\x00", "new\nline",
+                 "\u202eevil", "C:\\windows"]
+
+
+def hostile_plan(name: str) -> Plan:
+    """A plan whose Kubernetes object and Helm release carry `name` (a program may register anything)."""
+    from components.offline import Registration
+
+    def reg(type_: str, inputs: dict) -> Registration:
+        return Registration(f"urn:pulumi:s::p::{type_}::{len(inputs)}", type_, "r", True, None, None, [], inputs, {})
+
+    return Plan("p", "s", [
+        reg("kubernetes:core/v1:ConfigMap", {"apiVersion": "v1", "kind": "ConfigMap",
+                                             "metadata": {"name": name, "namespace": name}}),
+        reg("kubernetes:helm.sh/v3:Release", {"name": name, "chart": "c", "values": {"a": 1}}),
+    ])
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES, ids=[json.dumps(n)[:20] for n in HOSTILE_NAMES])
+def test_every_written_path_stays_inside_out_whatever_the_names(name, tmp_path):
+    out = tmp_path / "a" / "out"
+    written = render(hostile_plan(name), out)
+    assert len(written) == 3
+    assert sorted(p for p in tmp_path.rglob("*") if p.is_file() and p.name != MANIFEST) == written
+    for path in written:
+        rel = path.relative_to(out)
+        assert path.resolve().is_relative_to(out.resolve())
+        assert all(part[:1] not in (".", "-") and len(part.encode()) <= 255 for part in rel.parts), rel
+        assert all(c.isalnum() or c in "._-" for c in str(rel).replace("/", "")), rel
+
+
+def test_two_releases_that_would_share_a_folder_are_refused(tmp_path):
+    from components.offline import Registration
+
+    releases = [Registration(f"urn:pulumi:s::p::kubernetes:helm.sh/v3:Release::{n}", "kubernetes:helm.sh/v3:Release", n,
+                             True, None, None, [], {"name": n, "chart": "c"}, {}) for n in ("a/b", "a_b")]
+    with pytest.raises(OutputError, match="render to the folder"):
+        render(Plan("p", "s", releases), tmp_path)
+    assert list(tmp_path.iterdir()) == []

@@ -80,6 +80,7 @@ def test_the_snippet_makes_a_valid_stack_that_fits(capsys, tmp_path: Path):
     prod["config"]["aks-dra-vgpu:gpuPools"] = json.loads(out)["gpuPools"]
     (tmp_path / "stacks").mkdir()
     (tmp_path / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    (tmp_path / "__main__.py").write_text((ROOT / "__main__.py").read_text())  # a project has its program
     (tmp_path / "stacks" / "Pulumi.fixed.yaml").write_text(yaml.safe_dump(prod))
     status = main(["size", "--project-dir", str(tmp_path), "--stack", "fixed",
                    "--workload", "embed=3x2", "--workload", "ft=20x3", "--json"])
@@ -152,6 +153,7 @@ def test_bad_files_name_the_key(capsys, tmp_path: Path):
 def test_a_bad_stack_is_bad_input(capsys, tmp_path: Path):
     (tmp_path / "stacks").mkdir()
     (tmp_path / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    (tmp_path / "__main__.py").write_text((ROOT / "__main__.py").read_text())
     prod = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())
     prod["config"]["aks-dra-vgpu:samples"] = {"namespace": "kube-system"}
     (tmp_path / "stacks" / "Pulumi.bad.yaml").write_text(yaml.safe_dump(prod))

@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import re
+import types
 import typing
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 from pydantic.alias_generators import to_camel
 
 from ..catalog import MIN_KUBERNETES_VERSION
@@ -80,7 +90,7 @@ class _PythonArgs(type(BaseModel)):
 
 
 class Model(BaseModel, metaclass=_PythonArgs):
-    """Base for every config model: camelCase keys, unknown keys rejected, validated on assignment too."""
+    """Base for every config model: camelCase keys, unknown keys rejected, values of exactly their type (strict)."""
 
     model_config = ConfigDict(
         alias_generator=to_camel,
@@ -88,5 +98,22 @@ class Model(BaseModel, metaclass=_PythonArgs):
         extra="forbid",
         frozen=True,
         arbitrary_types_allowed=True,
+        # No coercion: `protect: 1`, `count: true` or `enabled: "yes"` would otherwise pass as something else.
+        strict=True,
     )
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _whole_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        # The one coercion kept: 3.0 for a whole-number field, since Pulumi's wire carries every number as a 64-bit
+        # float (google.protobuf.Value), so a multi-language caller's 3 arrives as 3.0.
+        if isinstance(value, float) and value.is_integer() and info.field_name and _takes_int(cls, info.field_name):
+            return int(value)
+        return value
+
+
+def _takes_int(model: type[BaseModel], field_name: str) -> bool:
+    annotation = model.model_fields[field_name].annotation
+    options = typing.get_args(annotation) if typing.get_origin(annotation) in (Union, types.UnionType) else (annotation,)
+    return int in options
 

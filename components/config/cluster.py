@@ -14,10 +14,12 @@ from .errors import KeyedProblemsError
 from .syntax import (
     CLUSTER_NAME,
     DNS_PREFIX,
+    ENVIRONMENT,
     GUID,
     INTERACTIVE_LOGINS,
     LOCATION,
     RESOURCE_GROUP,
+    VM_SIZE,
     StrInput,
 )
 from .upgrades import MINOR_CHANNELS, VERSION_CHANNELS, UpgradesConfig
@@ -51,6 +53,13 @@ class SystemPoolConfig(Model):
     critical_addons_only: bool = Field(
         False, description="Taint the system nodes CriticalAddonsOnly=true:NoSchedule (AKS best practice for busy clusters)."
     )
+
+    @field_validator("vm_size")
+    @classmethod
+    def _vm_size(cls, v: str) -> str:
+        if not VM_SIZE.fullmatch(v):
+            raise ValueError(f"'{v}' is not an Azure VM size; write it like 'Standard_D4ds_v5'")
+        return v
 
 
 class AuthConfig(Model):
@@ -105,6 +114,14 @@ class AuthConfig(Model):
         if bad:
             verb = "is not an object ID" if len(bad) == 1 else "are not object IDs"
             raise ValueError(f"{', '.join(repr(g) for g in bad)} {verb}; write each as a GUID")
+        return v
+
+    @field_validator("environment")
+    @classmethod
+    def _environment(cls, v: str | None) -> str | None:
+        # kubelogin takes an Azure cloud name (--environment); it lands in the kubeconfig's exec arguments.
+        if v is not None and not ENVIRONMENT.fullmatch(v):
+            raise ValueError(f"'{v}' is not an Azure cloud name; write it like 'AzurePublicCloud' or 'AzureChinaCloud'")
         return v
 
     @field_validator("tenant_id", "client_id")

@@ -179,7 +179,8 @@ def _extra_values_problems(extra: dict[str, Any]) -> list[tuple[str, str]]:
             ))
     for path, required in REQUIRED_VALUES.items():
         value = value_at(extra, path)
-        if value is not MISSING and value != required:
+        # Exactly the value, type included: in Python 1 == True, but Helm's `1` is not `true` for the chart.
+        if value is not MISSING and (type(value) is not type(required) or value != required):
             problems.append((
                 "extraValues." + ".".join(path),
                 f"must be {json.dumps(required)} for A10 vGPU on AKS; remove it (the package sets it)",

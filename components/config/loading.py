@@ -2,13 +2,18 @@
 
 Other keys in that namespace belong to the consumer's own program and are left alone, except near-misses of the
 four (``gpuPool``, ``draDrivers``): those are refused with "did you mean", since a typo must never be ignored.
+
+Sections set as secrets (``pulumi config set --secret``; `pulumi.runtime.is_config_secret`) stay secret: the
+StackConfig names them (`StackConfig.secret_sections`) so that what is built from them is passed as a secret, and no
+error message quotes one of their values.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Mapping
+import re
+from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 
 import pulumi
@@ -19,6 +24,7 @@ from .stack import StackConfig
 PROJECT = "aks-dra-vgpu"
 STACK_KEYS = tuple(f.alias or name for name, f in StackConfig.model_fields.items())
 NEAR_MISS_CUTOFF = 0.75
+SECRET_SHOWN = "[secret]"
 
 
 def near_miss(key: str) -> str | None:
@@ -29,12 +35,17 @@ def near_miss(key: str) -> str | None:
     return close[0] if close else None
 
 
-def stack_config_from_mapping(config: Mapping[str, Any], project: str = PROJECT) -> StackConfig:
-    """Builds the StackConfig from a flat Pulumi config map (``project:key`` -> value, values JSON or plain)."""
+def stack_config_from_mapping(
+    config: Mapping[str, Any], project: str = PROJECT, secret_keys: Collection[str] = ()
+) -> StackConfig:
+    """Builds the StackConfig from a flat Pulumi config map (``project:key`` -> value, values JSON or plain).
+
+    `secret_keys` are the full keys that are secrets: their sections are marked secret, and problems never quote them.
+    """
     data: dict[str, Any] = {}
     problems: list[Problem] = []
     for full_key, raw in config.items():
-        namespace, _, key = full_key.partition(":")
+        namespace, _, key = str(full_key).partition(":")
         if namespace != project:
             continue  # provider settings (azure-native:location, …) are the providers' business
         if key in STACK_KEYS:
@@ -43,38 +54,80 @@ def stack_config_from_mapping(config: Mapping[str, Any], project: str = PROJECT)
         close = near_miss(key)
         if close:
             problems.append(Problem(key, f"unknown key (did you mean '{close}'?); allowed keys: {', '.join(STACK_KEYS)}"))
+    secret = frozenset(key for key in STACK_KEYS if f"{project}:{key}" in secret_keys and key in data)
     try:
         stack = validate(StackConfig, data)
     except ConfigError as exc:
-        raise ConfigError(problems + exc.problems) from None
+        problems += exc.problems
+        stack = None
     if problems:
-        raise ConfigError(problems)
-    return stack
+        raise ConfigError(redact(problems, [data[key] for key in sorted(secret)])) from None
+    return stack.with_secret_sections(secret)
 
 
 def _decode(raw: Any) -> Any:
-    """Pulumi hands object values over as JSON strings; plain strings stay as they are."""
+    """Pulumi hands object values over as JSON strings; plain strings stay as they are (also JSON that is not data:
+    NaN, or nested too deeply to read)."""
     if isinstance(raw, str):
         try:
-            return json.loads(raw)
-        except ValueError:
+            return json.loads(raw, parse_constant=_no_constant)
+        except (ValueError, RecursionError):
             return raw
     return raw
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _leaves(value: Any) -> Iterator[Any]:
+    """Every text, and every number of three digits or more, inside a value: booleans, null and small numbers carry no
+    secret worth hiding, and hiding them would blank out the bounds messages state ('1-63 characters')."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            stack.extend(node.values())
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+        elif (isinstance(node, str) and node) or (
+            isinstance(node, (int, float)) and not isinstance(node, bool) and abs(node) >= 100
+        ):
+            yield node
+
+
+def redact(problems: list[Problem], secrets: list[Any]) -> list[Problem]:
+    """The problems with every text or number of `secrets` shown as ``[secret]``, in whatever form a message quotes it
+    (as written, JSON-escaped, Python-escaped)."""
+    forms = set()
+    for leaf in (leaf for value in secrets for leaf in _leaves(value)):
+        text = str(leaf)
+        forms.update({text, json.dumps(text)[1:-1] if isinstance(leaf, str) else json.dumps(leaf), repr(leaf).strip("'\"")})
+    forms.discard("")
+    if not forms:
+        return problems
+    # Longest first, so a value is hidden whole rather than around a shorter one inside it.
+    pattern = re.compile(
+        "|".join(rf"(?<![A-Za-z0-9_]){re.escape(f)}(?![A-Za-z0-9_])" for f in sorted(forms, key=len, reverse=True))
+    )
+    return [Problem(p.path, pattern.sub(SECRET_SHOWN, p.message)) for p in problems]
+
 
 
 def load_stack_config(project: str | None = None) -> StackConfig:
     """Reads and validates this project's stack settings in a running Pulumi program; raises ConfigError on bad input.
 
-    Reads through the SDK's public config functions: the four sections by key, and the language host's config map
-    (``PULUMI_CONFIG``) for near-misses of them.
+    Reads through the SDK's public config functions: the four sections by key, the language host's config map
+    (``PULUMI_CONFIG``) for near-misses of them, and `is_config_secret` for the sections set as secrets.
     """
     namespace = project or pulumi.get_project()
     found: dict[str, Any] = {}
     for full_key, value in (pulumi.runtime.get_config_env() or {}).items():
-        if full_key.startswith(f"{namespace}:"):
+        if str(full_key).startswith(f"{namespace}:"):
             found[full_key] = value
     for key in STACK_KEYS:
         value = pulumi.runtime.get_config(f"{namespace}:{key}")
         if value is not None:
             found[f"{namespace}:{key}"] = value
-    return stack_config_from_mapping(found, namespace)
+    secret = [full for full in found if pulumi.runtime.is_config_secret(full)]
+    return stack_config_from_mapping(found, namespace, secret)

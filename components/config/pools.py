@@ -187,12 +187,22 @@ class GpuPoolConfig(Model):
     @field_validator("taints")
     @classmethod
     def _taints(cls, v: list[str]) -> list[str]:
-        for text in v:
-            if parse_taint(text).key == SPOT_LABEL[0]:
+        parsed = [parse_taint(text) for text in v]
+        for text, taint in zip(v, parsed, strict=True):
+            if taint.key == SPOT_LABEL[0]:
                 raise ValueError(f"'{text}': AKS puts this taint on spot nodes itself; set spot: {{}} instead")
         twice = sorted({t for t in v if v.count(t) > 1})
         if twice:
             raise ValueError(f"{', '.join(repr(t) for t in twice)} listed twice; list each taint once")
+        # Kubernetes refuses a node whose taints repeat a key and effect (kubernetes/kubernetes
+        # pkg/apis/core/validation/validation.go, validateNodeTaints: "taints must be unique by key and effect pair").
+        seen: dict[tuple[str, str], str] = {}
+        for text, taint in zip(v, parsed, strict=True):
+            first = seen.setdefault((taint.key, taint.effect), text)
+            if first != text:
+                raise ValueError(
+                    f"'{first}' and '{text}' have the same key and effect; Kubernetes allows one taint per key and effect"
+                )
         return v
 
     @field_validator("max_surge")

@@ -8,7 +8,7 @@ from pydantic import Field, field_validator
 
 from ..catalog import CHART_DEVICE_CLASSES
 from .base import Model
-from .syntax import DNS_LABEL, DNS_SUBDOMAIN, check_label_key, parse_k8s_version
+from .syntax import DNS_LABEL, DNS_SUBDOMAIN, IMAGE, check_label_key, parse_k8s_version
 
 # Kubernetes versions from which a DeviceClass's extendedResourceName works by default: the DRAExtendedResource gate is
 # alpha (off) in 1.34 and 1.35, beta (on) from 1.36 (kubernetes/kubernetes pkg/features/versioned_kube_features.go;
@@ -84,6 +84,15 @@ class SamplesConfig(Model):
             raise ValueError(
                 f"'{v}' is refused: the samples label their namespace pod-security 'restricted' and deny all traffic "
                 "in it, which would break what already runs there; choose a namespace of their own (e.g. 'dra-samples')"
+            )
+        return v
+
+    @field_validator("image")
+    @classmethod
+    def _image(cls, v: str) -> str:
+        if not IMAGE.fullmatch(v):
+            raise ValueError(
+                f"'{v}' is not an image reference; write [registry/]repository[:tag][@sha256:digest], e.g. 'ubuntu:24.04'"
             )
         return v
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator, model_validator
+from collections.abc import Iterable
+
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from .azure import SUBNET, ArmId, parse_arm_id
 from .base import Model
@@ -21,6 +23,19 @@ class StackConfig(Model):
     gpu_pools: list[GpuPoolConfig] = Field(min_length=1, description="GPU node pools (at least one).")
     dra_driver: DraDriverConfig = Field(default_factory=DraDriverConfig, description="The NVIDIA DRA driver release.")
     samples: SamplesConfig = Field(default_factory=SamplesConfig, description="DRA sample objects.")
+    # Which sections came from secret config (not a setting: Pulumi says it, see `loading.load_stack_config`).
+    _secret_sections: frozenset[str] = PrivateAttr(default_factory=frozenset)
+
+    @property
+    def secret_sections(self) -> frozenset[str]:
+        """The top-level keys (camelCase) set as secrets: what is built from them must be passed as a secret."""
+        return self._secret_sections
+
+    def with_secret_sections(self, keys: Iterable[str]) -> StackConfig:
+        """This config with `keys` marked as secret sections."""
+        copy = self.model_copy()
+        copy._secret_sections = frozenset(keys)
+        return copy
 
     @field_validator("gpu_pools")
     @classmethod

@@ -27,10 +27,23 @@ CLUSTER_NAME = _rule(r"[A-Za-z0-9]([-_A-Za-z0-9]{0,61}[A-Za-z0-9])?")
 DNS_PREFIX = _rule(r"[A-Za-z0-9]([-A-Za-z0-9]{0,52}[A-Za-z0-9])?")
 RESOURCE_GROUP = _rule(r"[-\w._()]{0,89}[-\w_()]")
 LOCATION = _rule(r"[a-z][a-z0-9]+")
-K8S_VERSION = _rule(r"(\d+)\.(\d+)(\.\d+)?")
-DRIVER_VERSION = _rule(r"\d+(\.\d+){0,2}")
+# Release numbers without leading zeros (kubernetes/kubernetes: semver, as AKS lists them, e.g. 1.34 or 1.34.2).
+K8S_VERSION = _rule(r"(0|[1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})(\.(0|[1-9][0-9]{0,5}))?")
+DRIVER_VERSION = _rule(r"[0-9]{1,6}(\.[0-9]{1,6}){0,2}")
 GUID = _rule(r"[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
-SURGE = _rule(r"[1-9][0-9]*|([1-9][0-9]?|100)%")
+SURGE = _rule(r"[1-9][0-9]{0,3}|([1-9][0-9]?|100)%")
+# Azure cloud names as kubelogin takes them (AzurePublicCloud, AzureChinaCloud, AzureUSGovernmentCloud).
+ENVIRONMENT = _rule(r"[A-Za-z][A-Za-z0-9]{0,63}")
+# Azure VM size names: `Standard_D4ds_v5`, `Standard_E4-2s_v3` (constrained vCPU), `Basic_A0`.
+VM_SIZE = _rule(r"(Standard|Basic)_[A-Za-z0-9]+(-[0-9]+)?[A-Za-z0-9]*(_[A-Za-z0-9]+)*")
+# A container image reference (distribution/reference `regexp.go`): [registry[:port]/]path[:tag][@digest], lowercase path.
+_IMAGE_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+_IMAGE_HOST = r"[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?"
+_IMAGE_DOMAIN = rf"(?:{_IMAGE_HOST}(?:\.{_IMAGE_HOST})*|\[[0-9a-fA-F:]+\])(?::[0-9]+)?"
+IMAGE = _rule(
+    rf"(?=.{{1,512}}\Z)(?:{_IMAGE_DOMAIN}/)?{_IMAGE_COMPONENT}(?:/{_IMAGE_COMPONENT})*"
+    r"(?::[\w][\w.-]{0,127})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?"
+)
 # kubelogin login modes that wait for a person (device code, browser): never for a provider that CI runs.
 INTERACTIVE_LOGINS = ("devicecode", "interactive")
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")

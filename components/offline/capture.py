@@ -14,6 +14,7 @@ settings and config are untouched, and a caller that is itself inside a running 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import copy
 import json
@@ -340,6 +341,7 @@ def capture(
     worker.start()
     worker.join(timeout)
     if worker.is_alive():
+        _stop(worker)
         raise CaptureTimeoutError(f"the program did not finish within {timeout:g} s")
     if "error" in result:
         raise result["error"]
@@ -362,6 +364,7 @@ def _capture(
         )
     )
     loop = asyncio.new_event_loop()
+    _LOOPS[threading.get_ident()] = loop
     # One worker for the SDK's RPC calls: they reach the monitor in the order the program makes them, and the loop
     # stays free while one is answered.
     executor = futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="offline-rpc")
@@ -385,8 +388,26 @@ def _capture(
         loop.close()
         asyncio.set_event_loop(None)
         monitor.close()
+        _LOOPS.pop(threading.get_ident(), None)
     resources = sorted(monitor.registrations, key=lambda r: r.urn)
     return Plan(project, stack, resources, monitor.outputs, monitor.invokes)
+
+
+# --- stopping a program that runs past its time limit ------------------------------------------------------------------
+_LOOPS: dict[int, asyncio.AbstractEventLoop] = {}  # capture thread -> its event loop, while it runs
+
+
+def _stop(worker: threading.Thread) -> None:
+    """Asks a capture thread that outlived its time limit to stop: TimeoutError raised in it at its next Python
+    instruction (CPython's PyThreadState_SetAsyncExc), and its loop woken in case it waits for an Output that never
+    resolves. A thread blocked inside a C call (``time.sleep``) stops only when that call returns."""
+    import ctypes
+
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(worker.ident or 0), ctypes.py_object(TimeoutError))
+    loop = _LOOPS.get(worker.ident or 0)
+    if loop is not None:
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(lambda: None)
 
 
 class _language_host_config:  # noqa: N801 (used as a context manager, like a function)
@@ -404,6 +425,8 @@ class _language_host_config:  # noqa: N801 (used as a context manager, like a fu
 
     def __exit__(self, *exc: object) -> None:
         for key, value in self.saved.items():
+            if os.environ.get(key) != self.values[key]:
+                continue  # a later run set its own: this one outlived its time limit and must not undo it
             if value is None:
                 os.environ.pop(key, None)
             else:

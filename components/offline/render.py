@@ -8,17 +8,24 @@ plan gives byte-identical files.
 
 from __future__ import annotations
 
+import hashlib
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
 
-from .plan import UNKNOWN, Plan, Registration
+from .output_dir import OutputError, write_files
+from .plan import SECRET, UNKNOWN, Plan, Registration
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 # `kubernetes:<group>/<version>:<Kind>` (core group: `core/v1`); components such as helm.sh/v4:Chart are not objects.
-_OBJECT_TYPE = re.compile(r"^kubernetes:[A-Za-z0-9.-]+/v[0-9a-z]+:[A-Z][A-Za-z0-9]*$")
+_OBJECT_TYPE = re.compile(r"kubernetes:[A-Za-z0-9.-]+/v[0-9a-z]+:[A-Z][A-Za-z0-9]*", re.ASCII)
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]", re.ASCII)
+MAX_STEM = 200  # file names stay well below the 255 bytes file systems allow
+SECRET_VALUES = (
+    "# The release's values hold a secret config value, so they are not written here (the plan shows [secret]).\n"
+)
 # The keys every object starts with, in the order people read them.
 _HEAD = ("apiVersion", "kind", "metadata")
 
@@ -60,7 +67,7 @@ DEFAULT_NAMESPACE = "default"
 
 def is_kubernetes_object(r: Registration) -> bool:
     """A custom resource of the Kubernetes provider that stands for one API object (not a Helm release or a component)."""
-    return r.custom and r.type != HELM_RELEASE and bool(_OBJECT_TYPE.match(r.type))
+    return r.custom and r.type != HELM_RELEASE and bool(_OBJECT_TYPE.fullmatch(r.type))
 
 
 def _ordered(value: Any) -> Any:
@@ -84,7 +91,7 @@ def _drop_internal(value: Any) -> Any:
 def manifest(r: Registration) -> dict[str, Any]:
     """The Kubernetes object a registration declares, as it would be applied: head keys first, the rest sorted."""
     body = _ordered(_drop_internal(r.inputs))
-    metadata = dict(body.get("metadata") or {})
+    metadata = dict(body["metadata"]) if isinstance(body.get("metadata"), dict) else {}
     if body.get("kind") not in CLUSTER_SCOPED_KINDS and "namespace" not in metadata:
         metadata["namespace"] = DEFAULT_NAMESPACE
     body["metadata"] = _ordered(metadata)
@@ -96,15 +103,26 @@ def _known(value: Any) -> str | None:
     return value if isinstance(value, str) and value and value != UNKNOWN else None
 
 
+def file_name(text: str) -> str:
+    """`text` as one plain file name: letters, digits, '.', '_', '-' (others become '_'), not starting with '.' or '-'
+    (no hidden files, no `..`, no option-like names), at most MAX_STEM characters (longer ones end in a hash)."""
+    name = _UNSAFE.sub("_", text)
+    if name[:1] in ("", ".", "-"):
+        name = "_" + name
+    if len(name) > MAX_STEM:
+        name = f"{name[: MAX_STEM - 17]}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+    return name
+
+
 def _file_stem(obj: dict[str, Any], fallback: str, with_namespace: bool) -> str:
     """`<kind>-<name>`, lowercase; with the namespace when two objects of a kind share a name."""
-    meta = obj.get("metadata") or {}
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     name = _known(meta.get("name")) or fallback  # an unknown (computed) name: the Pulumi resource name stands in
     parts = [str(obj.get("kind", "object")).lower()]
     if with_namespace and _known(meta.get("namespace")):
         parts.append(meta["namespace"])
     parts.append(name)
-    return re.sub(r"[^A-Za-z0-9._-]", "_", "-".join(parts))
+    return file_name("-".join(parts))
 
 
 def kubernetes_manifests(plan: Plan) -> dict[str, dict[str, Any]]:
@@ -116,7 +134,7 @@ def kubernetes_manifests(plan: Plan) -> dict[str, dict[str, Any]]:
         if stems.count(stem) > 1:
             stem = _file_stem(obj, r.name, with_namespace=True)
         if f"{stem}.yaml" in files:
-            raise ValueError(f"two Kubernetes objects render to {stem}.yaml (the second is {r.urn})")
+            raise OutputError(f"two Kubernetes objects render to {stem}.yaml (the second is {r.urn})")
         files[f"{stem}.yaml"] = obj
     return dict(sorted(files.items()))
 
@@ -129,12 +147,12 @@ def helm_releases(plan: Plan) -> dict[str, dict[str, Any]]:
         inputs = r.inputs
         name = _known(inputs.get("name")) or r.name
         if name in releases:
-            raise ValueError(f"two Helm releases are named {name} ({r.urn})")
+            raise OutputError(f"two Helm releases are named {name} ({r.urn})")
         release = {
             "name": name,
             "chart": inputs.get("chart"),
             "version": inputs.get("version"),
-            "repository": (inputs.get("repositoryOpts") or {}).get("repo"),
+            "repository": inputs["repositoryOpts"].get("repo") if isinstance(inputs.get("repositoryOpts"), dict) else None,
             "namespace": inputs.get("namespace", DEFAULT_NAMESPACE),
         }
         values: dict[str, Any] = {}
@@ -142,8 +160,13 @@ def helm_releases(plan: Plan) -> dict[str, dict[str, Any]]:
             text = asset.get("text") if isinstance(asset, dict) else None
             loaded = yaml.safe_load(text) if isinstance(text, str) else None
             values = _merged(values, loaded if isinstance(loaded, dict) else {})
-        values = _merged(values, inputs.get("values") or {})
+        inline = inputs.get("values")
+        values = _merged(values, inline) if isinstance(inline, dict) else (inline if inline is not None else values)
         releases[name] = {"values": _ordered(values), "release": release}
+    folders = [file_name(name) for name in releases]
+    twice = sorted({f for f in folders if folders.count(f) > 1})
+    if twice:
+        raise OutputError(f"two Helm releases render to the folder helm/{twice[0]}; rename one")
     return dict(sorted(releases.items()))
 
 
@@ -163,34 +186,31 @@ def to_yaml(doc: Any) -> str:
     return yaml.safe_dump(doc, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1 << 16)
 
 
-def render(plan: Plan, out_dir: Path) -> list[Path]:
+def rendered_files(plan: Plan) -> dict[PurePosixPath, bytes]:
+    """What a render writes, by path relative to the output folder: one manifest per object, values and release per
+    Helm release (values that contain a secret are not written, only a note saying so)."""
+    files: dict[PurePosixPath, bytes] = {}
+    try:
+        for file, obj in kubernetes_manifests(plan).items():
+            files[PurePosixPath("kubernetes", file)] = to_yaml(obj).encode("utf-8")
+        for name, parts in helm_releases(plan).items():
+            folder = PurePosixPath("helm", file_name(name))
+            values = parts["values"]
+            files[folder / "values.yaml"] = (SECRET_VALUES if values == SECRET else to_yaml(values)).encode("utf-8")
+            files[folder / "release.yaml"] = to_yaml(parts["release"]).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise OutputError(f"the plan holds text that is not valid Unicode ({exc.reason}); nothing was written") from None
+    return files
+
+
+def render(plan: Plan, out_dir: Path, notes: list[str] | None = None) -> list[Path]:
     """Writes ``kubernetes/<kind>-<name>.yaml`` per object and ``helm/<release>/{values,release}.yaml`` per release.
 
-    Files from an earlier render in those two folders that this plan no longer declares are removed, so the folder
-    always shows exactly this plan. Returns the written paths, sorted.
+    All files are written before any is swapped in; files an earlier render wrote that this plan no longer declares
+    are removed (only those: see `output_dir`), so the folder shows exactly this plan beside the user's own files.
+    Returns the written paths, sorted; OutputError (one line) when the folder cannot take them.
     """
     out_dir = Path(out_dir)
-    wanted: dict[Path, str] = {}
-    for file, obj in kubernetes_manifests(plan).items():
-        wanted[out_dir / "kubernetes" / file] = to_yaml(obj)
-    for name, parts in helm_releases(plan).items():
-        wanted[out_dir / "helm" / name / "values.yaml"] = to_yaml(parts["values"])
-        wanted[out_dir / "helm" / name / "release.yaml"] = to_yaml(parts["release"])
-
-    for stale in _rendered_files(out_dir):
-        if stale not in wanted:
-            stale.unlink()
-            if stale.parent.parent == out_dir / "helm" and not any(stale.parent.iterdir()):
-                stale.parent.rmdir()
-    for path, text in wanted.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return sorted(wanted)
-
-
-def _rendered_files(out_dir: Path) -> list[Path]:
-    """Files an earlier render wrote (and only those: other files in the folder are left alone)."""
-    found = list((out_dir / "kubernetes").glob("*.yaml"))
-    for name in ("values.yaml", "release.yaml"):
-        found.extend((out_dir / "helm").glob(f"*/{name}"))
-    return sorted(found)
+    files = rendered_files(plan)
+    write_files(out_dir, files, notes)
+    return sorted(out_dir / rel for rel in files)

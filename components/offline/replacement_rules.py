@@ -309,7 +309,7 @@ IMPACTS: dict[str, Impact] = {
 
 
 # --- property paths ---------------------------------------------------------------------------------------------------
-_SEGMENT = re.compile(r'\.?([^.\[\]]+)|\[(\d+|\*)\]|\["((?:[^"\\]|\\.)*)"\]')
+_SEGMENT = re.compile(r'\.?([^.\[\]]+)|\[(\d+|\*)\]|\["((?:[^"\\]|\\.)*)"\]', re.ASCII)  # ASCII digits only
 
 
 def parse_path(text: str) -> tuple[PathPart, ...]:
@@ -331,7 +331,7 @@ def parse_path(text: str) -> tuple[PathPart, ...]:
     return tuple(parts)
 
 
-_PLAIN_KEY = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
+_PLAIN_KEY = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*\Z")  # \Z: `$` would pass a key ending in a newline
 
 
 def format_path(parts: tuple[PathPart, ...]) -> str:

@@ -1,0 +1,163 @@
+"""Running someone else's program offline without letting it speak for us: its output, its exit, its time.
+
+A Pulumi program may ``print``, read stdin, change folder, call ``sys.exit`` half way, or wait forever for an Output. The offline
+engine keeps the caller's stdout for the plan (``--json`` must always parse), gives the program an empty stdin, reports
+an early exit as what it is (the real language host exits with the program's status, and the engine would take what
+was registered so far for the whole stack: pulumi/pulumi `sdk/python/cmd/pulumi-language-python-exec`), and stops
+waiting after a time limit. Ambient ``PULUMI_*`` variables are hidden while the program runs: the SDK reads per-key
+config (``PULUMI_CONFIG_<KEY>``, `pulumi/runtime/config.py` get_config), behaviour switches and tracing endpoints from
+the environment, and an offline plan must not change with the shell it runs in.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import sys
+import time
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+AMBIENT_PREFIXES = ("PULUMI_",)
+AMBIENT_NAMES = ("TRACEPARENT",)
+
+
+class ProgramError(Exception):
+    """The program did not run to its end (it exited, failed or timed out); the message is one line."""
+
+
+class _HardExit(SystemExit):
+    """``os._exit`` called by the program while it runs offline (it would end the whole process)."""
+
+
+def one_line(text: str, limit: int = 400) -> str:
+    """Text on one line, at most `limit` characters: a message may quote a whole value, so a long one keeps its start
+    (where) and its end (what is allowed) and elides the middle."""
+    flat = " ".join(str(text).split())
+    if len(flat) <= limit:
+        return flat
+    head = limit // 3
+    return f"{flat[:head]} ... {flat[-(limit - head - 5):]}"
+
+
+def program_frame(exc: BaseException, directory: Path) -> str | None:
+    """``file:line`` of the innermost frame of `exc` that lies in the project's folder, relative to it."""
+    found = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        path = Path(frame.filename)
+        if path.is_absolute() and path.is_relative_to(directory):
+            found = f"{path.relative_to(directory)}:{frame.lineno}"
+    return found
+
+
+def describe_failure(exc: BaseException, directory: Path) -> str:
+    """One line for an exception the program raised: where (in the project) and what."""
+    where = program_frame(exc, directory)
+    if isinstance(exc, SyntaxError) and exc.filename:
+        path = Path(exc.filename)
+        shown = path.relative_to(directory) if path.is_relative_to(directory) else path.name
+        where = f"{shown}:{exc.lineno or 0}"
+        return one_line(f"{where}: the program is not valid Python: {exc.msg}")
+    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return one_line(f"{where + ': ' if where else ''}the program failed: {what}")
+
+
+def _exit_message(exc: SystemExit, directory: Path) -> str:
+    where = program_frame(exc, directory)
+    at = f" at {where}" if where else ""
+    call = "os._exit" if isinstance(exc, _HardExit) else "sys.exit"
+    code = exc.code
+    if code is None or code == 0:
+        return (f"the program called {call}({code if code is not None else ''}){at} before it finished: nothing after "
+                "it was declared, and `pulumi up` would take what was registered so far for the whole stack")
+    if isinstance(code, int):
+        return f"the program exited with status {code} ({call}{at}) before it finished"
+    return one_line(f"the program exited{at} before it finished: {code}")
+
+
+@contextmanager
+def _hidden_environment() -> Iterator[None]:
+    saved = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith(AMBIENT_PREFIXES) or k in AMBIENT_NAMES}
+    try:
+        yield
+    finally:
+        for key in [k for k in os.environ if k.startswith(AMBIENT_PREFIXES) or k in AMBIENT_NAMES]:
+            del os.environ[key]
+        os.environ.update(saved)
+
+
+@contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """The program's stdout (``print``, ``sys.__stdout__``, even file descriptor 1) goes to stderr; stdin is empty."""
+    for stream in (sys.stdout, sys.__stdout__):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    try:
+        saved_fd = os.dup(1)
+        os.dup2(2, 1)
+    except OSError:  # no file descriptor 1 or 2 (closed by the caller): the Python-level redirect still holds
+        saved_fd = None
+    saved = sys.stdout, sys.stdin
+    sys.stdout, sys.stdin = sys.stderr, io.StringIO("")
+    try:
+        yield
+    finally:
+        for stream in (sys.__stdout__, sys.stderr):
+            try:
+                if stream is not None:
+                    stream.flush()
+            except (OSError, ValueError):
+                pass
+        sys.stdout, sys.stdin = saved
+        if saved_fd is not None:
+            os.dup2(saved_fd, 1)
+            os.close(saved_fd)
+
+
+@contextmanager
+def _exit_reported() -> Iterator[None]:
+    """``os._exit`` from the program's own process raises instead of ending the process (a forked child still exits)."""
+    real, pid = os._exit, os.getpid()
+
+    def _exit(status: int) -> None:
+        if os.getpid() != pid:
+            real(status)
+        raise _HardExit(status)
+
+    os._exit = _exit
+    try:
+        yield
+    finally:
+        os._exit = real
+
+
+@contextmanager
+def isolated_program(main: Path, timeout: float | None) -> Iterator[None]:
+    """Runs the block as the program's run: hidden environment, stdout to stderr, exits and timeouts as ProgramError."""
+    directory = main.parent
+    started = time.monotonic()
+    cwd = os.getcwd()
+    # As the language host does (pulumi-language-python-exec): a failed program leaves futures nobody awaits, and asyncio
+    # would log each one with a traceback when it is collected, long after the one-line report.
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+    try:
+        with _hidden_environment(), _stdout_to_stderr(), _exit_reported():
+            try:
+                yield
+            finally:
+                os.chdir(cwd)  # a program that changes folder must not move where the CLI writes next
+    except SystemExit as exc:
+        raise ProgramError(_exit_message(exc, directory)) from None
+    except TimeoutError as exc:
+        if timeout is None or time.monotonic() - started < timeout:
+            raise  # the program's own TimeoutError (a socket, a lock): a failure like any other
+        raise ProgramError(
+            f"{main.name}: the program did not finish within {timeout:g} s: it waits for something that never comes "
+            "(an Output that never resolves, input, a lock) or runs forever; raise the limit with --timeout"
+        ) from exc
