@@ -16,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import copy
+import functools
+import inspect
 import json
 import os
 import re
@@ -41,6 +43,12 @@ FEATURES = frozenset({"secrets", "resourceReferences", "aliasSpecs", "deletedWit
 
 class CaptureTimeoutError(TimeoutError):
     """The program (or an Output it waits on) did not finish in time."""
+
+
+class _NeedsTheLoop(Exception):  # noqa: N818 (a signal between the monitor and the executor, never seen outside)
+    """Raised by the monitor, before it records anything, for a call made on the loop's thread that must call back
+    into the program (a transform): the program's callback server runs on that loop, so the call is run again on
+    the worker thread."""
 
 
 class _Unimplemented(grpc.RpcError):
@@ -123,6 +131,7 @@ class Monitor(_Service):
         self.own_transforms: dict[str, list[Any]] = {}  # urn -> the transforms its own options declared
         self.parents: dict[str, str] = {}
         self._channels: dict[str, Any] = {}
+        self.loop_thread: int | None = None  # the program's event loop thread: no callback can be served from it
 
     # --- feature negotiation -----------------------------------------------------------------------------------------
     def SupportsFeature(self, request: Any) -> resource_pb2.SupportsFeatureResponse:  # noqa: N802
@@ -137,9 +146,12 @@ class Monitor(_Service):
         if request.type == STACK_TYPE:
             self.stack_urn = urn
             return resource_pb2.RegisterResourceResponse(urn=urn)
+        transforms = self._transforms_for(request)
+        if transforms and threading.get_ident() == self.loop_thread:
+            raise _NeedsTheLoop()
         self.parents[urn] = request.parent
         self.own_transforms[urn] = list(request.transforms)
-        properties, options = self._transformed(request)
+        properties, options = self._transformed(request, transforms)
         wire = _struct(properties)
         deps = set(options.depends_on)
         for prop in request.propertyDependencies.values():
@@ -184,10 +196,19 @@ class Monitor(_Service):
                 urns.append(alias.urn)
         return {"aliases": sorted(set(urns))} if urns else {}
 
-    def _transformed(self, request: Any) -> tuple[Any, Any]:
-        """The inputs and options after the transforms, run as the engine runs them: the resource's own, then each
-        ancestor's own (nearest first), then the stack's in registration order (pulumi/pulumi
-        pkg/resource/deploy/source_eval.go, resmon.RegisterResource)."""
+    def _transforms_for(self, request: Any) -> list[Any]:
+        """The transforms a registration runs through, in the engine's order: the resource's own, then each ancestor's
+        own (nearest first), then the stack's in registration order (pulumi/pulumi pkg/resource/deploy/source_eval.go,
+        resmon.RegisterResource)."""
+        transforms = list(request.transforms)
+        ancestor = request.parent
+        while ancestor:
+            transforms += self.own_transforms.get(ancestor, [])
+            ancestor = self.parents.get(ancestor, "")
+        return transforms + self.stack_transforms
+
+    def _transformed(self, request: Any, transforms: list[Any]) -> tuple[Any, Any]:
+        """The inputs and options after the transforms (an empty list: the request's own, untouched)."""
         options = resource_pb2.TransformResourceOptions(
             depends_on=request.dependencies,
             ignore_changes=request.ignoreChanges,
@@ -200,12 +221,6 @@ class Monitor(_Service):
             options.protect = request.protect
         if request.HasField("retainOnDelete"):
             options.retain_on_delete = request.retainOnDelete
-        transforms = list(request.transforms)
-        ancestor = request.parent
-        while ancestor:
-            transforms += self.own_transforms.get(ancestor, [])
-            ancestor = self.parents.get(ancestor, "")
-        transforms += self.stack_transforms
         properties = request.object
         for callback in transforms:
             asked = resource_pb2.TransformRequest(
@@ -282,11 +297,15 @@ def _api_version_alias(alias: Any, type_: str) -> bool:
     which an offline plan never has; an alias of any other form (a rename, another kind, another parent) is kept."""
     if not isinstance(alias, pulumi.Alias) or not isinstance(alias.type_, str) or alias.type_ == type_:
         return False
-    if any(value is not ... for value in (alias.name, alias.parent, alias.stack, alias.project)):
-        return False
-    if getattr(alias, "parent_urn", ...) is not ...:
-        return False
-    mine, theirs = _VERSIONED_TYPE.fullmatch(type_), _VERSIONED_TYPE.fullmatch(alias.type_)
+    unset = alias.name is ... and alias.parent is ... and alias.stack is ... and alias.project is ...
+    return unset and getattr(alias, "parent_urn", ...) is ... and _same_kind(type_, alias.type_)
+
+
+@functools.cache
+def _same_kind(type_: str, other: str) -> bool:
+    """Whether two type tokens name one kind in one package, whatever the module's version (cached: an SDK repeats the
+    same hundred aliases for every resource of a type)."""
+    mine, theirs = _VERSIONED_TYPE.fullmatch(type_), _VERSIONED_TYPE.fullmatch(other)
     return bool(mine and theirs) and all(mine[part] == theirs[part] for part in ("package", "name"))
 
 
@@ -303,6 +322,40 @@ def _without_version_aliases(args: pulumi.ResourceTransformationArgs) -> pulumi.
 
 
 # --- running a program -----------------------------------------------------------------------------------------------
+class _RpcExecutor(futures.ThreadPoolExecutor):
+    """Where the SDK runs its RPC calls (`loop.run_in_executor(None, ...)`): inline on the loop's thread, as the answer
+    is at hand; on one worker thread when the monitor needs the loop free to serve a transform callback
+    (`_NeedsTheLoop`), and after that while the worker still has calls queued, so calls reach the monitor in the order
+    the program makes them. A hand-off to a thread costs two context switches per call, most of a small plan's RPC
+    time."""
+
+    def __init__(self) -> None:
+        super().__init__(max_workers=1, thread_name_prefix="offline-rpc")  # asyncio takes no other kind of executor
+        self.queued = 0  # calls handed to the worker that have not finished (read and written on the loop's thread)
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> futures.Future[Any]:
+        if self.queued:
+            return self._on_worker(fn, *args, **kwargs)
+        done: futures.Future[Any] = futures.Future()
+        try:
+            done.set_result(fn(*args, **kwargs))
+        except _NeedsTheLoop:
+            return self._on_worker(fn, *args, **kwargs)
+        except BaseException as exc:  # noqa: BLE001 (the SDK awaits the future and sees the exception there)
+            done.set_exception(exc)
+        return done
+
+    def _on_worker(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> futures.Future[Any]:
+        self.queued += 1
+        future = super().submit(fn, *args, **kwargs)
+        loop = asyncio.get_running_loop()
+        future.add_done_callback(lambda _: loop.call_soon_threadsafe(self._finished))
+        return future
+
+    def _finished(self) -> None:
+        self.queued -= 1
+
+
 def capture(
     program: Callable[[], Any],
     *,
@@ -356,15 +409,16 @@ def _capture(
         )
     )
     loop = asyncio.new_event_loop()
-    # One worker for the SDK's RPC calls: they reach the monitor in the order the program makes them, and the loop
-    # stays free while one is answered.
-    executor = futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="offline-rpc")
-    loop.set_default_executor(executor)
+    monitor.loop_thread = threading.get_ident()
+    loop.set_default_executor(_RpcExecutor())
     asyncio.set_event_loop(loop)
 
-    def main() -> Any:
+    async def main() -> None:
         pulumi.runtime.register_stack_transformation(_without_version_aliases)
-        return program()
+        result = program()
+        if inspect.isawaitable(result):
+            await result
+        await _sdk_tasks_done()
 
     try:
         with _language_host_config(config, secret_keys):
@@ -381,6 +435,34 @@ def _capture(
         monitor.close()
     resources = sorted(monitor.registrations, key=lambda r: r.urn)
     return Plan(project, stack, resources, monitor.outputs, monitor.invokes)
+
+
+_SDK_DIR = os.path.dirname(pulumi.__file__) + os.sep
+
+
+def _sdk_pending() -> list[asyncio.Task[Any]]:
+    """The loop's unfinished tasks that run the SDK's own coroutines: its outputs and RPCs (a program's own tasks and
+    the gRPC callback server's run until they are cancelled, and the SDK does not wait for them either)."""
+    me = asyncio.current_task()
+    return [
+        task for task in asyncio.all_tasks()
+        if task is not me and getattr(task.get_coro(), "cr_code", None) is not None
+        and task.get_coro().cr_code.co_filename.startswith(_SDK_DIR)
+    ]
+
+
+async def _sdk_tasks_done() -> None:
+    """Waits until the SDK's outputs and RPCs are done, or one failed, in one pass over them.
+
+    The SDK's final wait (pulumi/pulumi sdk/python/lib/pulumi/runtime/stack.py, wait_for_rpcs) waits for the same
+    tasks one completion at a time (`asyncio.wait(FIRST_COMPLETED)` over every pending output, ~70 times over the
+    ~20 outputs per resource of a plan): most of a large plan's final wait. After this it finds nothing left, and a
+    failure stops this wait at once, so the SDK still reports failures as it always has.
+    """
+    while pending := _sdk_pending():
+        done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_EXCEPTION)
+        if any(not task.cancelled() and task.exception() is not None for task in done):
+            return
 
 
 class _language_host_config:  # noqa: N801 (used as a context manager, like a function)
