@@ -17,6 +17,8 @@ import asyncio
 import contextlib
 import contextvars
 import copy
+import functools
+import inspect
 import json
 import os
 import re
@@ -25,258 +27,16 @@ from collections.abc import Callable
 from concurrent import futures
 from typing import Any
 
-import grpc
 import pulumi
-from google.protobuf import empty_pb2, json_format, struct_pb2
-from pulumi.runtime.proto import callback_pb2, callback_pb2_grpc, provider_pb2, resource_pb2
 
 from .mocks import OfflineProviders
-from .plan import UNKNOWN, UNKNOWN_VALUE, Invoke, Plan, Registration, plain
-from .urns import STACK_TYPE, make_urn
+from .monitor import Engine, Monitor, _NeedsTheLoop
+from .plan import Plan
 
 ORGANIZATION = "organization"
 
-# What this monitor supports, by the protocol's feature names (SupportsFeatureRequest.id). Output values stay off, as
-# in the SDK's own test monitor: inputs then arrive as plain values with secrets marked, which is what a plan shows.
-FEATURES = frozenset({"secrets", "resourceReferences", "aliasSpecs", "deletedWith", "transforms"})
-
 class CaptureTimeoutError(TimeoutError):
     """The program (or an Output it waits on) did not finish in time."""
-
-# The monitor's Invoke answers with `ResourceInvokeResponse` (resource.proto) from pulumi 3.256.0, which adds `unknown`
-# and is what newer SDKs read; older SDKs define only the provider's `InvokeResponse` (return, failures) there
-# (pulumi/pulumi `sdk/python/lib/pulumi/runtime/proto/resource_pb2_grpc.pyi`, ResourceMonitorServicer.Invoke).
-_INVOKE_RESPONSE = getattr(resource_pb2, "ResourceInvokeResponse", provider_pb2.InvokeResponse)
-
-
-class _Unimplemented(grpc.RpcError):
-    """The answer of an engine that does not implement a call: the SDK then falls back as with an older CLI."""
-
-    def code(self) -> grpc.StatusCode:
-        return grpc.StatusCode.UNIMPLEMENTED
-
-    def details(self) -> str:
-        return "not implemented by the offline engine"
-
-
-def _provider_reference(reference: str) -> str | None:
-    """``<provider urn>::<id>``, with an ID that a preview does not know yet shown as such."""
-    if not reference:
-        return None
-    urn, _, resource_id = reference.rpartition("::")
-    return f"{urn}::{UNKNOWN}" if resource_id in ("", UNKNOWN_VALUE) else reference
-
-
-def _struct(message: Any) -> dict[str, Any]:
-    return json_format.MessageToDict(message) if message is not None else {}
-
-
-def _to_struct(data: dict[str, Any]) -> struct_pb2.Struct:
-    message = struct_pb2.Struct()
-    message.update(data)
-    return message
-
-
-class _Service:
-    """A gRPC service implemented in process: a call it does not define answers UNIMPLEMENTED, as an older engine would."""
-
-    def __getattr__(self, name: str) -> Callable[..., Any]:
-        if name[:1].isupper():
-            def unimplemented(*_: Any, **__: Any) -> Any:
-                raise _Unimplemented()
-
-            return unimplemented
-        raise AttributeError(name)
-
-
-class Engine(_Service):
-    """The engine service: log messages go to the caller's log list (the CLI prints warnings and errors)."""
-
-    def __init__(self) -> None:
-        self.logs: list[tuple[int, str]] = []
-        self.root: str = ""
-
-    def Log(self, request: Any) -> empty_pb2.Empty:  # noqa: N802 (the protocol's method names)
-        self.logs.append((int(request.severity), str(request.message)))
-        return empty_pb2.Empty()
-
-    def GetRootResource(self, request: Any) -> Any:  # noqa: N802
-        from pulumi.runtime.proto import engine_pb2
-
-        return engine_pb2.GetRootResourceResponse(urn=self.root)
-
-    def SetRootResource(self, request: Any) -> Any:  # noqa: N802
-        from pulumi.runtime.proto import engine_pb2
-
-        self.root = request.urn
-        return engine_pb2.SetRootResourceResponse()
-
-
-
-class Monitor(_Service):
-    """The resource monitor: records each registration, invoke and the stack's outputs as plain data."""
-
-    def __init__(self, project: str, stack: str, providers: OfflineProviders):
-        self.project = project
-        self.stack = stack
-        self.providers = providers
-        self.registrations: list[Registration] = []
-        self.invokes: list[Invoke] = []
-        self.outputs: dict[str, Any] = {}
-        self.stack_urn = ""
-        self.state: dict[str, tuple[str, dict[str, Any]]] = {}  # urn -> (id, outputs) for resource references
-        self.stack_transforms: list[Any] = []  # callbacks, in the order the program registered them
-        self.own_transforms: dict[str, list[Any]] = {}  # urn -> the transforms its own options declared
-        self.parents: dict[str, str] = {}
-        self._channels: dict[str, Any] = {}
-
-    # --- feature negotiation -----------------------------------------------------------------------------------------
-    def SupportsFeature(self, request: Any) -> resource_pb2.SupportsFeatureResponse:  # noqa: N802
-        return resource_pb2.SupportsFeatureResponse(hasSupport=request.id in FEATURES)
-
-    def GetDeploymentInfo(self, request: Any) -> Any:  # noqa: N802
-        raise _Unimplemented()  # the SDK then asks SupportsFeature, feature by feature, as it does with older engines
-
-    # --- resources ---------------------------------------------------------------------------------------------------
-    def RegisterResource(self, request: Any) -> resource_pb2.RegisterResourceResponse:  # noqa: N802
-        urn = make_urn(self.stack, self.project, request.parent, request.type, request.name)
-        if request.type == STACK_TYPE:
-            self.stack_urn = urn
-            return resource_pb2.RegisterResourceResponse(urn=urn)
-        self.parents[urn] = request.parent
-        self.own_transforms[urn] = list(request.transforms)
-        properties, options = self._transformed(request)
-        wire = _struct(properties)
-        deps = set(options.depends_on)
-        for prop in request.propertyDependencies.values():
-            deps.update(prop.urns)
-        self.registrations.append(
-            Registration(
-                urn=urn,
-                type=request.type,
-                name=request.name,
-                custom=request.custom,
-                parent=request.parent if request.parent and request.parent != self.stack_urn else None,
-                provider=_provider_reference(options.provider),
-                dependencies=sorted(deps),
-                inputs=plain(wire),
-                options={
-                    "protect": options.protect if options.HasField("protect") else False,
-                    "ignoreChanges": sorted(options.ignore_changes),
-                    "replaceOnChanges": sorted(options.replace_on_changes),
-                    "deleteBeforeReplace": options.delete_before_replace,
-                    "retainOnDelete": options.retain_on_delete if options.HasField("retain_on_delete") else False,
-                    **self._aliases(request, options),
-                },
-            )
-        )
-        if not request.custom:
-            return resource_pb2.RegisterResourceResponse(urn=urn)
-        resource_id, outputs = self.providers.new_resource(request.type, request.name, wire)
-        self.state[urn] = (resource_id, outputs)
-        return resource_pb2.RegisterResourceResponse(urn=urn, id=resource_id, object=_to_struct(outputs))
-
-    def _aliases(self, request: Any, options: Any) -> dict[str, list[str]]:
-        """The URNs a resource was known by before (its aliases), when it has any; the plan leaves the key out when not."""
-        urns = []
-        for alias in options.aliases:
-            if alias.HasField("spec"):
-                spec = alias.spec
-                # An empty parentUrn means the resource's own parent (the SDKs send it so; source_eval.go notes it).
-                parent = "" if spec.noParent else (spec.parentUrn or request.parent)
-                urns.append(make_urn(spec.stack or self.stack, spec.project or self.project, parent,
-                                     spec.type or request.type, spec.name or request.name))
-            elif alias.urn:
-                urns.append(alias.urn)
-        return {"aliases": sorted(set(urns))} if urns else {}
-
-    def _transformed(self, request: Any) -> tuple[Any, Any]:
-        """The inputs and options after the transforms, run as the engine runs them: the resource's own, then each
-        ancestor's own (nearest first), then the stack's in registration order (pulumi/pulumi
-        pkg/resource/deploy/source_eval.go, resmon.RegisterResource)."""
-        options = resource_pb2.TransformResourceOptions(
-            depends_on=request.dependencies,
-            ignore_changes=request.ignoreChanges,
-            replace_on_changes=request.replaceOnChanges,
-            provider=request.provider,
-            delete_before_replace=request.deleteBeforeReplace,
-            aliases=request.aliases,
-        )
-        if request.HasField("protect"):
-            options.protect = request.protect
-        if request.HasField("retainOnDelete"):
-            options.retain_on_delete = request.retainOnDelete
-        transforms = list(request.transforms)
-        ancestor = request.parent
-        while ancestor:
-            transforms += self.own_transforms.get(ancestor, [])
-            ancestor = self.parents.get(ancestor, "")
-        transforms += self.stack_transforms
-        properties = request.object
-        for callback in transforms:
-            asked = resource_pb2.TransformRequest(
-                type=request.type,
-                name=request.name,
-                custom=request.custom,
-                parent=request.parent,
-                properties=properties,
-                options=options,
-            )
-            answer = resource_pb2.TransformResponse.FromString(self._invoke_callback(callback, asked.SerializeToString()))
-            if answer.HasField("properties"):
-                properties = answer.properties
-            if answer.HasField("options"):
-                options = answer.options
-        return properties, options
-
-    def _invoke_callback(self, callback: Any, request: bytes) -> bytes:
-        """Calls back into the program's callback server (on loopback), as the engine does for a transform."""
-        channel = self._channels.get(callback.target)
-        if channel is None:
-            channel = self._channels[callback.target] = grpc.insecure_channel(callback.target)
-        stub = callback_pb2_grpc.CallbacksStub(channel)
-        return stub.Invoke(callback_pb2.CallbackInvokeRequest(token=callback.token, request=request)).response
-
-    def close(self) -> None:
-        """Closes the channels to the program's callback server."""
-        for channel in self._channels.values():
-            channel.close()
-        self._channels.clear()
-
-    def RegisterResourceOutputs(self, request: Any) -> empty_pb2.Empty:  # noqa: N802
-        if request.urn == self.stack_urn:
-            self.outputs = plain(_struct(request.outputs))
-        return empty_pb2.Empty()
-
-    def ReadResource(self, request: Any) -> resource_pb2.ReadResourceResponse:  # noqa: N802
-        urn = make_urn(self.stack, self.project, request.parent, request.type, request.name)
-        properties = _struct(request.properties)
-        self.state[urn] = (request.id, properties)
-        return resource_pb2.ReadResourceResponse(urn=urn, properties=_to_struct(properties))
-
-    # --- functions ---------------------------------------------------------------------------------------------------
-    def Invoke(self, request: Any) -> Any:  # noqa: N802
-        args = _struct(request.args)
-        self.invokes.append(Invoke(request.tok, plain(args)))
-        if request.tok == "pulumi:pulumi:getResource":
-            urn = str(args.get("urn", ""))
-            resource_id, outputs = self.state.get(urn, ("", {}))
-            result = {"urn": urn, "id": resource_id, "state": outputs}
-        else:
-            result = self.providers.call(request.tok, args)
-        return _INVOKE_RESPONSE(**{"return": _to_struct(result)})
-
-    def Call(self, request: Any) -> Any:  # noqa: N802
-        # The monitor's Call answers with the provider's CallResponse (resource.proto has none), in every SDK version.
-        return provider_pb2.CallResponse(failures=[provider_pb2.CheckFailure(reason="method calls run offline")])
-
-    def RegisterStackTransform(self, request: Any) -> empty_pb2.Empty:  # noqa: N802
-        self.stack_transforms.append(request)  # a Callback: target address and token
-        return empty_pb2.Empty()
-
-    def SignalAndWaitForShutdown(self, request: Any) -> empty_pb2.Empty:  # noqa: N802
-        return empty_pb2.Empty()
-
 
 
 # --- what an offline plan has no use for -------------------------------------------------------------------------------
@@ -289,11 +49,15 @@ def _api_version_alias(alias: Any, type_: str) -> bool:
     which an offline plan never has; an alias of any other form (a rename, another kind, another parent) is kept."""
     if not isinstance(alias, pulumi.Alias) or not isinstance(alias.type_, str) or alias.type_ == type_:
         return False
-    if any(value is not ... for value in (alias.name, alias.parent, alias.stack, alias.project)):
-        return False
-    if getattr(alias, "parent_urn", ...) is not ...:
-        return False
-    mine, theirs = _VERSIONED_TYPE.fullmatch(type_), _VERSIONED_TYPE.fullmatch(alias.type_)
+    unset = alias.name is ... and alias.parent is ... and alias.stack is ... and alias.project is ...
+    return unset and getattr(alias, "parent_urn", ...) is ... and _same_kind(type_, alias.type_)
+
+
+@functools.cache
+def _same_kind(type_: str, other: str) -> bool:
+    """Whether two type tokens name one kind in one package, whatever the module's version (cached: an SDK repeats the
+    same hundred aliases for every resource of a type)."""
+    mine, theirs = _VERSIONED_TYPE.fullmatch(type_), _VERSIONED_TYPE.fullmatch(other)
     return bool(mine and theirs) and all(mine[part] == theirs[part] for part in ("package", "name"))
 
 
@@ -310,6 +74,40 @@ def _without_version_aliases(args: pulumi.ResourceTransformationArgs) -> pulumi.
 
 
 # --- running a program -----------------------------------------------------------------------------------------------
+class _RpcExecutor(futures.ThreadPoolExecutor):
+    """Where the SDK runs its RPC calls (`loop.run_in_executor(None, ...)`): inline on the loop's thread, as the answer
+    is at hand; on one worker thread when the monitor needs the loop free to serve a transform callback
+    (`_NeedsTheLoop`), and after that while the worker still has calls queued, so calls reach the monitor in the order
+    the program makes them. A hand-off to a thread costs two context switches per call, most of a small plan's RPC
+    time."""
+
+    def __init__(self) -> None:
+        super().__init__(max_workers=1, thread_name_prefix="offline-rpc")  # asyncio takes no other kind of executor
+        self.queued = 0  # calls handed to the worker that have not finished (read and written on the loop's thread)
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> futures.Future[Any]:
+        if self.queued:
+            return self._on_worker(fn, *args, **kwargs)
+        done: futures.Future[Any] = futures.Future()
+        try:
+            done.set_result(fn(*args, **kwargs))
+        except _NeedsTheLoop:
+            return self._on_worker(fn, *args, **kwargs)
+        except BaseException as exc:
+            done.set_exception(exc)
+        return done
+
+    def _on_worker(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> futures.Future[Any]:
+        self.queued += 1
+        future = super().submit(fn, *args, **kwargs)
+        loop = asyncio.get_running_loop()
+        future.add_done_callback(lambda _: loop.call_soon_threadsafe(self._finished))
+        return future
+
+    def _finished(self) -> None:
+        self.queued -= 1
+
+
 def capture(
     program: Callable[[], Any],
     *,
@@ -365,15 +163,16 @@ def _capture(
     )
     loop = asyncio.new_event_loop()
     _LOOPS[threading.get_ident()] = loop
-    # One worker for the SDK's RPC calls: they reach the monitor in the order the program makes them, and the loop
-    # stays free while one is answered.
-    executor = futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="offline-rpc")
-    loop.set_default_executor(executor)
+    monitor.loop_thread = threading.get_ident()
+    loop.set_default_executor(_RpcExecutor())
     asyncio.set_event_loop(loop)
 
-    def main() -> Any:
+    async def main() -> None:
         pulumi.runtime.register_stack_transformation(_without_version_aliases)
-        return program()
+        result = program()
+        if inspect.isawaitable(result):
+            await result
+        await _sdk_tasks_done()
 
     try:
         with _language_host_config(config, secret_keys):
@@ -408,6 +207,34 @@ def _stop(worker: threading.Thread) -> None:
     if loop is not None:
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
             loop.call_soon_threadsafe(lambda: None)
+
+
+_SDK_DIR = os.path.dirname(pulumi.__file__) + os.sep
+
+
+def _sdk_pending() -> list[asyncio.Task[Any]]:
+    """The loop's unfinished tasks that run the SDK's own coroutines: its outputs and RPCs (a program's own tasks and
+    the gRPC callback server's run until they are cancelled, and the SDK does not wait for them either)."""
+    me = asyncio.current_task()
+    return [
+        task for task in asyncio.all_tasks()
+        if task is not me and getattr(task.get_coro(), "cr_code", None) is not None
+        and task.get_coro().cr_code.co_filename.startswith(_SDK_DIR)
+    ]
+
+
+async def _sdk_tasks_done() -> None:
+    """Waits until the SDK's outputs and RPCs are done, or one failed, in one pass over them.
+
+    The SDK's final wait (pulumi/pulumi sdk/python/lib/pulumi/runtime/stack.py, wait_for_rpcs) waits for the same
+    tasks one completion at a time (`asyncio.wait(FIRST_COMPLETED)` over every pending output, ~70 times over the
+    ~20 outputs per resource of a plan): most of a large plan's final wait. After this it finds nothing left, and a
+    failure stops this wait at once, so the SDK still reports failures as it always has.
+    """
+    while pending := _sdk_pending():
+        done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_EXCEPTION)
+        if any(not task.cancelled() and task.exception() is not None for task in done):
+            return
 
 
 class _language_host_config:  # noqa: N801 (used as a context manager, like a function)
