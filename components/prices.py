@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Annotated
 
 import yaml
 from pydantic import Field, field_validator
 
 from .catalog import A10_SIZES
 from .config import ConfigError, Model, Problem, validate
+from .config.base import matching
 
 DEFAULT_PRICES = Path(__file__).resolve().parent / "data" / "prices.yaml"
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
@@ -20,25 +22,15 @@ class PriceTable(Model):
     """Per-hour prices of NVadsA10_v5 VM sizes in one region and currency, with where and when they were taken."""
 
     region: str = Field(min_length=1, description="Azure region the prices are for, e.g. 'eastus'.")
-    currency: str = Field(description="ISO 4217 currency code, e.g. 'USD'.")
-    date: str = Field(description="When the prices were taken, YYYY-MM-DD.")
+    currency: Annotated[str, matching(_CURRENCY, "is not a currency code; write three capital letters, e.g. 'USD'")] = (
+        Field(description="ISO 4217 currency code, e.g. 'USD'.")
+    )
+    date: Annotated[str, matching(_DATE, "is not a date; write YYYY-MM-DD")] = Field(
+        description="When the prices were taken, YYYY-MM-DD."
+    )
     source: str = Field(min_length=1, description="Where the prices come from.")
     hours_per_month: float = Field(730, gt=0, le=744, description="Hours in a month for monthly figures (Azure uses 730).")
     prices: dict[str, float] = Field(description="Price per VM-hour by VM size; sizes left out are not costed.")
-
-    @field_validator("currency")
-    @classmethod
-    def _currency(cls, v: str) -> str:
-        if not _CURRENCY.fullmatch(v):
-            raise ValueError(f"'{v}' is not a currency code; write three capital letters, e.g. 'USD'")
-        return v
-
-    @field_validator("date")
-    @classmethod
-    def _date(cls, v: str) -> str:
-        if not _DATE.fullmatch(v):
-            raise ValueError(f"'{v}' is not a date; write YYYY-MM-DD")
-        return v
 
     @field_validator("prices")
     @classmethod
