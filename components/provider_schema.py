@@ -21,10 +21,14 @@ from .provider_types import (
     ChartVersion,
     ClusterSettings,
     DraDriverSettings,
+    Fit,
     GpuPool,
+    OsDiskType,
     OsSku,
     OsType,
     SamplesSettings,
+    ScaleDownMode,
+    Spot,
     VmSize,
 )
 
@@ -59,18 +63,36 @@ class GpuNodePoolInputs(TypedDict):
     os_disk_size_gb: int | None
     """OS disk size in GB (default 128)."""
     max_surge: str | None
-    """Upgrade surge: extra nodes during upgrades, a number or a percentage (default '1')."""
+    """Upgrade surge: extra nodes during upgrades, a number or a percentage (default '1'); not for spot pools."""
+    spot: Spot | None
+    """Run on Spot VMs; AKS labels and taints spot nodes and the DRA plugin and samples tolerate it. Fixed at creation."""
+    scale_down_mode: ScaleDownMode | None
+    """What scaling down does to a VM: Delete (AKS's default) or Deallocate (needs Managed OS disks)."""
+    os_disk_type: OsDiskType | None
+    """OS disk: Ephemeral or Managed; unset lets AKS pick. Fixed at creation."""
+    capacity_reservation_group_id: str | None
+    """ARM ID of a capacity reservation group whose reserved NVadsA10_v5 capacity the VMs use. Fixed at creation."""
+    vnet_subnet_id: str | None
+    """ARM ID of the subnet for this pool's nodes; default cluster.network.vnetSubnetId (same virtual network)."""
+    tags: dict[str, str] | None
+    """Azure tags for the pool's VM scale set, merged over the cluster's tags (these win)."""
+    kubernetes_version: str | None
+    """Pin the pool's Kubernetes version for a staged rollout; default: the cluster's (never newer, at most 2 behind)."""
     cluster_name: pulumi.Input[str]
     """Name of the ManagedCluster the pool joins, e.g. an AksCluster's clusterName."""
     resource_group_name: pulumi.Input[str]
     """Resource group of that cluster, e.g. an AksCluster's resourceGroupName."""
+    cluster_kubernetes_version: str | None
+    """The control plane's Kubernetes version, e.g. an AksCluster's: the pool follows it unless it pins its own."""
 
 
 class NvidiaDraDriverInputs(TypedDict):
     """The driver's settings plus the GPU pools it serves (their labels and taints shape the kubelet plugin)."""
 
+    enabled: bool | None
+    """Install this package's driver release; false leaves the driver to someone else (e.g. AKS's managed DRA driver)."""
     chart_version: ChartVersion | None
-    """Chart version (default 25.8.1, the version the AKS guide tested)."""
+    """Chart version (default 0.4.1)."""
     namespace: pulumi.Input[str] | None
     """Namespace of the release, e.g. a Namespace you manage (never 'default'; default 'nvidia-dra-driver-gpu')."""
     release_name: str | None
@@ -98,6 +120,8 @@ class DraSamplesInputs(TypedDict):
     """DeviceClass for A10 vGPUs (default 'a10-vgpu'); must not reuse a chart-created name."""
     memory_margin_percent: int | None
     """How far below nominal a slice's reported GPU memory may read and still match (0-25 %, default 10)."""
+    fit: Fit | None
+    """How claim templates pick a slice: bestFit (default; larger only when none is free) or exact."""
     shared_claim: bool | None
     """Create a ResourceClaim that several pods share (one vGPU)."""
     workload: bool | None
@@ -106,8 +130,12 @@ class DraSamplesInputs(TypedDict):
     """GPU memory (GiB) the sample Job asks for; default: the smallest pool's slice."""
     image: str | None
     """Image of the sample Job: any glibc-based image (the driver injects nvidia-smi); pin a digest in production."""
+    extended_resource_name: str | None
+    """Kubernetes 1.36+: the DeviceClass also serves pods asking for this extended resource (e.g. 'nvidia.com/gpu')."""
     pools: list[GpuPool]
     """The GPU pools the claims and the Job may land on (at least one): the same GpuPool values the GpuNodePools take."""
+    kubernetes_version: str | None
+    """The cluster's Kubernetes version (major.minor), e.g. an AksCluster's; needed only with extendedResourceName."""
 
 
 class GpuPlatformInputs(TypedDict):

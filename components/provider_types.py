@@ -58,6 +58,8 @@ class ChartVersion(ClosedSet):
     """Needs an NVIDIA driver >= 580 on the nodes (refused on AKS's GRID driver unless hostDriverVersion says so)."""
     V0_4_0 = "0.4.0"
     """The renamed chart (kubernetes-sigs/dra-driver-nvidia-gpu); upgrades from 25.x keep their object names."""
+    V0_4_1 = "0.4.1"
+    """The renamed chart with the 0.4.0 fixes (default); upgrades from 25.x keep their object names."""
 
 
 class SkuTier(ClosedSet):
@@ -107,6 +109,89 @@ class OsSku(ClosedSet):
     """Azure Linux."""
 
 
+class EvictionPolicy(ClosedSet):
+    """What happens to an evicted Spot VM (scaleSetEvictionPolicy)."""
+
+    Delete = "Delete"
+    """The VM is deleted; the autoscaler can replace it (default)."""
+    Deallocate = "Deallocate"
+    """The VM is kept stopped: still counts against quota, its disks are billed."""
+
+
+class ScaleDownMode(ClosedSet):
+    """What scaling a pool down does to a VM (scaleDownMode)."""
+
+    Delete = "Delete"
+    """The VM is deleted (AKS's default)."""
+    Deallocate = "Deallocate"
+    """The VM is stopped with its disk kept: a GPU node comes back faster; needs Managed OS disks."""
+
+
+class OsDiskType(ClosedSet):
+    """Where a node's OS disk lives (osDiskType)."""
+
+    Managed = "Managed"
+    """A managed disk."""
+    Ephemeral = "Ephemeral"
+    """The VM's local temp disk: faster reimage and boot, free; must fit the size's temp disk."""
+
+
+class UpgradeChannel(ClosedSet):
+    """The Kubernetes auto-upgrade channel AKS follows (autoUpgradeProfile.upgradeChannel)."""
+
+    NoChannel = "none"
+    """No automatic Kubernetes upgrades."""
+    Patch = "patch"
+    """The latest patch of the minor version."""
+    Stable = "stable"
+    """New minor versions too, one behind the newest."""
+    Rapid = "rapid"
+    """The newest minor versions."""
+    NodeImage = "node-image"
+    """Node images only."""
+
+
+class NodeOsChannel(ClosedSet):
+    """The node OS auto-upgrade channel (autoUpgradeProfile.nodeOSUpgradeChannel)."""
+
+    NoChannel = "None"
+    """No node OS upgrades."""
+    Unmanaged = "Unmanaged"
+    """The OS's own unattended upgrades."""
+    NodeImage = "NodeImage"
+    """Weekly node images, reimaging every node (AKS's default)."""
+    SecurityPatch = "SecurityPatch"
+    """Security patches applied to the running image."""
+
+
+class WeekDay(ClosedSet):
+    """A day of the week."""
+
+    Monday = "Monday"
+    """Monday."""
+    Tuesday = "Tuesday"
+    """Tuesday."""
+    Wednesday = "Wednesday"
+    """Wednesday."""
+    Thursday = "Thursday"
+    """Thursday."""
+    Friday = "Friday"
+    """Friday."""
+    Saturday = "Saturday"
+    """Saturday."""
+    Sunday = "Sunday"
+    """Sunday."""
+
+
+class Fit(ClosedSet):
+    """How claim templates pick an A10 slice."""
+
+    BestFit = "bestFit"
+    """The template's own size first, a larger slice only when none is free (DRA prioritized list; default)."""
+    Exact = "exact"
+    """That size only."""
+
+
 # --- input types ------------------------------------------------------------------------------------------------------
 # Zones stay text: the SDK maps a list of enum values as a list of objects (ComponentProvider.map_input_properties).
 class ResourceGroup(TypedDict):
@@ -154,6 +239,53 @@ class ClusterAuth(TypedDict):
     """Azure cloud for spn logins, e.g. 'AzurePublicCloud' (entraId only); default: the cloud in the kubeconfig."""
 
 
+class Network(TypedDict):
+    """Where the nodes live: a subnet of your own virtual network, or (unset) a network AKS creates."""
+
+    vnet_subnet_id: str | None
+    """ARM ID of an existing subnet for the system pool's and every GPU pool's nodes; a pool's own vnetSubnetId wins."""
+
+
+class ApiServer(TypedDict):
+    """Who can reach the Kubernetes API server (apiServerAccessProfile)."""
+
+    authorized_ip_ranges: list[str] | None
+    """CIDR ranges allowed to reach the public API server (at most 200); [] removes the restriction."""
+    private: bool | None
+    """A private cluster (API server on a private IP only); fixed at creation."""
+
+
+class MaintenanceWindow(TypedDict):
+    """A weekly window in which AKS may run the automatic upgrades the stack turns on."""
+
+    day_of_week: WeekDay
+    """Day the window opens."""
+    start_time: str
+    """Time the window opens, 'HH:MM' (00:00-23:59) in utcOffset's time zone."""
+    duration_hours: int | None
+    """Length of the window in hours (4-24, default 4)."""
+    utc_offset: str | None
+    """Time zone of startTime, '+HH:MM' or '-HH:MM' (default UTC)."""
+
+
+class Upgrades(TypedDict):
+    """Automatic upgrades: which channels AKS follows and when it may act (unset: AKS's defaults, no window)."""
+
+    channel: UpgradeChannel | None
+    """Kubernetes auto-upgrade channel; with patch, stable or rapid the channel owns the version after creation."""
+    node_os_channel: NodeOsChannel | None
+    """Node OS auto-upgrade channel (AKS's default NodeImage reimages every node weekly)."""
+    maintenance_window: MaintenanceWindow | None
+    """Weekly window for the channels set here."""
+
+
+class Monitoring(TypedDict):
+    """Cluster monitoring add-ons."""
+
+    managed_prometheus: bool | None
+    """Azure Monitor managed Prometheus: true on, false off, unset leaves it as it is."""
+
+
 class ClusterSettings(TypedDict):
     """The AKS cluster: Kubernetes version, location, resource group, system pool, access."""
 
@@ -178,7 +310,19 @@ class ClusterSettings(TypedDict):
     retain_on_delete: bool | None
     """When Pulumi deletes the cluster (and a created resource group), keep them in Azure and only forget them."""
     tags: dict[str, str] | None
-    """Azure tags for the resource group and cluster."""
+    """Azure tags for the resource group, the cluster and every GPU pool (a pool's own tags win)."""
+    network: Network | None
+    """The nodes' virtual network."""
+    api_server: ApiServer | None
+    """Kubernetes API server access."""
+    upgrades: Upgrades | None
+    """Automatic upgrades and their window."""
+    monitoring: Monitoring | None
+    """Monitoring add-ons."""
+    identity_id: str | None
+    """ARM ID of a user-assigned managed identity for the control plane (needed for capacity reservation groups)."""
+    node_resource_group: str | None
+    """Name of the resource group AKS creates for the nodes (must not exist yet; fixed at creation)."""
 
 
 class Autoscaling(TypedDict):
@@ -188,6 +332,15 @@ class Autoscaling(TypedDict):
     """Fewest nodes (0-1000; 0 lets the pool scale to zero)."""
     max_count: int
     """Most nodes (1-1000), at least minCount."""
+
+
+class Spot(TypedDict):
+    """Run the pool on Azure Spot VMs: far cheaper, no SLA, evicted whenever Azure needs the capacity back."""
+
+    eviction_policy: EvictionPolicy | None
+    """What happens to an evicted VM: Delete (default) or Deallocate."""
+    max_price: float | None
+    """Highest price per VM-hour in US dollars (up to 5 decimals); -1 (default) pays up to the pay-as-you-go price."""
 
 
 class GpuPool(TypedDict):
@@ -216,14 +369,30 @@ class GpuPool(TypedDict):
     os_disk_size_gb: int | None
     """OS disk size in GB (default 128)."""
     max_surge: str | None
-    """Upgrade surge: extra nodes during upgrades, a number or a percentage (default '1')."""
+    """Upgrade surge: extra nodes during upgrades, a number or a percentage (default '1'); not for spot pools."""
+    spot: Spot | None
+    """Run on Spot VMs; AKS labels and taints spot nodes and the DRA plugin and samples tolerate it. Fixed at creation."""
+    scale_down_mode: ScaleDownMode | None
+    """What scaling down does to a VM: Delete (AKS's default) or Deallocate (needs Managed OS disks)."""
+    os_disk_type: OsDiskType | None
+    """OS disk: Ephemeral or Managed; unset lets AKS pick. Fixed at creation."""
+    capacity_reservation_group_id: str | None
+    """ARM ID of a capacity reservation group whose reserved NVadsA10_v5 capacity the VMs use. Fixed at creation."""
+    vnet_subnet_id: str | None
+    """ARM ID of the subnet for this pool's nodes; default cluster.network.vnetSubnetId (same virtual network)."""
+    tags: dict[str, str] | None
+    """Azure tags for the pool's VM scale set, merged over the cluster's tags (these win)."""
+    kubernetes_version: str | None
+    """Pin the pool's Kubernetes version for a staged rollout; default: the cluster's (never newer, at most 2 behind)."""
 
 
 class DraDriverSettings(TypedDict):
     """The NVIDIA DRA driver Helm release."""
 
+    enabled: bool | None
+    """Install this package's driver release; false leaves the driver to someone else (e.g. AKS's managed DRA driver)."""
     chart_version: ChartVersion | None
-    """Chart version (default 25.8.1, the version the AKS guide tested)."""
+    """Chart version (default 0.4.1)."""
     namespace: pulumi.Input[str] | None
     """Namespace of the release, e.g. a Namespace you manage (never 'default'; default 'nvidia-dra-driver-gpu')."""
     release_name: str | None
@@ -251,6 +420,8 @@ class SamplesSettings(TypedDict):
     """DeviceClass for A10 vGPUs (default 'a10-vgpu'); must not reuse a chart-created name."""
     memory_margin_percent: int | None
     """How far below nominal a slice's reported GPU memory may read and still match (0-25 %, default 10)."""
+    fit: Fit | None
+    """How claim templates pick a slice: bestFit (default; larger only when none is free) or exact."""
     shared_claim: bool | None
     """Create a ResourceClaim that several pods share (one vGPU)."""
     workload: bool | None
@@ -259,3 +430,5 @@ class SamplesSettings(TypedDict):
     """GPU memory (GiB) the sample Job asks for; default: the smallest pool's slice."""
     image: str | None
     """Image of the sample Job: any glibc-based image (the driver injects nvidia-smi); pin a digest in production."""
+    extended_resource_name: str | None
+    """Kubernetes 1.36+: the DeviceClass also serves pods asking for this extended resource (e.g. 'nvidia.com/gpu')."""

@@ -21,7 +21,7 @@ from pulumi.runtime.proto import provider_pb2
 from pydantic import BaseModel
 
 from components import __version__, provider_schema
-from components.catalog import A10_SIZES, DRIVER_CHARTS
+from components.catalog import A10_SIZES, DEFAULT_CHART_VERSION, DRIVER_CHARTS
 from components.cluster import AksClusterArgs
 from components.config import (
     AuthConfig,
@@ -33,6 +33,9 @@ from components.config import (
     StackConfig,
     SystemPoolConfig,
 )
+from components.config.cluster import ApiServerConfig, MonitoringConfig, NetworkConfig
+from components.config.pools import SpotConfig
+from components.config.upgrades import MaintenanceWindowConfig, UpgradesConfig
 from components.dra_driver import NvidiaDraDriverArgs
 from components.dra_samples import DraSamplesArgs
 from components.gpu_pool import GpuNodePoolArgs
@@ -60,7 +63,20 @@ TYPE_MODELS: dict[str, type[BaseModel]] = {
     "GpuPool": GpuPoolConfig,
     "DraDriverSettings": DraDriverConfig,
     "SamplesSettings": SamplesConfig,
+    "Network": NetworkConfig,
+    "ApiServer": ApiServerConfig,
+    "Upgrades": UpgradesConfig,
+    "MaintenanceWindow": MaintenanceWindowConfig,
+    "Monitoring": MonitoringConfig,
+    "Spot": SpotConfig,
 }
+
+
+def _optional(annotation: Any) -> Any:
+    """The X of `X | None`."""
+    return next(a for a in typing.get_args(annotation) if a is not type(None))
+
+
 # Every closed set the schema offers as an enum, and what the Python side allows there.
 ENUMS: dict[str, set[str]] = {
     "VmSize": set(A10_SIZES),
@@ -70,6 +86,13 @@ ENUMS: dict[str, set[str]] = {
     "LoginMode": set(typing.get_args(AuthConfig.model_fields["login_mode"].annotation)),
     "OsType": set(typing.get_args(GpuPoolConfig.model_fields["os_type"].annotation)),
     "OsSku": set(typing.get_args(GpuPoolConfig.model_fields["os_sku"].annotation)),
+    "EvictionPolicy": set(typing.get_args(SpotConfig.model_fields["eviction_policy"].annotation)),
+    "ScaleDownMode": set(typing.get_args(_optional(GpuPoolConfig.model_fields["scale_down_mode"].annotation))),
+    "OsDiskType": set(typing.get_args(_optional(GpuPoolConfig.model_fields["os_disk_type"].annotation))),
+    "UpgradeChannel": set(typing.get_args(_optional(UpgradesConfig.model_fields["channel"].annotation))),
+    "NodeOsChannel": set(typing.get_args(_optional(UpgradesConfig.model_fields["node_os_channel"].annotation))),
+    "WeekDay": set(typing.get_args(MaintenanceWindowConfig.model_fields["day_of_week"].annotation)),
+    "Fit": set(typing.get_args(SamplesConfig.model_fields["fit"].annotation)),
 }
 # Where a caller passes another resource's value (names, IDs, a namespace): Inputs; every other setting is plain.
 TAKES_OUTPUTS = {
@@ -123,17 +146,8 @@ def test_every_schema_type_is_described_and_typed(schema):
             assert "type" in definition or "$ref" in definition, f"{token}.{prop}"
 
 
-# Known gap (open work): the multi-language types predate the 0.2.0 settings (cluster network, apiServer, upgrades,
-# monitoring, identity, node resource group; pool spot, disks, capacity reservation, subnet, tags, version; driver
-# `enabled` and the 0.4.1 chart; samples `fit` and extendedResourceName). These cases are strict xfails: each fails
-# the suite the moment the types catch up, so the marker has to go with the fix.
-LAGGING = pytest.mark.xfail(strict=True, reason="multi-language types do not yet mirror the 0.2.0 settings")
-
-
 @pytest.mark.parametrize("enum", sorted(ENUMS))
-def test_closed_sets_are_enums_with_exactly_what_the_package_allows(schema, enum, request):
-    if enum == "ChartVersion":
-        request.node.add_marker(LAGGING)
+def test_closed_sets_are_enums_with_exactly_what_the_package_allows(schema, enum):
     values = {e["value"] for e in schema["types"][f"{PACKAGE}:index:{enum}"]["enum"]}
     assert values == ENUMS[enum]
 
@@ -198,7 +212,8 @@ def test_driver_and_samples_take_the_same_pool_type_as_the_platform(schema):
         assert resource(schema, name)["inputProperties"][key]["items"]["$ref"] == pool_ref, name
     # A GpuNodePool takes the same keys as a GpuPool (plus its cluster): the same value serves both.
     pool_keys = set(schema["types"][f"{PACKAGE}:index:GpuPool"]["properties"])
-    assert set(resource(schema, "GpuNodePool")["inputProperties"]) == pool_keys | {"clusterName", "resourceGroupName"}
+    cluster_keys = {"clusterName", "resourceGroupName", "clusterKubernetesVersion"}
+    assert set(resource(schema, "GpuNodePool")["inputProperties"]) == pool_keys | cluster_keys
 
 
 # --- agreement with the Python args ----------------------------------------------------------------------------------
@@ -206,6 +221,8 @@ def _schema_kind(model_annotation: Any) -> str:
     """The schema type a pydantic field's annotation should become: string, integer, boolean, array, object or $ref."""
     args = [a for a in typing.get_args(model_annotation) if a is not type(None)]
     origin = typing.get_origin(model_annotation)
+    if origin is typing.Annotated:  # a constrained type (KubernetesVersion): the type it constrains
+        return _schema_kind(args[0])
     if origin in (typing.Union, types.UnionType):
         if any(a is pulumi.Output for a in args) or any(typing.get_origin(a) is pulumi.Output for a in args):
             return "string"  # StrInput: a string or a string another resource produces
@@ -253,18 +270,14 @@ def _camel(snake: str) -> str:
 
 
 @pytest.mark.parametrize("name", COMPONENT_NAMES)
-def test_component_inputs_mirror_the_python_args(schema, name, request):
-    if name in {"AksCluster", "GpuNodePool", "NvidiaDraDriver", "DraSamples"}:
-        request.node.add_marker(LAGGING)
+def test_component_inputs_mirror_the_python_args(schema, name):
     model, left_out = COMPONENT_ARGS[name]
     spec = resource(schema, name)
     _check_mirror(name, spec["inputProperties"], spec.get("requiredInputs", []), model, left_out, schema["types"])
 
 
 @pytest.mark.parametrize("type_name", sorted(TYPE_MODELS))
-def test_schema_types_mirror_the_config_models(schema, type_name, request):
-    if type_name in {"ClusterSettings", "DraDriverSettings", "GpuPool", "SamplesSettings"}:
-        request.node.add_marker(LAGGING)
+def test_schema_types_mirror_the_config_models(schema, type_name):
     spec = schema["types"][f"{PACKAGE}:index:{type_name}"]
     _check_mirror(type_name, spec["properties"], spec.get("required", []), TYPE_MODELS[type_name], set(), schema["types"])
 
@@ -378,7 +391,6 @@ def test_kubernetes_components_refuse_to_run_without_an_explicit_provider():
             construct(name, inputs, preview=True)
 
 
-@LAGGING
 def test_driver_and_samples_use_the_callers_provider_and_namespace():
     # One engine mode is enough here: both modes of the delegated components are covered by their own modules.
     preview = False
@@ -389,7 +401,7 @@ def test_driver_and_samples_use_the_callers_provider_and_namespace():
     assert release.provider.startswith(caller.urn + "::")
     assert release.inputs["namespace"] == "gpu-ops"
     assert len(plan.all("aks-dra-vgpu:index:NvidiaDraDriver")) == 1
-    assert state["chartVersion"] == "25.8.1"
+    assert state["chartVersion"] == DEFAULT_CHART_VERSION
     assert {"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"} in (
         state["values"]["kubeletPlugin"]["tolerations"]
     )
@@ -455,3 +467,35 @@ def test_plugin_manifest_has_only_what_pulumi_reads_and_no_main():
     requirements = Path(ROOT / "requirements.txt").read_text()
     for dependency in ("pulumi", "pulumi-azure-native", "pulumi-kubernetes", "pydantic", "PyYAML"):
         assert dependency in requirements, dependency
+
+
+def test_the_newer_settings_reach_azure_through_the_host():
+    # Nested settings types (spot, upgrades with its window, network, API server) are renamed and validated like the
+    # stack file's; numbers arrive as floats.
+    preview = False
+    pool = {**POOL_INPUTS, "spot": {"evictionPolicy": "Deallocate", "maxPrice": 0.5}, "tags": {"team": "ml"},
+            "kubernetesVersion": "1.34", "clusterKubernetesVersion": "1.35", "osDiskType": "Managed"}
+    plan, _ = construct("GpuNodePool", pool, preview=preview)
+    agent_pool = plan.one("azure-native:containerservice:AgentPool").inputs
+    assert (agent_pool["scaleSetPriority"], agent_pool["scaleSetEvictionPolicy"], agent_pool["spotMaxPrice"]) == (
+        "Spot", "Deallocate", 0.5)
+    assert agent_pool["orchestratorVersion"] == "1.34" and agent_pool["tags"] == {"team": "ml"}
+    assert agent_pool["osDiskType"] == "Managed"
+
+    cluster = {**CLUSTER, "upgrades": {"channel": "patch", "maintenanceWindow": {"dayOfWeek": "Sunday",
+                                                                                 "startTime": "02:00"}},
+               "apiServer": {"authorizedIpRanges": ["203.0.113.0/24"]}, "monitoring": {"managedPrometheus": True}}
+    plan, _ = construct("AksCluster", cluster, preview=preview)
+    managed = plan.one("azure-native:containerservice:ManagedCluster").inputs
+    assert managed["autoUpgradeProfile"]["upgradeChannel"] == "patch"
+    assert managed["apiServerAccessProfile"]["authorizedIPRanges"] == ["203.0.113.0/24"]
+    windows = plan.all("azure-native:containerservice:MaintenanceConfiguration")  # the channel's and the node OS's
+    assert {w.inputs["configName"] for w in windows} == {"aksManagedAutoUpgradeSchedule", "aksManagedNodeOSUpgradeSchedule"}
+    assert {w.inputs["maintenanceWindow"]["schedule"]["weekly"]["dayOfWeek"] for w in windows} == {"Sunday"}
+
+
+def test_a_wrong_nested_setting_names_its_schema_path():
+    pool = {**POOL_INPUTS, "spot": {"evictionPolicy": "Stop"}}
+    with pytest.raises(pulumi.InputPropertiesError) as caught:
+        construct("GpuNodePool", pool, preview=True)
+    assert "spot.evictionPolicy" in str(caught.value) and "Deallocate" in str(caught.value)
