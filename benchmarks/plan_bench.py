@@ -1,25 +1,26 @@
 """How fast is the offline plan, and how much of its time is ours? Prints figures; asserts nothing.
 
-Every measured thing runs as its own process (a fresh interpreter, as a user or CI runs it); the rows are run
-round-robin, so a machine that gets busier or quieter during the run moves every row alike and the ratios hold.
-Figures are medians over the runs.
+Every measured thing runs as its own process (a fresh interpreter, as a user or CI runs it).
 
-- floor: a fresh interpreter that only imports what a plan needs (the Pulumi SDK, the azure-native and kubernetes
-  modules a plan declares from, each class touched) and exits: no interpreter does a plan in less.
-- plan dev / prod: ``python -m components plan --stack <s> --json``, whole processes.
-- synthetic stacks of 1, 10, 50 and 100 GPU pools, generated into a temporary project: wall time, time per added pool,
-  peak memory (ru_maxrss of the child).
-- bare SDK: the same resources declared directly with the SDK classes under plain ``pulumi.runtime.set_mocks`` and a
-  trivial Mocks (no components, no capture, no config validation); ours / bare is the cost our layer adds.
+- floor: a fresh interpreter that imports only what the stack's plan uses from the SDKs (the dev floor: the
+  azure-native and kubernetes modules of the dev plan's resources; the prod floor: those of the prod plan, no Job or
+  NetworkPolicy) and ends the way ``python -m components`` ends (the CLI's GC thresholds, flush, ``os._exit``).
+- plan dev / prod: ``python -m components plan --stack <s> --json``, compared with its floor in paired runs: ours then
+  floor, floor then ours, ... (the order alternates from pair to pair); each ratio is ours_i / floor_i of one pair.
+- synthetic stacks of 10, 100 and 300 GPU pools, generated into a temporary project: wall time, time per pool, peak
+  memory (ru_maxrss of the child, from wait4), run round-robin with the sizes in alternating order.
+- ``--bare``: also pairs each synthetic stack with the same resources declared directly with the SDK classes under
+  plain ``pulumi.runtime.set_mocks`` (no components, no capture, no config validation), in a process started and ended
+  like the CLI's: ours_i / bare_i is the cost our layer adds.
 
-Usage (from the repository root): ``python benchmarks/plan_bench.py [--runs 5] [--synthetic-runs 3] [--gc-control]``.
-Takes under three minutes on two cores: the runs stop at a time budget (``--budget``, default 165 s; each row says
-how many runs it got).
+Usage (from the repository root): ``python benchmarks/plan_bench.py [--quick] [--budget 200] [--pairs 11] [--bare]``.
+The runs stop at the time budget (default 200 s, about 4 minutes in all on two cores); each row says how many runs it got.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import itertools
 import json
 import os
@@ -30,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,14 +39,20 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-SIZES = (1, 10, 50, 100)
+SIZES = (10, 100, 300)
 A10_SIZES = ("Standard_NV6ads_A10_v5", "Standard_NV12ads_A10_v5", "Standard_NV18ads_A10_v5", "Standard_NV36ads_A10_v5")
 GPU_MEMORY_GIB = {"Standard_NV6ads_A10_v5": 4, "Standard_NV12ads_A10_v5": 8, "Standard_NV18ads_A10_v5": 12,
                   "Standard_NV36ads_A10_v5": 24}
 PROJECT = "aks-dra-vgpu"
+VERSIONS = ("pulumi", "pulumi-azure-native", "pulumi-kubernetes", "pydantic")
 
-# What a plan needs from the SDKs, and nothing else. networking.v1 is here because the samples declare a NetworkPolicy.
-FLOOR_CODE = """
+# How `python -m components` starts and ends its process (components/__main__.py): the same GC thresholds from the
+# start, and once everything is written, os._exit (no exit-time collection, no interpreter teardown).
+CLI_START = "import gc, os, sys\ngc.set_threshold(20_000, 20, 100)\n"
+CLI_END = "sys.stdout.flush()\nsys.stderr.flush()\nos._exit(0)\n"
+
+# What each stack's plan uses from the SDKs (the modules a plan of that stack loads), each class touched.
+DEV_IMPORTS = """
 import pulumi
 import pulumi_azure_native.containerservice as containerservice
 import pulumi_azure_native.resources as resources
@@ -55,11 +62,17 @@ import pulumi_kubernetes as k8s
 (k8s.Provider, k8s.helm.v3.Release, k8s.resource.v1.DeviceClass, k8s.resource.v1.ResourceClaimTemplate,
  k8s.resource.v1.ResourceClaim, k8s.core.v1.Namespace, k8s.batch.v1.Job, k8s.networking.v1.NetworkPolicy)
 """
-
-
-# The floor again, ending as `python -m components` ends (gc.freeze(): no full collection at exit), to show how much of
-# plan(dev) / floor is that exit rather than the plan.
-FLOOR_SAME_EXIT_CODE = FLOOR_CODE + "import gc\ngc.freeze()\n"
+PROD_IMPORTS = """
+import pulumi
+import pulumi_azure_native.containerservice as containerservice
+import pulumi_azure_native.resources as resources
+import pulumi_kubernetes as k8s
+(containerservice.AgentPool, containerservice.ManagedCluster, containerservice.MaintenanceConfiguration,
+ resources.ResourceGroup, containerservice.list_managed_cluster_user_credentials_output)
+(k8s.Provider, k8s.helm.v3.Release, k8s.resource.v1.DeviceClass, k8s.resource.v1.ResourceClaimTemplate,
+ k8s.resource.v1.ResourceClaim, k8s.core.v1.Namespace)
+"""
+FLOOR_CODE = {"dev": CLI_START + DEV_IMPORTS + CLI_END, "prod": CLI_START + PROD_IMPORTS + CLI_END}
 
 
 # --- measuring one child process -------------------------------------------------------------------------------------
@@ -73,7 +86,7 @@ class Sample:
 
 
 def run_child(argv: list[str], cwd: Path, keep_stdout: bool = False) -> Sample:
-    """Runs a child to its end; wall time from spawn to reaped, peak memory from its own rusage (ru_maxrss, KiB)."""
+    """Runs a child to its end; wall time from spawn to reaped, peak memory from its own rusage (wait4, ru_maxrss)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen(argv, cwd=cwd, stdout=out if keep_stdout else subprocess.DEVNULL, stderr=err)
@@ -85,55 +98,79 @@ def run_child(argv: list[str], cwd: Path, keep_stdout: bool = False) -> Sample:
             tail = err.read().decode(errors="replace")[-2000:]
             raise RuntimeError(f"{' '.join(argv)} exited {proc.returncode}:\n{tail}")
         out.seek(0)
-        return Sample(wall, usage.ru_maxrss / 1024, out.read().decode() if keep_stdout else "")
+        # ru_maxrss is KiB on Linux, bytes on macOS.
+        peak = usage.ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
+        return Sample(wall, peak, out.read().decode() if keep_stdout else "")
 
 
 @dataclass
 class Case:
-    """A thing to measure: a label, the command, how many runs; the samples it got."""
+    """A command to measure, and the samples it got (the first keeps its stdout)."""
 
     label: str
     argv: list[str]
-    runs: int  # wanted; len(samples) is what the time budget allowed
     cwd: Path = ROOT
     samples: list[Sample] = field(default_factory=list)
 
-    @property
-    def wall(self) -> float:
-        """Median wall time (s)."""
-        return statistics.median(s.wall for s in self.samples)
+    def run(self) -> float:
+        """One more run; returns its wall time."""
+        self.samples.append(run_child(self.argv, self.cwd, keep_stdout=not self.samples))
+        return self.samples[-1].wall
 
-    @property
-    def spread(self) -> tuple[float, float]:
-        """Fastest and slowest run (s)."""
-        return min(s.wall for s in self.samples), max(s.wall for s in self.samples)
+    def walls(self) -> list[float]:
+        """Wall time of each run (s)."""
+        return [s.wall for s in self.samples]
 
-    @property
     def peak_mib(self) -> float:
-        """Median peak memory (MiB)."""
-        return statistics.median(s.peak_mib for s in self.samples)
+        """The highest peak resident memory over the runs (MiB)."""
+        return max(s.peak_mib for s in self.samples)
 
 
-def measure(cases: list[Case], budget: float, progress: Callable[[str], None]) -> None:
-    """Runs the cases round-robin (one run of each per round) until each has its runs; the first run keeps stdout.
+@dataclass
+class Job:
+    """One scheduled thing: a single Case, or a pair (ours, other) run back to back in alternating order."""
 
-    A round that would end past `budget` seconds (judged by the previous round's times) is cut to the cases that still
-    fit, cheapest first; every case gets at least one run. The report counts the runs each case really got.
+    ours: Case
+    other: Case | None
+    wanted: int
+    done: int = 0
+    last: float = 0.0  # seconds the last run (or pair) took: the estimate of the next one
+
+    def step(self) -> None:
+        """Runs once more: a pair runs ours first on even turns and the other first on odd ones."""
+        cases = [self.ours] if self.other is None else [self.ours, self.other]
+        if self.done % 2:
+            cases.reverse()
+        self.last = sum(case.run() for case in cases)
+        self.done += 1
+
+    def ratios(self) -> list[float]:
+        """ours_i / other_i for each pair (none for a single Case)."""
+        if self.other is None:
+            return []
+        return [a / b for a, b in zip(self.ours.walls(), self.other.walls(), strict=True)]
+
+
+def measure(jobs: list[Job], budget: float, progress: Callable[[str], None]) -> None:
+    """Runs the jobs round-robin (one step of each per round, the order reversed every other round) until each has its runs.
+
+    Every job gets one step; after that, a step whose estimate (its previous step) would end past `budget` seconds is
+    skipped, and the run stops once nothing fits. The report counts the runs each row really got.
     """
     started = time.perf_counter()
-    for round_ in range(max(c.runs for c in cases)):
-        due = [c for c in cases if round_ < c.runs]
-        if round_ > 0:
-            left = budget - (time.perf_counter() - started)
-            fitting: list[Case] = []
-            for case in sorted(due, key=lambda c: c.samples[-1].wall):
-                if case.samples[-1].wall <= left:
-                    fitting.append(case)
-                    left -= case.samples[-1].wall
-            due = [c for c in due if c in fitting]
-        for case in due:
-            case.samples.append(run_child(case.argv, case.cwd, keep_stdout=not case.samples))
-        progress(f"round {round_ + 1}: {len(due)} cases")
+    for round_ in itertools.count():
+        due = [j for j in jobs if j.done < j.wanted]
+        if round_ % 2:
+            due.reverse()
+        ran = 0
+        for job in due:
+            if job.done and time.perf_counter() - started + job.last > budget:
+                continue
+            job.step()
+            ran += 1
+        progress(f"round {round_ + 1}: {ran} steps")
+        if not ran:
+            return
 
 
 # --- synthetic stacks -----------------------------------------------------------------------------------------------
@@ -179,14 +216,15 @@ def write_project(directory: Path, sizes: tuple[int, ...]) -> None:
 
 
 # --- the bare SDK child -----------------------------------------------------------------------------------------------
-def bare_child(stack_file: Path, gc_like_ours: bool = False) -> None:
+def bare_child(stack_file: Path) -> None:
     """Declares the synthetic stack's resources with the SDK classes alone, under plain set_mocks; prints the count.
 
-    With `gc_like_ours`, the cyclic GC is set as the offline engine sets it for a run (freeze what is loaded, collect
-    the young generation less often): the comparison then shows what our layer costs beyond that setting.
+    The process starts and ends as `python -m components` does (its GC thresholds; flush, then os._exit).
     """
     import base64
     import gc
+
+    gc.set_threshold(20_000, 20, 100)
 
     import pulumi
     import pulumi_azure_native.containerservice as containerservice
@@ -325,21 +363,16 @@ def bare_child(stack_file: Path, gc_like_ours: bool = False) -> None:
         )
         return names
 
-    thresholds = gc.get_threshold()
-    if gc_like_ours:
-        gc.freeze()
-        gc.set_threshold(20_000, 20, 100)
     program()
-    if gc_like_ours:  # as the engine does after a run: back to the defaults, nothing left frozen
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
-    gc.freeze()  # exit as `python -m components` does (no final collection), so ours/bare compares like with like
     print(json.dumps({"custom_resources": len(registered)}))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 # --- report ---------------------------------------------------------------------------------------------------------
 def machine() -> str:
-    """Cores, CPU model, Python and SDK versions, load average: what the figures were measured on."""
+    """Cores, CPU model, platform, Python and SDK versions: what the figures were measured on."""
     model = platform.processor() or "unknown CPU"
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -349,14 +382,23 @@ def machine() -> str:
     except OSError:
         pass
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    versions = subprocess.run(
-        [sys.executable, "-c", "import importlib.metadata as m; print(', '.join(f'{p} {m.version(p)}' for p in "
-         "('pulumi', 'pulumi_azure_native', 'pulumi_kubernetes', 'pydantic')))"],
-        capture_output=True, text=True, check=False,
+
+    def version(name: str) -> str:
+        try:
+            return importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            return "not installed"
+
+    checked = subprocess.run(  # the children run from the repository root: is that the `components` they import?
+        [sys.executable, "-c", "import components, pathlib; print(pathlib.Path(components.__file__).parent.parent)"],
+        cwd=ROOT, capture_output=True, text=True, check=False,
     ).stdout.strip()
+    here = "this checkout" if checked and Path(checked).resolve() == ROOT else f"elsewhere ({checked or 'not importable'})"
     return (
-        f"machine: {os.cpu_count()} cores ({usable} usable), {model}, {platform.system()} {platform.release()}\n"
-        f"python {platform.python_version()}; {versions}"
+        f"machine: {os.cpu_count()} cores ({usable} usable), {model}; {platform.platform()}\n"
+        f"python {platform.python_version()} ({platform.python_implementation()}); "
+        + ", ".join(f"{name} {version(name)}" for name in VERSIONS)
+        + f"; components imported from {here}"
     )
 
 
@@ -365,88 +407,78 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+def spread(values: Sequence[float], fmt: str = "{:.2f}") -> str:
+    """min / median / max of some figures."""
+    return " / ".join(fmt.format(v) for v in (min(values), statistics.median(values), max(values)))
+
+
 def custom_count(plan_json: str) -> int:
     """Custom resources in a plan document (what the bare SDK child declares too)."""
     return sum(1 for r in json.loads(plan_json)["resources"] if r["custom"])
 
 
-def per_added_pool(cases: dict[int, Case]) -> dict[int, float]:
-    """Milliseconds per pool added since the previous size (the slope; flat means linear growth)."""
-    return {b: 1000 * (cases[b].wall - cases[a].wall) / (b - a) for a, b in itertools.pairwise(sorted(cases))}
+def pairs_report(pairs: dict[str, Job]) -> list[str]:
+    """The paired comparisons: raw walls of both sides and the per-pair ratios, min / median / max."""
+    lines = ["paired runs (A B, B A, ...; ratio = ours_i / floor_i of each pair; min / median / max):"]
+    for label, job in pairs.items():
+        if job.other is None:
+            continue
+        lines += [
+            f"  {label}: {job.done} pairs",
+            f"    ours   {spread(job.ours.walls())} s   peak {job.ours.peak_mib():.0f} MiB   ({job.ours.label})",
+            f"    floor  {spread(job.other.walls())} s   peak {job.other.peak_mib():.0f} MiB   ({job.other.label})",
+            f"    ratio  {spread(job.ratios(), '{:.3f}')}",
+        ]
+    return lines
 
 
-def report(floor: Case, floor_same_exit: Case, plans: list[Case], ours: dict[int, Case], bare: dict[int, Case]) -> str:
-    """The figures as text."""
-    lines = ["", "whole processes (median wall over n runs; fastest-slowest):"]
-    for case in [floor, floor_same_exit, *plans]:
-        fast, slow = case.spread
-        ratio = "" if case in (floor, floor_same_exit) else f"   {case.wall / floor.wall:.2f} x floor"
-        lines.append(
-            f"  {case.label:<28} n={len(case.samples)} {case.wall:6.2f} s  ({fast:.2f}-{slow:.2f})"
-            f"  {case.peak_mib:5.0f} MiB{ratio}"
-        )
-    runs = sorted({len(c.samples) for c in [*ours.values(), *bare.values()]})
-    lines += [
+def synthetic_report(synthetic: dict[int, Job], floor_wall: float) -> list[str]:
+    """Per size: resources, wall, time per pool (whole and above the floor), the slope between sizes, peak memory."""
+    lines = [
         "",
-        f"synthetic stacks (median of {'/'.join(map(str, runs))} runs): ours = python -m components plan --json; "
-        "bare = SDK classes + set_mocks",
-        "  pools  resources |   ours s  ms/added pool  peak MiB |   bare s  ms/added pool  peak MiB | ours/bare",
+        f"synthetic stacks (python -m components plan --stack bench<n> --json; dev floor median {floor_wall:.2f} s):",
+        "  pools resources runs  wall s min / median / max   ms/pool  ms/pool above floor  ms/added pool  peak MiB",
     ]
-    ours_slope, bare_slope = per_added_pool(ours), per_added_pool(bare)
-    for n in sorted(ours):
-        mine, sdk = ours[n], bare[n]
-        count = custom_count(mine.samples[0].stdout)
-        bare_count = json.loads(bare[n].samples[0].stdout)["custom_resources"]
-        same = "" if count == bare_count else f" (bare: {bare_count})"
-        slope = f"{ours_slope[n]:8.1f}" if n in ours_slope else " " * 8
-        bare_s = f"{bare_slope[n]:8.1f}" if n in bare_slope else " " * 8
+    sizes = sorted(synthetic)
+    medians = {n: statistics.median(synthetic[n].ours.walls()) for n in sizes}
+    slopes = {b: 1000 * (medians[b] - medians[a]) / (b - a) for a, b in itertools.pairwise(sizes)}
+    for n in sizes:
+        case = synthetic[n].ours
+        slope = f"{slopes[n]:13.1f}" if n in slopes else " " * 13
         lines.append(
-            f"  {n:5d}  {count:5d}{same:>4} | {mine.wall:8.2f}  {slope}       {mine.peak_mib:6.0f}   |"
-            f" {sdk.wall:8.2f}  {bare_s}       {sdk.peak_mib:6.0f}   |   {mine.wall / sdk.wall:.2f}"
+            f"  {n:5d} {custom_count(case.samples[0].stdout):9d} {len(case.samples):4d}  {spread(case.walls()):>26}"
+            f"  {1000 * medians[n] / n:7.1f}  {1000 * (medians[n] - floor_wall) / n:19.1f}  {slope}"
+            f"  {case.peak_mib():8.0f}"
         )
-    dev = plans[0]
-    lines += [
-        "",
-        f"plan(dev) / floor = {dev.wall / floor.wall:.2f} (target <= 1.3); "
-        f"against the floor with the CLI's exit: {dev.wall / floor_same_exit.wall:.2f}",
-        "ours / bare SDK: " + ", ".join(f"{n} pools {ours[n].wall / bare[n].wall:.2f}" for n in sorted(ours))
-        + f" (target <= 1.15 at {max(ours)})",
-        "per added pool (ms), ours: " + ", ".join(f"{a}->{b}: {ours_slope[b]:.0f}" for a, b in itertools.pairwise(sorted(ours)))
-        + "; bare: " + ", ".join(f"{a}->{b}: {bare_slope[b]:.0f}" for a, b in itertools.pairwise(sorted(bare))),
-    ]
-    return "\n".join(lines)
-
-
-def gc_control_report(ours: dict[int, Case], bare_gc: dict[int, Case]) -> str:
-    """Ours against the bare SDK run with the engine's GC settings: the cost of our layer beyond that setting."""
-    slope = per_added_pool(bare_gc)
-    runs = "/".join(map(str, sorted({len(c.samples) for c in bare_gc.values()})))
-    lines = ["", f"control: bare SDK with the engine's GC settings (median of {runs} runs)",
-             "  pools |   bare+gc s  ms/added pool  peak MiB | ours/(bare+gc)"]
-    for n in sorted(bare_gc):
-        per = f"{slope[n]:8.1f}" if n in slope else " " * 8
-        ratio = ours[n].wall / bare_gc[n].wall
-        lines.append(f"  {n:5d} | {bare_gc[n].wall:10.2f}  {per}       {bare_gc[n].peak_mib:6.0f}   |   {ratio:.2f}")
-    return "\n".join(lines)
+    bare = {n: job for n, job in synthetic.items() if job.other is not None}
+    if bare:
+        lines += ["", "ours / bare SDK (paired; bare = SDK classes + set_mocks, started and ended like the CLI):",
+                  "  pools pairs  bare s min / median / max  bare peak MiB  resources  ratio min / median / max"]
+        for n, job in sorted(bare.items()):
+            if job.other is None:
+                continue
+            count = json.loads(job.other.samples[0].stdout)["custom_resources"]
+            lines.append(f"  {n:5d} {job.done:5d}  {spread(job.other.walls()):>24}  {job.other.peak_mib():13.0f}"
+                         f"  {count:9d}  {spread(job.ratios(), '{:.3f}')}")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
     """Measures and prints; returns 0."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5, help="runs of the floor and the dev/prod plans (default 5)")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=11, help="paired runs of each plan and its floor (default 11)")
     parser.add_argument("--synthetic-runs", type=int, default=3, help="runs of each synthetic stack (default 3)")
-    parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="GPU pool counts (default 1,10,50,100)")
-    parser.add_argument("--budget", type=float, default=165, help="seconds the runs may take in all (default 165)")
-    parser.add_argument(
-        "--gc-control", action="store_true",
-        help="also run the bare SDK with the engine's GC settings (about a minute more)",
-    )
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="GPU pool counts (default 10,100,300)")
+    parser.add_argument("--budget", type=float, default=200, help="seconds the runs may take in all (default 200)")
+    parser.add_argument("--quick", action="store_true", help="a short run: 3 pairs, 1 run per size, 60 s budget")
+    parser.add_argument("--bare", action="store_true", help="pair each synthetic stack with the bare SDK (slower)")
     parser.add_argument("--bare-child", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--bare-gc", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.bare_child:
-        bare_child(args.bare_child, gc_like_ours=args.bare_gc)
+        bare_child(args.bare_child)
         return 0
+    if args.quick:
+        args.pairs, args.synthetic_runs, args.budget = min(args.pairs, 3), 1, min(args.budget, 60)
 
     started = time.perf_counter()
     print(machine())
@@ -456,28 +488,31 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="plan-bench-") as tmp:
         project = Path(tmp) / "project"
         write_project(project, sizes)
-        floor = Case("floor (SDK imports only)", [py, "-c", FLOOR_CODE], args.runs)
-        floor_same_exit = Case("floor, exiting like the CLI", [py, "-c", FLOOR_SAME_EXIT_CODE], args.runs)
-        plans = [
-            Case(f"plan --stack {s} --json", [py, "-m", "components", "plan", "--stack", s, "--json"], args.runs)
+        pairs = {
+            f"plan {s} / floor {s}": Job(
+                Case(f"plan --stack {s} --json", [py, "-m", "components", "plan", "--stack", s, "--json"]),
+                Case(f"floor: the {s} plan's SDK imports, ending like the CLI", [py, "-c", FLOOR_CODE[s]]),
+                args.pairs,
+            )
             for s in ("dev", "prod")
-        ]
-        ours = {
-            n: Case(f"ours {n}", [py, "-m", "components", "plan", "--stack", f"bench{n}", "--json",
-                                  "--project-dir", str(project)], args.synthetic_runs)
+        }
+        synthetic = {
+            n: Job(
+                Case(f"ours {n}", [py, "-m", "components", "plan", "--stack", f"bench{n}", "--json",
+                                   "--project-dir", str(project)]),
+                Case(f"bare {n}", [py, str(Path(__file__).resolve()), "--bare-child",
+                                   str(project / "stacks" / f"Pulumi.bench{n}.yaml")]) if args.bare else None,
+                args.synthetic_runs,
+            )
             for n in sizes
         }
-        def bare_case(n: int, *extra: str) -> Case:
-            child = [py, str(Path(__file__).resolve()), "--bare-child", str(project / "stacks" / f"Pulumi.bench{n}.yaml")]
-            return Case(f"bare {n}", [*child, *extra], args.synthetic_runs)
-
-        bare = {n: bare_case(n) for n in sizes}
-        bare_gc = {n: bare_case(n, "--bare-gc") for n in sizes} if args.gc_control else {}
-        measure([floor, floor_same_exit, *plans, *ours.values(), *bare.values(), *bare_gc.values()], args.budget,
+        measure([*pairs.values(), *synthetic.values()], args.budget,
                 lambda msg: print(f"  {msg} ({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True))
-    print(report(floor, floor_same_exit, plans, ours, bare))
-    if bare_gc:
-        print(gc_control_report(ours, bare_gc))
+    print(flush=True)
+    print("\n".join(pairs_report(pairs)))
+    floor_dev = pairs["plan dev / floor dev"].other
+    floor_wall = statistics.median(floor_dev.walls()) if floor_dev else 0.0
+    print("\n".join(synthetic_report(synthetic, floor_wall)))
     print(f"\nload average at end: {load()}; total {time.perf_counter() - started:.0f} s")
     return 0
 
