@@ -2,9 +2,9 @@
 
 `pulumi.provider.experimental` derives a package schema from annotations (pulumi/pulumi
 `sdk/python/lib/pulumi/provider/experimental/analyzer.py`): a component's inputs from its `__init__`'s `args`, a
-TypedDict whose key docstrings become descriptions; its outputs from the class's annotated attributes. The enums and
-settings types they use are in `provider_types.py`. The analyzer has no way to mark a property secret:
-`SECRET_OUTPUTS` lists those, and the host marks them in the schema it serves.
+TypedDict whose key docstrings become descriptions; its outputs from the class's annotated attributes. The enums they
+use are in `provider_enums.py`, the settings types in `provider_types.py`. The analyzer has no way to mark a property
+secret: `SECRET_OUTPUTS` lists those, and the host marks them in the schema it serves.
 
 Only declarations live here: the classes below are never instantiated. The host (`provider_host.py`) builds the
 package's own component for each, so a component is one resource with one type token in every language. The analyzer
@@ -16,27 +16,16 @@ from typing import Any, TypedDict
 import pulumi
 
 from .config import PROJECT
-from .provider_types import (
-    Autoscaling,
-    ChartVersion,
-    ClusterSettings,
-    DraDriverSettings,
-    Fit,
-    GpuPool,
-    OsDiskType,
-    OsSku,
-    OsType,
-    SamplesSettings,
-    ScaleDownMode,
-    Spot,
-    VmSize,
-)
+from .provider_enums import ChartVersion, Fit, OsDiskType, OsSku, OsType, ScaleDownMode, VmSize
+from .provider_types import Autoscaling, ClusterSettings, DraDriverSettings, GpuPool, SamplesSettings, Spot
 
 PACKAGE = PROJECT
 """The Pulumi package name: the first part of every type token (``aks-dra-vgpu:index:GpuNodePool``)."""
 
 
 # --- component arguments (their keys become the components' input properties) -----------------------------------------
+# GpuPool's keys are restated, not inherited: the analyzer reads key docstrings from the class's own body, so keys a
+# TypedDict inherits reach the schema without descriptions. tests/test_provider_schema.py keeps both in step.
 class GpuNodePoolInputs(TypedDict):
     """A GPU pool's settings (a GpuPool's keys) plus the cluster it joins."""
 

@@ -72,27 +72,30 @@ TYPE_MODELS: dict[str, type[BaseModel]] = {
 }
 
 
-def _optional(annotation: Any) -> Any:
-    """The X of `X | None`."""
-    return next(a for a in typing.get_args(annotation) if a is not type(None))
+def _allowed(model: type[BaseModel], field: str) -> set[str]:
+    """The values a Literal field (or an optional one) of a config model allows."""
+    annotation = model.model_fields[field].annotation
+    if typing.get_origin(annotation) is not typing.Literal:  # `Literal[...] | None`
+        annotation = next(a for a in typing.get_args(annotation) if a is not type(None))
+    return set(typing.get_args(annotation))
 
 
 # Every closed set the schema offers as an enum, and what the Python side allows there.
 ENUMS: dict[str, set[str]] = {
     "VmSize": set(A10_SIZES),
     "ChartVersion": set(DRIVER_CHARTS),
-    "SkuTier": set(typing.get_args(AksClusterArgs.model_fields["sku_tier"].annotation)),
-    "AuthMode": set(typing.get_args(AuthConfig.model_fields["mode"].annotation)),
-    "LoginMode": set(typing.get_args(AuthConfig.model_fields["login_mode"].annotation)),
-    "OsType": set(typing.get_args(GpuPoolConfig.model_fields["os_type"].annotation)),
-    "OsSku": set(typing.get_args(GpuPoolConfig.model_fields["os_sku"].annotation)),
-    "EvictionPolicy": set(typing.get_args(SpotConfig.model_fields["eviction_policy"].annotation)),
-    "ScaleDownMode": set(typing.get_args(_optional(GpuPoolConfig.model_fields["scale_down_mode"].annotation))),
-    "OsDiskType": set(typing.get_args(_optional(GpuPoolConfig.model_fields["os_disk_type"].annotation))),
-    "UpgradeChannel": set(typing.get_args(_optional(UpgradesConfig.model_fields["channel"].annotation))),
-    "NodeOsChannel": set(typing.get_args(_optional(UpgradesConfig.model_fields["node_os_channel"].annotation))),
-    "WeekDay": set(typing.get_args(MaintenanceWindowConfig.model_fields["day_of_week"].annotation)),
-    "Fit": set(typing.get_args(SamplesConfig.model_fields["fit"].annotation)),
+    "SkuTier": _allowed(AksClusterArgs, "sku_tier"),
+    "AuthMode": _allowed(AuthConfig, "mode"),
+    "LoginMode": _allowed(AuthConfig, "login_mode"),
+    "OsType": _allowed(GpuPoolConfig, "os_type"),
+    "OsSku": _allowed(GpuPoolConfig, "os_sku"),
+    "EvictionPolicy": _allowed(SpotConfig, "eviction_policy"),
+    "ScaleDownMode": _allowed(GpuPoolConfig, "scale_down_mode"),
+    "OsDiskType": _allowed(GpuPoolConfig, "os_disk_type"),
+    "UpgradeChannel": _allowed(UpgradesConfig, "channel"),
+    "NodeOsChannel": _allowed(UpgradesConfig, "node_os_channel"),
+    "WeekDay": _allowed(MaintenanceWindowConfig, "day_of_week"),
+    "Fit": _allowed(SamplesConfig, "fit"),
 }
 # Where a caller passes another resource's value (names, IDs, a namespace): Inputs; every other setting is plain.
 TAKES_OUTPUTS = {
@@ -470,8 +473,8 @@ def test_plugin_manifest_has_only_what_pulumi_reads_and_no_main():
 
 
 def test_the_newer_settings_reach_azure_through_the_host():
-    # Nested settings types (spot, upgrades with its window, network, API server) are renamed and validated like the
-    # stack file's; numbers arrive as floats.
+    # Nested settings types (spot, upgrades with its window, API server, monitoring) are renamed and validated like
+    # the stack file's.
     preview = False
     pool = {**POOL_INPUTS, "spot": {"evictionPolicy": "Deallocate", "maxPrice": 0.5}, "tags": {"team": "ml"},
             "kubernetesVersion": "1.34", "clusterKubernetesVersion": "1.35", "osDiskType": "Managed"}
