@@ -115,13 +115,15 @@ class GpuNodePool(pulumi.ComponentResource):
     """vGPU devices each node presents."""
     config: GpuPoolConfig
     """The validated pool settings (for the driver and samples)."""
+    agent_pool: containerservice.AgentPool
+    """The AKS agent pool itself: what anything that must wait for this pool's Azure operation depends on."""
 
     def __init__(self, name: str, args: GpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("aks-dra-vgpu:index:GpuNodePool", name, None, opts)
         self.config = GpuPoolConfig.model_validate(
             args.model_dump(exclude={"cluster_name", "resource_group_name", "cluster_kubernetes_version"})
         )
-        pool = containerservice.AgentPool(
+        self.agent_pool = pool = containerservice.AgentPool(
             f"{name}-pool",
             resource_group_name=args.resource_group_name,
             resource_name_=args.cluster_name,

@@ -8,6 +8,7 @@ of an unknown value, pulumi/pulumi#24500), and the user gets one line naming the
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from importlib import metadata
 
@@ -18,6 +19,9 @@ from packaging.version import InvalidVersion, Version
 DISTRIBUTION = "aks-dra-vgpu"
 
 
+# Each lookup scans sys.path and parses a METADATA file (~10 ms a dependency); what is installed does not change while
+# a process runs, so a process that runs the CLI more than once (the test suite, a plugin host) looks each up once.
+@functools.cache
 def installed_version(name: str) -> str | None:
     """The installed version of a distribution, or None when it is not installed."""
     try:
@@ -28,12 +32,17 @@ def installed_version(name: str) -> str | None:
 
 def declared_requirements(distribution: str = DISTRIBUTION) -> list[Requirement]:
     """The distribution's runtime requirements that apply here (no extras); none when it is not installed."""
+    return list(_declared_requirements(distribution))
+
+
+@functools.cache
+def _declared_requirements(distribution: str) -> tuple[Requirement, ...]:
     try:
         lines = metadata.requires(distribution) or []
     except metadata.PackageNotFoundError:  # run from a checkout that was never installed: nothing declared to check
-        return []
+        return ()
     requirements = [Requirement(line) for line in lines]
-    return [r for r in requirements if r.marker is None or r.marker.evaluate({"extra": ""})]
+    return tuple(r for r in requirements if r.marker is None or r.marker.evaluate({"extra": ""}))
 
 
 def _range(specifier: SpecifierSet) -> str:

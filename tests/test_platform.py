@@ -102,6 +102,18 @@ def test_pools_wait_for_the_cluster_and_the_pool_before_them_never_for_kubernete
         assert {p.urn for p in pools[:index]} <= upstream and not {p.urn for p in pools[index:]} & upstream
 
 
+def test_each_pool_and_its_component_depend_directly_on_the_agent_pool_before(plans, preview):
+    """The chain as the engine records it: pool n's AgentPool and its GpuNodePool both name pool n-1's AgentPool
+    (the platform hands over that AgentPool itself; a component would stand for the same single child)."""
+    plan = plans[preview]
+    components = {r.urn: r for r in plan.all("aks-dra-vgpu:index:GpuNodePool")}
+    by_config_order = [next(p for p in plan.all(POOL) if p.inputs["agentPoolName"] == name) for name in ("third", "full")]
+    first, second = by_config_order
+    assert first.urn in second.dependencies
+    assert components[second.parent].dependencies == [first.urn]
+    assert components[first.parent].dependencies == []
+
+
 def test_every_kubernetes_resource_uses_the_clusters_provider(plans, preview):
     plan = plans[preview]
     provider = plan.one(PROVIDER)

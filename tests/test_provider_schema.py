@@ -7,6 +7,7 @@ The plugin started as its own process and called over gRPC is in test_plugin.py.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import types
 import typing
@@ -108,10 +109,17 @@ SECRETS = {("AksCluster", "kubeconfig"), ("AksCluster", "providerKubeconfig"),
            ("GpuPlatform", "kubeconfig"), ("GpuPlatform", "providerKubeconfig")}
 
 
+@functools.cache
+def hosted() -> ComponentHost:
+    """One host for the module, as the plugin process keeps one for all its Constructs (its analysis of the component
+    types costs ~0.3 s; Construct keeps no state between calls)."""
+    return ComponentHost()
+
+
 @pytest.fixture(scope="module")
 def schema() -> dict[str, Any]:
     """The package schema exactly as `pulumi package add` receives it: the GetSchema RPC of the hosted provider."""
-    servicer = ProviderServicer(ComponentHost(), [], "")
+    servicer = ProviderServicer(hosted(), [], "")
     response = asyncio.run(servicer.GetSchema(provider_pb2.GetSchemaRequest(version=0), None))
     return json.loads(response.schema)
 
@@ -318,7 +326,7 @@ def construct(type_name: str, inputs: dict[str, Any], *, preview: bool, kubernet
 
     `outputs` names inputs to send as Outputs (value from another resource) instead of plain values.
     """
-    host = ComponentHost()
+    host = hosted()
     state: dict[str, Any] = {}
 
     def program() -> None:
@@ -358,7 +366,7 @@ def test_names_may_come_from_other_resources(preview):
 def test_bad_inputs_are_refused_at_once_with_their_schema_paths_before_anything_is_registered():
     bad = {**POOL_INPUTS, "vmSize": "Standard_NC6s_v3", "autoscaling": {"minCount": 3.0, "maxCount": 2.0}, "maxPods": 5.0,
            "taints": ["sku=gpu:NoSchedule", "sku=gpu"], "osSku": "Windows"}
-    host, caught = ComponentHost(), []
+    host, caught = hosted(), []
 
     def program() -> None:
         try:
@@ -439,7 +447,7 @@ def test_gpu_platform_and_aks_cluster_build_the_cluster_and_return_every_declare
 
 def test_entra_id_ids_may_come_from_other_resources():
     tenant, client = "11111111-2222-3333-4444-555555555555", "66666666-7777-8888-9999-000000000000"
-    host = ComponentHost()
+    host = hosted()
 
     def program() -> None:
         auth = {"mode": "entraId", "loginMode": "spn",
