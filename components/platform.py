@@ -59,7 +59,7 @@ class GpuPlatform(pulumi.ComponentResource):
             # (a component stands for its children, and this one has one), but the Python SDK checks every new
             # dependency for a cycle by walking all that the target already depends on (pulumi/pulumi
             # sdk/python/lib/pulumi/runtime/resource_cycle_breaker.py), and a chain through the components doubles
-            # both the walks and the chain they walk: ~2 s more of a 300-pool plan (docs/performance.md).
+            # both the walks and the chain they walk: ~1.5 s more of a 300-pool plan (docs/performance.md).
             previous = [node_pool.agent_pool]
         # Kubernetes objects reach the cluster through its explicit provider only; none waits for a GPU pool
         # (the driver's DaemonSet waits for GPU nodes by itself), so pools and driver are created in parallel.

@@ -112,7 +112,7 @@ SECRETS = {("AksCluster", "kubeconfig"), ("AksCluster", "providerKubeconfig"),
 @functools.cache
 def hosted() -> ComponentHost:
     """One host for the module, as the plugin process keeps one for all its Constructs (its analysis of the component
-    types costs ~0.3 s; Construct keeps no state between calls)."""
+    types costs ~0.5 s; Construct keeps no state between calls)."""
     return ComponentHost()
 
 
