@@ -47,7 +47,7 @@ class ChartVersion(ClosedSet):
     """A version of the NVIDIA DRA driver chart this package knows how to configure."""
 
     V25_8_1 = "25.8.1"
-    """The version the AKS team's guide tested on A10 vGPU (default)."""
+    """The version the AKS team's guide tested on A10 vGPU."""
     V25_12_0 = "25.12.0"
     """Needs an NVIDIA driver >= 580 on the nodes (refused on AKS's GRID driver unless hostDriverVersion says so)."""
     V0_4_0 = "0.4.0"
