@@ -11,7 +11,7 @@ import pulumi
 
 from components import GpuPlatform, load_stack_config
 from components.config import ConfigError
-from components.plugin import serve, started_as_plugin
+from components.host.plugin import serve, started_as_plugin
 
 if started_as_plugin():
     serve()  # until the engine shuts the plugin down

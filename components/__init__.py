@@ -15,17 +15,17 @@ from .config import ConfigError, StackConfig, load_stack_config
 __version__ = "0.2.0"
 
 _LAZY = {
-    "AksCluster": ".cluster",
-    "AksClusterArgs": ".cluster",
-    "GpuNodePool": ".gpu_pool",
-    "GpuNodePoolArgs": ".gpu_pool",
-    "NvidiaDraDriver": ".dra_driver",
-    "NvidiaDraDriverArgs": ".dra_driver",
-    "DraSamples": ".dra_samples",
-    "DraSamplesArgs": ".dra_samples",
-    "DraClaimTemplates": ".claim_templates",
-    "DraClaimTemplatesArgs": ".claim_templates",
-    "tolerations_for_size": ".tolerations",
+    "AksCluster": ".azure.cluster",
+    "AksClusterArgs": ".azure.cluster",
+    "GpuNodePool": ".azure.gpu_pool",
+    "GpuNodePoolArgs": ".azure.gpu_pool",
+    "NvidiaDraDriver": ".kubernetes.dra_driver",
+    "NvidiaDraDriverArgs": ".kubernetes.dra_driver",
+    "DraSamples": ".kubernetes.dra_samples",
+    "DraSamplesArgs": ".kubernetes.dra_samples",
+    "DraClaimTemplates": ".kubernetes.claim_templates",
+    "DraClaimTemplatesArgs": ".kubernetes.claim_templates",
+    "tolerations_for_size": ".kubernetes.tolerations",
     "GpuPlatform": ".platform",
     "GpuPlatformArgs": ".platform",
 }
@@ -33,19 +33,19 @@ _LAZY = {
 __all__ = ["ConfigError", "StackConfig", "load_stack_config", *_LAZY]
 
 if TYPE_CHECKING:
-    from .claim_templates import DraClaimTemplates as DraClaimTemplates
-    from .claim_templates import DraClaimTemplatesArgs as DraClaimTemplatesArgs
-    from .cluster import AksCluster as AksCluster
-    from .cluster import AksClusterArgs as AksClusterArgs
-    from .dra_driver import NvidiaDraDriver as NvidiaDraDriver
-    from .dra_driver import NvidiaDraDriverArgs as NvidiaDraDriverArgs
-    from .dra_samples import DraSamples as DraSamples
-    from .dra_samples import DraSamplesArgs as DraSamplesArgs
-    from .gpu_pool import GpuNodePool as GpuNodePool
-    from .gpu_pool import GpuNodePoolArgs as GpuNodePoolArgs
+    from .azure.cluster import AksCluster as AksCluster
+    from .azure.cluster import AksClusterArgs as AksClusterArgs
+    from .azure.gpu_pool import GpuNodePool as GpuNodePool
+    from .azure.gpu_pool import GpuNodePoolArgs as GpuNodePoolArgs
+    from .kubernetes.claim_templates import DraClaimTemplates as DraClaimTemplates
+    from .kubernetes.claim_templates import DraClaimTemplatesArgs as DraClaimTemplatesArgs
+    from .kubernetes.dra_driver import NvidiaDraDriver as NvidiaDraDriver
+    from .kubernetes.dra_driver import NvidiaDraDriverArgs as NvidiaDraDriverArgs
+    from .kubernetes.dra_samples import DraSamples as DraSamples
+    from .kubernetes.dra_samples import DraSamplesArgs as DraSamplesArgs
+    from .kubernetes.tolerations import tolerations_for_size as tolerations_for_size
     from .platform import GpuPlatform as GpuPlatform
     from .platform import GpuPlatformArgs as GpuPlatformArgs
-    from .tolerations import tolerations_for_size as tolerations_for_size
 
 
 def __getattr__(name: str) -> Any:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pulumi
 
-from .cluster import AksCluster
+from .azure.cluster import AksCluster
+from .azure.gpu_pool import GpuNodePool, GpuNodePoolArgs
 from .config import StackConfig
-from .dra_driver import NvidiaDraDriver, NvidiaDraDriverArgs
-from .dra_samples import DraSamples, DraSamplesArgs
-from .gpu_pool import GpuNodePool, GpuNodePoolArgs
+from .kubernetes.dra_driver import NvidiaDraDriver, NvidiaDraDriverArgs
+from .kubernetes.dra_samples import DraSamples, DraSamplesArgs
 from .secret_config import secret_inputs, secret_texts
 
 GpuPlatformArgs = StackConfig

@@ -20,9 +20,9 @@ import pytest
 from celpy import celtypes
 
 from components.catalog import A10_SIZES, GPU_DRIVER_NAME
-from components.claim_templates import ClaimSettings, template_specs
 from components.config import SamplesConfig
-from components.selectors import SIZE_CLASSES, device_class_selector, size_class_selector
+from components.kubernetes.claim_templates import ClaimSettings, template_specs
+from components.kubernetes.selectors import SIZE_CLASSES, device_class_selector, size_class_selector
 
 # --- Kubernetes quantities (k8s.io/apimachinery resource.Quantity) ------------------------------------------------------------
 _QUANTITY = re.compile(

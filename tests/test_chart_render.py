@@ -34,9 +34,9 @@ from components.catalog import (
     RESOURCE_API_VERSION,
     DriverChart,
 )
+from components.catalog.host_drivers import AKS_MIN_SUPPORTED_GRID_DRIVER, driver_version
 from components.config import DraDriverConfig, GpuPoolConfig, StackConfig, Taint, parse_taint, stack_config_from_mapping
-from components.dra_driver import LEGACY_NAME, driver_values, feature_gates
-from components.host_drivers import AKS_MIN_SUPPORTED_GRID_DRIVER, driver_version
+from components.kubernetes.dra_driver import LEGACY_NAME, driver_values, feature_gates
 from components.offline import load_project, read_stack_config
 from tests.conftest import ROOT
 

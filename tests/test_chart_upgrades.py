@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from components.catalog import DRIVER_CHARTS
-from components.chart_upgrades import Transition, chart_name, chart_transition
-from components.dra_driver import release_chart
+from components.kubernetes.chart_upgrades import Transition, chart_name, chart_transition
+from components.kubernetes.dra_driver import release_chart
 
 NGC = "nvidia-dra-driver-gpu"
 SIGS = "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu"  # as the Release's `chart` input holds it

@@ -8,7 +8,9 @@ import pulumi
 import pytest
 
 from components import DraClaimTemplates, DraClaimTemplatesArgs
-from components.claim_templates import (
+from components.config import ConfigError
+from components.config.syntax import DNS_LABEL
+from components.kubernetes.claim_templates import (
     ClaimSettings,
     alternatives,
     claim_spec,
@@ -17,10 +19,8 @@ from components.claim_templates import (
     pair_template_name,
     template_specs,
 )
-from components.config import ConfigError
-from components.config.syntax import DNS_LABEL
+from components.kubernetes.selectors import SIZE_CLASSES, size_class_selector
 from components.offline import capture
-from components.selectors import SIZE_CLASSES, size_class_selector
 
 VERSIONS = ("1.34", "1.35", "1.36")
 TEMPLATE = "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate"

@@ -6,7 +6,7 @@ import base64
 
 import yaml
 
-from components.cluster import AksCluster, decode_kubeconfig
+from components.azure.cluster import AksCluster, decode_kubeconfig
 from components.config import ClusterConfig
 from components.offline import SECRET, capture
 

@@ -19,21 +19,8 @@ from jsonschema.validators import validator_for
 from pydantic import BaseModel, Field
 
 from components.catalog import A10_SIZES, CHART_DEVICE_CLASSES, DEFAULT_CHART_VERSION, DRIVER_CHARTS, OFFERED_CHART_VERSIONS
-from components.claim_templates import claim_template_name
 from components.cli import main
-from components.config import (
-    ConfigError,
-    GpuPoolConfig,
-    Model,
-    SamplesConfig,
-    StackConfig,
-    StrInput,
-    stack_config_from_mapping,
-    validate,
-)
-from components.config.schema import stack_file_schema
-from components.config.syntax import DNS_LABEL, DNS_SUBDOMAIN, POOL_NAME, SURGE, json_pattern
-from components.docs import (
+from components.cli.docs import (
     CONFIG_REFERENCE,
     SIZING,
     SIZING_BLOCK,
@@ -47,14 +34,27 @@ from components.docs import (
     sizing_table,
     stack_schema,
 )
-from components.selectors import max_memory_mib, min_memory_mib
+from components.config import (
+    ConfigError,
+    GpuPoolConfig,
+    Model,
+    SamplesConfig,
+    StackConfig,
+    StrInput,
+    stack_config_from_mapping,
+    validate,
+)
+from components.config.schema import stack_file_schema
+from components.config.syntax import DNS_LABEL, DNS_SUBDOMAIN, POOL_NAME, SURGE, json_pattern
+from components.kubernetes.claim_templates import claim_template_name
+from components.kubernetes.selectors import max_memory_mib, min_memory_mib
 from tests.conftest import ROOT
 
 REGENERATE = "out of date: run `python -m components docs` and commit the result"
 
 
 def models_below(model: type[BaseModel], path: str = "") -> list[tuple[str, type[BaseModel]]]:
-    """(stack-file path, model) for every model reachable from `model`; written apart from components.docs on purpose."""
+    """(stack-file path, model) for every model reachable from `model`; written apart from components.cli.docs on purpose."""
     found = []
     for name, field in model.model_fields.items():
         key = field.alias or name

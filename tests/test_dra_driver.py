@@ -16,8 +16,9 @@ from components.catalog import (
     OFFERED_CHART_VERSIONS,
     RESOURCE_API_VERSION,
 )
+from components.catalog.host_drivers import AKS_MIN_SUPPORTED_GRID_DRIVER, driver_version
 from components.config import ConfigError, DraDriverConfig, GpuPoolConfig, StackConfig, validate
-from components.dra_driver import (
+from components.kubernetes.dra_driver import (
     CONTROLLER_TOLERATIONS,
     LEGACY_NAME,
     NvidiaDraDriver,
@@ -32,7 +33,6 @@ from components.dra_driver import (
     release_chart,
     without_nulls,
 )
-from components.host_drivers import AKS_MIN_SUPPORTED_GRID_DRIVER, driver_version
 from components.offline import Plan, capture
 
 RELEASE = "kubernetes:helm.sh/v3:Release"

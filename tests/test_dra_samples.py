@@ -6,9 +6,9 @@ import pulumi
 import pytest
 from pydantic import ValidationError
 
-from components.claim_templates import claim_spec, device_class_spec, template_specs
 from components.config import GpuPoolConfig
-from components.dra_samples import (
+from components.kubernetes.claim_templates import claim_spec, device_class_spec, template_specs
+from components.kubernetes.dra_samples import (
     JOB_COMMAND,
     DraSamples,
     DraSamplesArgs,
@@ -17,8 +17,8 @@ from components.dra_samples import (
     sizes_in_use,
     workload_memory,
 )
+from components.kubernetes.tolerations import tolerations_for_size
 from components.offline import capture
-from components.tolerations import tolerations_for_size
 
 DEVICE_CLASS = "kubernetes:resource.k8s.io/v1:DeviceClass"
 TEMPLATE = "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate"

@@ -18,8 +18,8 @@ import pulumi
 import pytest
 import yaml
 
+from components.azure.cluster import AksCluster
 from components.cli import main
-from components.cluster import AksCluster
 from components.config import ClusterConfig
 from components.offline import SECRET, capture, load_project, run_project
 from components.offline.diff import diff_plans

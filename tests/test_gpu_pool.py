@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.gpu_pool import GpuNodePool, GpuNodePoolArgs
+from components.azure.gpu_pool import GpuNodePool, GpuNodePoolArgs
 from components.offline import capture
 
 POOL = "azure-native:containerservice:AgentPool"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from components.catalog import DRIVER_CHARTS
-from components.host_drivers import (
+from components.catalog.host_drivers import (
     AKS_A10_GRID_DRIVERS,
     AKS_MIN_SUPPORTED_GRID_DRIVER,
     AKS_MIN_SUPPORTED_NODE_IMAGE,

@@ -16,7 +16,7 @@ import pytest
 
 from components.catalog import CHART_DEVICE_CLASSES
 from components.cli import EXIT_OK, EXIT_POLICY, main
-from components.dra_samples import scanner_skips
+from components.kubernetes.dra_samples import scanner_skips
 from components.offline import load_project, run_project
 from components.policies import (
     POLICIES,

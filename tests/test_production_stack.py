@@ -16,11 +16,11 @@ import yaml
 import tests.test_bad_input as battery
 from components.cli import main
 from components.config import StackConfig, stack_config_from_mapping
-from components.dra_driver import driver_values
+from components.kubernetes.dra_driver import driver_values
+from components.kubernetes.tolerations import tolerations_for_size as workload_tolerations
 from components.offline import capture
 from components.offline.diff import diff_plans
 from components.platform import GpuPlatform
-from components.tolerations import tolerations_for_size as workload_tolerations
 from tests.conftest import ROOT
 
 NS = "aks-dra-vgpu:"

@@ -21,9 +21,10 @@ from pulumi.provider.server import ComponentInitError, ProviderServicer
 from pulumi.runtime.proto import provider_pb2
 from pydantic import BaseModel
 
-from components import __version__, provider_schema
+from components import __version__
+from components.azure.cluster import AksClusterArgs
+from components.azure.gpu_pool import GpuNodePoolArgs
 from components.catalog import A10_SIZES, DEFAULT_CHART_VERSION, DRIVER_CHARTS
-from components.cluster import AksClusterArgs
 from components.config import (
     AuthConfig,
     AutoscalingConfig,
@@ -37,11 +38,11 @@ from components.config import (
 from components.config.cluster import ApiServerConfig, MonitoringConfig, NetworkConfig
 from components.config.pools import SpotConfig
 from components.config.upgrades import MaintenanceWindowConfig, UpgradesConfig
-from components.dra_driver import NvidiaDraDriverArgs
-from components.dra_samples import DraSamplesArgs
-from components.gpu_pool import GpuNodePoolArgs
+from components.host import schema as provider_schema
+from components.host.server import BUILDERS, ComponentHost
+from components.kubernetes.dra_driver import NvidiaDraDriverArgs
+from components.kubernetes.dra_samples import DraSamplesArgs
 from components.offline import SECRET, Plan, capture
-from components.provider_host import BUILDERS, ComponentHost
 from tests.conftest import ROOT
 
 PACKAGE = "aks-dra-vgpu"

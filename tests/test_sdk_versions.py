@@ -7,7 +7,7 @@ import re
 import pytest
 from packaging.requirements import Requirement
 
-from components import sdk_versions
+from components.catalog import sdk_versions
 from components.cli import main
 from tests.conftest import ROOT
 

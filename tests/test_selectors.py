@@ -8,7 +8,7 @@ import pytest
 
 from components.catalog import A10_SIZES
 from components.config import SamplesConfig
-from components.selectors import (
+from components.kubernetes.selectors import (
     SIZE_CLASSES,
     check_size_class,
     device_class_selector,

@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from components.cli import main
-from components.size_command import parse_workload
-from components.sizing import Workload
+from components.sizing.command import parse_workload
+from components.sizing.planner import Workload
 from tests.conftest import ROOT
 
 

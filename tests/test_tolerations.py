@@ -7,8 +7,8 @@ import re
 
 from components import tolerations_for_size
 from components.config import GpuPoolConfig
-from components.dra_driver import plugin_tolerations
-from components.tolerations import pool_tolerations
+from components.kubernetes.dra_driver import plugin_tolerations
+from components.kubernetes.tolerations import pool_tolerations
 from tests.conftest import ROOT
 
 

@@ -15,7 +15,7 @@ from ..catalog import (
     REQUIRED_VALUES,
     DriverChart,
 )
-from ..host_drivers import (
+from ..catalog.host_drivers import (
     AKS_GRID_DEADLINE,
     AKS_MIN_SUPPORTED_GRID_DRIVER,
     AKS_MIN_SUPPORTED_NODE_IMAGE,

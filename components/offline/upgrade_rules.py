@@ -70,9 +70,9 @@ def version_rules(resource: dict[str, Any], index: dict[str, dict[str, Any]]) ->
 
 
 def chart_rules(old: dict[str, Any], new: dict[str, Any]) -> list[Rule]:
-    """A refusal when the driver release moves to a chart version it must not (a downgrade: components.chart_upgrades);
+    """A refusal when the driver release moves to a chart version it must not (a downgrade: components.kubernetes.chart_upgrades);
     an in-place upgrade, with its note, otherwise."""
-    from ..chart_upgrades import chart_transition
+    from ..kubernetes.chart_upgrades import chart_transition
 
     if new.get("type") != RELEASE:
         return []

@@ -5,6 +5,9 @@ Basics, Local Storage and Accelerators tabs; "Ephemeral OS Disk: Supported") for
 source (NVIDIA/k8s-dra-driver-gpu tags v25.8.1, v25.12.0, since moved to kubernetes-sigs/dra-driver-nvidia-gpu: v0.4.0,
 v0.4.1) for the charts.
 Values marked "unverified" in the docs are kept here as data so a correction is a one-line change.
+
+Also here: AKS's GRID driver per node image (`host_drivers`), the price table (`prices`, `data/`), and the SDK
+releases this package supports (`sdk_versions`). Imports nothing of ours.
 """
 
 from __future__ import annotations

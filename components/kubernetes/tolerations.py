@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .config import GpuPoolConfig
+from ..config import GpuPoolConfig
 
 
 def pool_tolerations(pools: Iterable[GpuPoolConfig]) -> list[dict[str, str]]:

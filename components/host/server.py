@@ -27,15 +27,15 @@ from pulumi.provider.experimental.component import ComponentProvider
 from pulumi.provider.server import ComponentInitError
 from pydantic import BaseModel
 
-from . import __version__
-from . import cluster as _cluster
-from . import dra_driver as _dra_driver
-from . import dra_samples as _dra_samples
-from . import gpu_pool as _gpu_pool
-from . import platform as _platform
-from .config import ConfigError, validate
-from .provider_schema import DECLARATIONS, PACKAGE, SECRET_OUTPUTS
-from .providers import require_kubernetes_provider
+from .. import __version__
+from .. import platform as _platform
+from ..azure import cluster as _cluster
+from ..azure import gpu_pool as _gpu_pool
+from ..config import ConfigError, validate
+from ..kubernetes import dra_driver as _dra_driver
+from ..kubernetes import dra_samples as _dra_samples
+from ..kubernetes.providers import require_kubernetes_provider
+from .schema import DECLARATIONS, PACKAGE, SECRET_OUTPUTS
 
 
 # --- from the host's plain dicts to the package's pydantic args ---------------------------------------------------------

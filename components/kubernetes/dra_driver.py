@@ -15,9 +15,9 @@ import pulumi
 import yaml
 from pydantic import Field
 
-from .catalog import GPU_PRESENT_LABEL, RESOURCE_API_VERSION, DriverChart
-from .config import DraDriverConfig, GpuPoolConfig
-from .config.pools import GpuPools
+from ..catalog import GPU_PRESENT_LABEL, RESOURCE_API_VERSION, DriverChart
+from ..config import DraDriverConfig, GpuPoolConfig
+from ..config.pools import GpuPools
 from .providers import require_kubernetes_provider
 from .tolerations import pool_tolerations
 

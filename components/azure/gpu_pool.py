@@ -8,9 +8,9 @@ import pulumi
 import pulumi_azure_native.containerservice as containerservice
 from pydantic import Field, model_validator
 
-from .config import GpuPoolConfig, KeyedProblemsError, StrInput, Taint
-from .config.pools import ephemeral_os_disk_unchecked
-from .config.versions import pool_skew_problem
+from ..config import GpuPoolConfig, KeyedProblemsError, StrInput, Taint
+from ..config.pools import ephemeral_os_disk_unchecked
+from ..config.versions import pool_skew_problem
 
 
 class GpuNodePoolArgs(GpuPoolConfig):

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .catalog import (
+from ..catalog import (
     A10_SIZES,
     CHART_DEVICE_CLASSES,
     DEFAULT_CHART_VERSION,
@@ -25,7 +25,7 @@ from .catalog import (
     MIN_KUBERNETES_VERSION,
     REQUIRED_VALUES,
 )
-from .config import MISSING, parse_k8s_version, value_at
+from ..config import MISSING, parse_k8s_version, value_at
 
 # What the offline plan writes for values it cannot see (components.offline.engine: SECRET, UNKNOWN).
 _HIDDEN = ("[secret]", "[unknown]")

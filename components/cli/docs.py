@@ -11,11 +11,11 @@ import os
 import tempfile
 from pathlib import Path
 
-from .catalog import A10_SIZES, A10Size
-from .claim_templates import claim_template_name, pair_template_name
-from .config import SamplesConfig
-from .config_reference import REGENERATE, STACK_SCHEMA, config_reference, stack_schema
-from .selectors import SIZE_CLASSES, max_memory_mib, min_memory_mib
+from ..catalog import A10_SIZES, A10Size
+from ..config import SamplesConfig
+from ..config.reference import REGENERATE, STACK_SCHEMA, config_reference, stack_schema
+from ..kubernetes.claim_templates import claim_template_name, pair_template_name
+from ..kubernetes.selectors import SIZE_CLASSES, max_memory_mib, min_memory_mib
 
 CONFIG_REFERENCE = Path("docs/configuration.md")
 SIZING = Path("docs/sizing.md")
@@ -71,10 +71,10 @@ def sizing_table(margin_percent: int | None = None, device_class: str | None = N
 
 def sizing_example() -> str:
     """The worked example: the command line, then what it prints with `--format markdown` (headings one level down)."""
-    from .prices import load_prices
-    from .size_command import parse_workload
-    from .sizing import plan_sizing
-    from .sizing_report import to_markdown
+    from ..catalog.prices import load_prices
+    from ..sizing.command import parse_workload
+    from ..sizing.planner import plan_sizing
+    from ..sizing.report import to_markdown
 
     plan = plan_sizing([parse_workload(w) for w in SIZING_EXAMPLE], load_prices())
     command = "python -m components size " + " ".join(f"--workload {w}" for w in SIZING_EXAMPLE) + " --format markdown"
@@ -122,8 +122,8 @@ def mermaid_block(diagram: str) -> str:
 
 def resource_graph(project_dir: Path, stack: str = GRAPH_STACK) -> str:
     """The Mermaid graph of a stack's offline plan."""
-    from .offline import load_project, run_project
-    from .offline.mermaid import to_mermaid
+    from ..offline import load_project, run_project
+    from ..offline.mermaid import to_mermaid
 
     return to_mermaid(run_project(load_project(project_dir), stack, preview=True))
 
@@ -150,7 +150,7 @@ def expected_files(project_dir: Path) -> dict[Path, str]:
         raise DocsError(f"--project-dir {root}: not a folder")
     sizing = _read(root, SIZING)
     readme = _read(root, README)
-    from .offline.replacement_rules import rules_table
+    from ..offline.replacement_rules import rules_table
 
     safe_changes = _read(root, SAFE_CHANGES)
     return {

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from .catalog import A10_SIZES, GPU_DRIVER_NAME, A10Size
+from ..catalog import A10_SIZES, GPU_DRIVER_NAME, A10Size
 
 _ATTRS = f"device.attributes['{GPU_DRIVER_NAME}']"
 _CAPACITY = f"device.capacity['{GPU_DRIVER_NAME}']"

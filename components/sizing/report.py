@@ -7,9 +7,9 @@ from typing import Any
 
 import yaml
 
-from .catalog import A10_SIZES
-from .config import PROJECT
-from .sizing import CostLine, SizingPlan
+from ..catalog import A10_SIZES
+from ..config import PROJECT
+from .planner import CostLine, SizingPlan
 
 COST_ORDER = ("plan", "wholeA10PerWorkload", "largestSizePool")
 

@@ -22,13 +22,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .catalog import A10_SIZES, A10Size
-from .claim_templates import PAIR_SIZE, claim_template_name, pair_template_name
-from .config import GpuPoolConfig, StackConfig
-from .policies import SCALE_FROM_ZERO_WHY
-from .prices import PriceTable
-from .selectors import SIZE_CLASSES, usable_memory_gib, vm_sizes_of_class
-from .tolerations import tolerations_for_size
+from ..catalog import A10_SIZES, A10Size
+from ..catalog.prices import PriceTable
+from ..config import GpuPoolConfig, StackConfig
+from ..kubernetes.claim_templates import PAIR_SIZE, claim_template_name, pair_template_name
+from ..kubernetes.selectors import SIZE_CLASSES, usable_memory_gib, vm_sizes_of_class
+from ..kubernetes.tolerations import tolerations_for_size
+from ..policies import SCALE_FROM_ZERO_WHY
 
 WHOLE_A10 = {1: "Standard_NV36ads_A10_v5", 2: "Standard_NV72ads_A10_v5"}  # one whole A10 per device, by devices per pod
 
@@ -289,7 +289,7 @@ def plan_sizing(
 
     The margin and the DeviceClass are the stack's samples settings when a stack is given, else the defaults (or
     what the caller says)."""
-    from .config import SamplesConfig
+    from ..config import SamplesConfig
 
     samples = stack.samples if stack else SamplesConfig()
     margin = samples.memory_margin_percent if margin_percent is None else margin_percent

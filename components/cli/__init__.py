@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from .sdk_versions import unsupported
+from ..catalog.sdk_versions import unsupported
 
 EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_CHANGES, EXIT_POLICY = 0, 1, 2, 3, 4
 DEBUG_ENV = "AKS_DRA_VGPU_TRACEBACK"
@@ -55,7 +55,7 @@ def _timeout(text: str) -> float:
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         # `python -m aks_dra_vgpu` where installed, `python -m components` inside this repository.
-        prog=f"python -m {__package__}",
+        prog=f"python -m {__package__.rpartition('.')[0]}",
         description="Preview what a stack declares, offline: no cloud credentials, no Pulumi CLI. Ambient PULUMI_* "
         "environment variables are ignored: the plan depends only on the project and its stack file.",
     )
@@ -94,7 +94,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="workloads from a YAML file: workloads: [{name, memoryGiB, count, devices}] (repeatable)")
     size.add_argument("--stack", help="check this stack's GPU pools against the workloads (and use its samples settings)")
     size.add_argument("--project-dir", default=".", help="the Pulumi project's folder (default: current folder)")
-    size.add_argument("--prices", help="a price table (YAML) instead of the package's own (see components/data/prices.yaml)")
+    size.add_argument("--prices", help="a price table (YAML) instead of the package's own (components/catalog/data/prices.yaml)")
     size_fmt = size.add_mutually_exclusive_group()
     size_fmt.add_argument("--json", action="store_true", help="print the sizing plan as JSON")
     size_fmt.add_argument("--format", choices=["text", "json", "markdown"], default=None, help="text (default), json or markdown")
@@ -111,9 +111,9 @@ def program_problems(directory: Path, passthrough: tuple[type[BaseException], ..
     """Whatever running a project's program raises (but `passthrough`), as BadInputError with one line per problem."""
     from pulumi.errors import InputPropertiesError, InputPropertyError
 
-    from .config import ConfigError
-    from .offline import StackFileError
-    from .offline.running import ProgramError, describe_failure, one_line
+    from ..config import ConfigError
+    from ..offline import StackFileError
+    from ..offline.running import ProgramError, describe_failure, one_line
 
     try:
         yield
@@ -136,8 +136,8 @@ def program_problems(directory: Path, passthrough: tuple[type[BaseException], ..
 
 def run_plan(project_dir: str, stack: str, timeout: float | None):
     """The stack's plan (a first preview); BadInputError with one line per problem for anything the user can fix."""
-    from .offline import load_project, run_project
-    from .offline.project import stack_name
+    from ..offline import load_project, run_project
+    from ..offline.project import stack_name
 
     with program_problems(Path(project_dir)):
         stack_name(stack)
@@ -153,27 +153,27 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if fmt == "json":
         out = plan.to_json()
     elif fmt == "mermaid":
-        from .offline.mermaid import to_mermaid
+        from ..offline.mermaid import to_mermaid
 
         out = to_mermaid(plan)
     else:
-        from .offline.tree import render_tree
+        from ..offline.tree import render_tree
 
         out = printable_lines(render_tree(plan))
     status = EXIT_OK
     extra: list[str] = []
     if args.critical_path:
-        from .offline.critical_path import critical_path, format_critical_path
+        from ..offline.critical_path import critical_path, format_critical_path
 
         extra.append(format_critical_path(critical_path(plan)))
     if args.policy:
-        from .policies import check_plan, format_violations
+        from ..policies import check_plan, format_violations
 
         violations = check_plan(plan)
         extra.append(format_violations(violations))
         if any(v.mandatory for v in violations):
             status = EXIT_POLICY
-    from .policies import plan_findings
+    from ..policies import plan_findings
 
     # Two components creating one cluster-scoped object is refused, not just reported; advisories are warnings.
     errors, warnings = plan_findings(plan)
@@ -191,8 +191,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 def cmd_render(args: argparse.Namespace) -> int:
     """`render`: one YAML file per Kubernetes object and per Helm release its values and chart."""
-    from .offline.output_dir import OutputError, check_folder
-    from .offline.render import render
+    from ..offline.output_dir import OutputError, check_folder
+    from ..offline.render import render
 
     try:
         check_folder(args.out)  # before the program runs: a wrong --out costs nothing
@@ -216,9 +216,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
     """`diff`: added / changed / replaced / deleted resources between two plans."""
     import json
 
-    from .offline.diff import diff_plans
-    from .offline.diff_text import format_diff
-    from .offline.plan_input import PlanDocumentError, read_plan
+    from ..offline.diff import diff_plans
+    from ..offline.diff_text import format_diff
+    from ..offline.plan_input import PlanDocumentError, read_plan
 
     try:
         old, new = read_plan(args.old), read_plan(args.new)
@@ -251,9 +251,9 @@ def cmd_docs(args: argparse.Namespace) -> int:
 
 
 def cmd_size(args: argparse.Namespace) -> int:
-    """`size`: the sizing planner (components.size_command)."""
-    from .config import ConfigError
-    from .size_command import run
+    """`size`: the sizing planner (components.sizing.command)."""
+    from ..config import ConfigError
+    from ..sizing.command import run
 
     try:
         return run(args)

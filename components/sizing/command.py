@@ -15,9 +15,9 @@ from typing import Any, Literal
 import yaml
 from pydantic import Field, field_validator, model_validator
 
-from .config import ConfigError, KeyedProblemsError, Model, Problem, StackConfig, stack_config_from_mapping, validate
-from .sizing import Workload, plan_sizing
-from .sizing_report import to_json, to_markdown, to_text
+from ..config import ConfigError, KeyedProblemsError, Model, Problem, StackConfig, stack_config_from_mapping, validate
+from .planner import Workload, plan_sizing
+from .report import to_json, to_markdown, to_text
 
 EXIT_FITS, EXIT_DOES_NOT_FIT = 0, 3
 _WORKLOAD = re.compile(r"(?P<name>[A-Za-z0-9][-A-Za-z0-9_.]*)=(?P<gib>[0-9]+(\.[0-9]+)?)(?:GiB|Gi)?(?:x(?P<count>[0-9]+))?",
@@ -112,7 +112,7 @@ def collect_workloads(args: argparse.Namespace) -> list[Workload]:
 
 def read_stack(project_dir: str, stack: str) -> StackConfig:
     """The stack's validated settings, read from its stack file (the program is not run)."""
-    from .offline import StackFileError, load_project, read_stack_config
+    from ..offline import StackFileError, load_project, read_stack_config
 
     try:
         project = load_project(project_dir)
@@ -124,7 +124,7 @@ def read_stack(project_dir: str, stack: str) -> StackConfig:
 
 def run(args: argparse.Namespace) -> int:
     """The `size` command; ConfigError on bad input (the CLI prints its problems and exits 2)."""
-    from .prices import load_prices
+    from ..catalog.prices import load_prices
 
     problems: list[Problem] = []
     results: dict[str, Any] = {}

@@ -12,6 +12,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field, model_validator
 
+from ..config import GpuPoolConfig, KeyedProblemsError, SamplesConfig
+from ..config.pools import GpuPools
+from ..config.samples import extended_resource_problem
 from .claim_templates import (
     PAIR_SIZE,
     REQUEST_NAME,
@@ -21,9 +24,6 @@ from .claim_templates import (
     declare_device_class,
     template_key,
 )
-from .config import GpuPoolConfig, KeyedProblemsError, SamplesConfig
-from .config.pools import GpuPools
-from .config.samples import extended_resource_problem
 from .providers import require_kubernetes_provider
 from .tolerations import tolerations_for_size
 

@@ -14,8 +14,8 @@ import pulumi_azure_native.resources as resources
 import pulumi_kubernetes as k8s
 import yaml
 
-from .config import AuthConfig, ClusterConfig
-from .config.upgrades import AUTO_UPGRADE_SCHEDULE, NODE_OS_UPGRADE_SCHEDULE, MaintenanceWindowConfig
+from ..config import AuthConfig, ClusterConfig
+from ..config.upgrades import AUTO_UPGRADE_SCHEDULE, NODE_OS_UPGRADE_SCHEDULE, MaintenanceWindowConfig
 
 AksClusterArgs = ClusterConfig
 """The cluster's settings (see ClusterConfig)."""

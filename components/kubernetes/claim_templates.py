@@ -26,9 +26,9 @@ from typing import Any
 import pulumi
 from pydantic import Field, field_validator
 
-from .catalog import A10_SIZES
-from .config import Model, StrInput
-from .config.samples import Fit, check_device_class_name
+from ..catalog import A10_SIZES
+from ..config import Model, StrInput
+from ..config.samples import Fit, check_device_class_name
 from .providers import require_kubernetes_provider
 from .selectors import SIZE_CLASSES, check_size_class, device_class_selector, size_class_selector
 
@@ -211,7 +211,7 @@ class DraClaimTemplatesArgs(ClaimSettings):
     @field_validator("namespace")
     @classmethod
     def _namespace(cls, v: StrInput) -> StrInput:
-        from .config.syntax import DNS_LABEL
+        from ..config.syntax import DNS_LABEL
 
         if isinstance(v, str) and not DNS_LABEL.fullmatch(v):
             raise ValueError(f"'{v}' is not a namespace name; use a DNS label (lowercase, digits, '-')")

@@ -44,6 +44,6 @@ def serve(argv: list[str] | None = None) -> None:
     if not any(ENGINE_ADDRESS.fullmatch(arg) for arg in args):
         print(HOW_TO_RUN, file=sys.stderr)
         raise SystemExit(2)
-    from .provider_host import main  # the SDKs and the gRPC server load only here
+    from .server import main  # the SDKs and the gRPC server load only here
 
     main()

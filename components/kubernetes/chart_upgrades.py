@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .catalog import DRIVER_CHARTS, DriverChart
+from ..catalog import DRIVER_CHARTS, DriverChart
 
 UPGRADE_GUIDE = "kubernetes-sigs/dra-driver-nvidia-gpu docs/upgrade.md (tag v0.4.1)"
 CHECKPOINT_CODE = "kubernetes-sigs/dra-driver-nvidia-gpu cmd/gpu-kubelet-plugin/checkpoint.go, checkpointv.go"

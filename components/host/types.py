@@ -10,7 +10,7 @@ from typing import Any, TypedDict
 
 import pulumi
 
-from .provider_enums import (
+from .enums import (
     AuthMode,
     ChartVersion,
     EvictionPolicy,

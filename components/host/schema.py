@@ -15,9 +15,9 @@ from typing import Any, TypedDict
 
 import pulumi
 
-from .config import PROJECT
-from .provider_enums import ChartVersion, Fit, OsDiskType, OsSku, OsType, ScaleDownMode, VmSize
-from .provider_types import Autoscaling, ClusterSettings, DraDriverSettings, GpuPool, SamplesSettings, Spot
+from ..config import PROJECT
+from .enums import ChartVersion, Fit, OsDiskType, OsSku, OsType, ScaleDownMode, VmSize
+from .types import Autoscaling, ClusterSettings, DraDriverSettings, GpuPool, SamplesSettings, Spot
 
 PACKAGE = PROJECT
 """The Pulumi package name: the first part of every type token (``aks-dra-vgpu:index:GpuNodePool``)."""

@@ -1,4 +1,4 @@
-"""The price table the sizing planner costs pools with: data (components/data/prices.yaml), or the user's own file."""
+"""The price table the sizing planner costs pools with: data (components/catalog/data/prices.yaml), or the user's own file."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Annotated
 import yaml
 from pydantic import Field, field_validator
 
-from .catalog import A10_SIZES
-from .config import ConfigError, Model, Problem, validate
-from .config.base import matching
+from ..config import ConfigError, Model, Problem, validate
+from ..config.base import matching
+from . import A10_SIZES
 
 DEFAULT_PRICES = Path(__file__).resolve().parent / "data" / "prices.yaml"
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)

@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .config import PROJECT, StackConfig
-from .config.schema import models_schema, stack_file_schema
+from . import PROJECT, StackConfig
+from .schema import models_schema, stack_file_schema
 
 REGENERATE = "python -m components docs"
 STACK_SCHEMA = Path("docs/stack.schema.json")
