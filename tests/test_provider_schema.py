@@ -26,17 +26,19 @@ from components.azure.cluster import AksClusterArgs
 from components.azure.gpu_pool import GpuNodePoolArgs
 from components.catalog import A10_SIZES, DEFAULT_CHART_VERSION, DRIVER_CHARTS
 from components.config import (
+    ApiServerConfig,
     AuthConfig,
     AutoscalingConfig,
     DraDriverConfig,
     GpuPoolConfig,
+    MonitoringConfig,
+    NetworkConfig,
     ResourceGroupConfig,
     SamplesConfig,
+    SpotConfig,
     StackConfig,
     SystemPoolConfig,
 )
-from components.config.cluster import ApiServerConfig, MonitoringConfig, NetworkConfig
-from components.config.pools import SpotConfig
 from components.config.upgrades import MaintenanceWindowConfig, UpgradesConfig
 from components.host import schema as provider_schema
 from components.host.server import BUILDERS, ComponentHost

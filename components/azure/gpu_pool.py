@@ -9,7 +9,7 @@ import pulumi_azure_native.containerservice as containerservice
 from pydantic import Field, model_validator
 
 from ..config import GpuPoolConfig, KeyedProblemsError, StrInput, Taint
-from ..config.pools import ephemeral_os_disk_unchecked
+from ..config.pool_parts import ephemeral_os_disk_unchecked
 from ..config.versions import pool_skew_problem
 
 

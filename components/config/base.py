@@ -20,7 +20,8 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from ..catalog import MIN_KUBERNETES_VERSION
-from .errors import python_args_error
+from .aliases import remember
+from .problems import python_args_error
 from .syntax import POOL_NAME, json_pattern, parse_k8s_version
 
 
@@ -101,6 +102,11 @@ class Model(BaseModel, metaclass=_PythonArgs):
         # No coercion: `protect: 1`, `count: true` or `enabled: "yes"` would otherwise pass as something else.
         strict=True,
     )
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        remember(cls)  # error messages name a key as the Python caller writes it (aliases.py)
 
     @field_validator("*", mode="before")
     @classmethod

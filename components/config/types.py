@@ -1,0 +1,73 @@
+"""Checked text types, written once: each is a `str` that validates itself wherever a model uses it, with the one
+message for everybody (ARM IDs, times of day, UTC offsets, DNS labels, surges, taints). Built like `PoolName` and `Zones`
+in `base.py`: an `Annotated` type with its check, so a model field says what it holds and carries no validator of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated
+
+from pydantic import AfterValidator
+
+from .azure import (
+    CAPACITY_RESERVATION_GROUP,
+    SUBNET,
+    USER_ASSIGNED_IDENTITY,
+    ArmType,
+    check_hh_mm,
+    check_utc_offset,
+    parse_arm_id,
+)
+from .syntax import DNS_LABEL, SURGE, parse_taint
+
+
+def checked(problem: Callable[[str], str | None]) -> AfterValidator:
+    """A check from a function that says what is wrong with a text (or None): ValueError with that message."""
+
+    def check(value: str) -> str:
+        found = problem(value)
+        if found:
+            raise ValueError(found)
+        return value
+
+    return AfterValidator(check)
+
+
+def _arm_id(kind: ArmType) -> AfterValidator:
+    return checked(lambda text: parsed if isinstance(parsed := parse_arm_id(text, kind), str) else None)
+
+
+SubnetId = Annotated[str, _arm_id(SUBNET)]
+"""The ARM ID of a virtual network's subnet."""
+CapacityReservationGroupId = Annotated[str, _arm_id(CAPACITY_RESERVATION_GROUP)]
+"""The ARM ID of a capacity reservation group."""
+UserAssignedIdentityId = Annotated[str, _arm_id(USER_ASSIGNED_IDENTITY)]
+"""The ARM ID of a user-assigned managed identity."""
+
+HhMm = Annotated[str, checked(check_hh_mm)]
+"""A time of day, 'HH:MM' from 00:00 to 23:59."""
+UtcOffset = Annotated[str, checked(check_utc_offset)]
+"""A UTC offset, '+HH:MM' or '-HH:MM' from -12:00 to +14:00."""
+
+DnsLabel = Annotated[
+    str,
+    checked(lambda v: None if DNS_LABEL.fullmatch(v) else f"'{v}' is not a DNS label; use 1-63 lowercase letters, digits "
+            "and '-', starting and ending with a letter or digit"),
+]
+"""A Kubernetes object name of the DNS-label kind (RFC 1123: namespaces, Helm releases)."""
+
+Surge = Annotated[
+    str,
+    checked(lambda v: None if SURGE.fullmatch(v) else f"'{v}' is not a surge; write a node count like '1' or a "
+            "percentage like '33%'"),
+]
+"""An upgrade surge: a node count or a percentage."""
+
+
+def _taint(text: str) -> None:
+    parse_taint(text)  # raises with its own message; one taint at a time, so a problem names its item (taints[1])
+
+
+TaintText = Annotated[str, checked(lambda v: _taint(v))]
+"""A node taint as AKS takes it: ``key=value:Effect`` (or ``key:Effect``)."""
