@@ -11,8 +11,8 @@ from pydantic.alias_generators import to_snake
 from .azure import check_cidr
 from .base import Model
 from .errors import KeyedProblemsError
-from .syntax import ENVIRONMENT, GUID, INTERACTIVE_LOGINS, StrInput
-from .types import SubnetId
+from .syntax import GUID, INTERACTIVE_LOGINS, StrInput
+from .types import CloudName, SubnetId
 
 
 class AuthConfig(Model):
@@ -43,7 +43,7 @@ class AuthConfig(Model):
         "Default: AZURE_CLIENT_ID (or AAD_SERVICE_PRINCIPAL_CLIENT_ID for spn) at run time. Never a secret: the "
         "secret comes from AZURE_CLIENT_SECRET or AAD_SERVICE_PRINCIPAL_CLIENT_SECRET.",
     )
-    environment: str | None = Field(
+    environment: CloudName | None = Field(
         None,
         description="Azure cloud for spn logins, e.g. 'AzurePublicCloud', 'AzureUSGovernmentCloud', 'AzureChinaCloud' "
         "(entraId only). Default: the cloud named in the cluster's kubeconfig.",
@@ -67,14 +67,6 @@ class AuthConfig(Model):
         if bad:
             verb = "is not an object ID" if len(bad) == 1 else "are not object IDs"
             raise ValueError(f"{', '.join(repr(g) for g in bad)} {verb}; write each as a GUID")
-        return v
-
-    @field_validator("environment")
-    @classmethod
-    def _environment(cls, v: str | None) -> str | None:
-        # kubelogin takes an Azure cloud name (--environment); it lands in the kubeconfig's exec arguments.
-        if v is not None and not ENVIRONMENT.fullmatch(v):
-            raise ValueError(f"'{v}' is not an Azure cloud name; write it like 'AzurePublicCloud' or 'AzureChinaCloud'")
         return v
 
     @field_validator("tenant_id", "client_id")

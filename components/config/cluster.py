@@ -5,44 +5,31 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, model_validator
 
 from .access import ApiServerConfig, AuthConfig, NetworkConfig
 from .base import KubernetesVersion, Model, PoolName, Zones, matching
 from .errors import KeyedProblemsError
 from .monitoring import MonitoringConfig
-from .syntax import (
-    CLUSTER_NAME,
-    DNS_PREFIX,
-    LOCATION,
-    RESOURCE_GROUP,
-    VM_SIZE,
-)
-from .types import UserAssignedIdentityId
+from .syntax import CLUSTER_NAME, DNS_PREFIX, DNS_PREFIX_RULE, LOCATION
+from .types import AzureVmSize, DnsPrefix, ResourceGroupName, UserAssignedIdentityId
 from .upgrades import MINOR_CHANNELS, VERSION_CHANNELS, UpgradesConfig
-
-DNS_PREFIX_RULE = "use 1-54 letters, digits and '-', starting and ending with a letter or digit"
 
 
 class ResourceGroupConfig(Model):
     """Where the cluster lives: a resource group this stack creates, or an existing one it only references."""
 
-    name: str = Field(description="Resource group name (1-90 characters: letters, digits, '-', '_', '.', '(', ')').")
+    name: ResourceGroupName = Field(
+        description="Resource group name (1-90 characters: letters, digits, '-', '_', '.', '(', ')')."
+    )
     create: bool = Field(True, description="Create the group (true) or use an existing group of that name (false).")
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, v: str) -> str:
-        if not RESOURCE_GROUP.fullmatch(v):
-            raise ValueError(f"'{v}' is not a resource group name; use 1-90 letters, digits, '-', '_', '.', '(', ')'")
-        return v
 
 
 class SystemPoolConfig(Model):
     """The cluster's one inline pool: System mode, for cluster add-ons (GPU pools are never inline)."""
 
     name: PoolName = Field("system", description="Pool name: lowercase alphanumeric, starts with a letter, 1-12 characters.")
-    vm_size: str = Field("Standard_D4ds_v5", description="VM size of the system nodes.")
+    vm_size: AzureVmSize = Field("Standard_D4ds_v5", description="VM size of the system nodes.")
     count: int = Field(1, ge=1, le=1000, description="Number of system nodes (1-1000).")
     zones: Zones = Field(description="Availability zones to spread the system nodes over ('1', '2', '3').")
     max_pods: int = Field(110, ge=10, le=250, description="Maximum pods per node (10-250); immutable.")
@@ -50,13 +37,6 @@ class SystemPoolConfig(Model):
     critical_addons_only: bool = Field(
         False, description="Taint the system nodes CriticalAddonsOnly=true:NoSchedule (AKS best practice for busy clusters)."
     )
-
-    @field_validator("vm_size")
-    @classmethod
-    def _vm_size(cls, v: str) -> str:
-        if not VM_SIZE.fullmatch(v):
-            raise ValueError(f"'{v}' is not an Azure VM size; write it like 'Standard_D4ds_v5'")
-        return v
 
 
 class ClusterConfig(Model):
@@ -72,7 +52,7 @@ class ClusterConfig(Model):
     kubernetes_version: KubernetesVersion = Field(
         "1.34", description="Kubernetes version, major.minor[.patch]; 1.34 or newer (DRA resource.k8s.io/v1 is GA)."
     )
-    dns_prefix: str | None = Field(None, description="DNS prefix of the API server (immutable); defaults to name.")
+    dns_prefix: DnsPrefix | None = Field(None, description="DNS prefix of the API server (immutable); defaults to name.")
     sku_tier: Literal["Free", "Standard", "Premium"] = Field("Free", description="AKS control-plane tier.")
     system_pool: SystemPoolConfig = Field(default_factory=SystemPoolConfig, description="The inline System pool.")
     auth: AuthConfig = Field(default_factory=AuthConfig, description="Kubernetes API authentication.")
@@ -103,26 +83,12 @@ class ClusterConfig(Model):
         "AKS creates. Needed for capacity reservation groups (AKS: system-assigned identities don't work for them); "
         "give it its roles (Network Contributor on the subnet, Contributor on the reservation's group) beforehand.",
     )
-    node_resource_group: str | None = Field(
+    node_resource_group: ResourceGroupName | None = Field(
         None,
         description="Name of the resource group AKS creates for the nodes, disks and load balancers (nodeResourceGroup; "
         "default MC_<group>_<cluster>_<location>). Must not exist yet; fixed at creation (a change replaces the "
         "cluster).",
     )
-
-    @field_validator("node_resource_group")
-    @classmethod
-    def _node_resource_group(cls, v: str | None) -> str | None:
-        if v is not None and not RESOURCE_GROUP.fullmatch(v):
-            raise ValueError(f"'{v}' is not a resource group name; use 1-90 letters, digits, '-', '_', '.', '(', ')'")
-        return v
-
-    @field_validator("dns_prefix")
-    @classmethod
-    def _dns_prefix(cls, v: str | None) -> str | None:
-        if v is not None and not DNS_PREFIX.fullmatch(v):
-            raise ValueError(f"'{v}' is not a DNS prefix; {DNS_PREFIX_RULE}")
-        return v
 
     @model_validator(mode="after")
     def _default_dns_prefix(self) -> ClusterConfig:

@@ -19,7 +19,20 @@ from .azure import (
     check_utc_offset,
     parse_arm_id,
 )
-from .syntax import DNS_LABEL, SURGE, parse_taint
+from .base import matching
+from .syntax import (
+    DNS_LABEL,
+    DNS_PREFIX,
+    DNS_PREFIX_RULE,
+    DRIVER_VERSION,
+    ENVIRONMENT,
+    HELM_RELEASE,
+    RESOURCE_GROUP,
+    SURGE,
+    VM_SIZE,
+    StrInput,
+    parse_taint,
+)
 
 
 def checked(problem: Callable[[str], str | None]) -> AfterValidator:
@@ -50,12 +63,17 @@ HhMm = Annotated[str, checked(check_hh_mm)]
 UtcOffset = Annotated[str, checked(check_utc_offset)]
 """A UTC offset, '+HH:MM' or '-HH:MM' from -12:00 to +14:00."""
 
-DnsLabel = Annotated[
-    str,
-    checked(lambda v: None if DNS_LABEL.fullmatch(v) else f"'{v}' is not a DNS label; use 1-63 lowercase letters, digits "
-            "and '-', starting and ending with a letter or digit"),
-]
-"""A Kubernetes object name of the DNS-label kind (RFC 1123: namespaces, Helm releases)."""
+NamespaceName = Annotated[str, matching(DNS_LABEL, "is not a namespace name; use a DNS label (lowercase, digits, '-')")]
+"""A Kubernetes namespace name: a DNS label (RFC 1123)."""
+
+
+def text_only(check: AfterValidator) -> AfterValidator:
+    """The same check for a StrInput: its text is checked, another resource's Output passes (it has no value yet)."""
+    return AfterValidator(lambda value: check.func(value) if isinstance(value, str) else value)
+
+
+NamespaceInput = Annotated[StrInput, text_only(NamespaceName.__metadata__[0])]
+"""A namespace name, or another resource's output that will be one (e.g. a Namespace's metadata.name)."""
 
 Surge = Annotated[
     str,
@@ -71,3 +89,21 @@ def _taint(text: str) -> None:
 
 TaintText = Annotated[str, checked(lambda v: _taint(v))]
 """A node taint as AKS takes it: ``key=value:Effect`` (or ``key:Effect``)."""
+
+
+ResourceGroupName = Annotated[
+    str, matching(RESOURCE_GROUP, "is not a resource group name; use 1-90 letters, digits, '-', '_', '.', '(', ')'")
+]
+"""An Azure resource group name."""
+AzureVmSize = Annotated[str, matching(VM_SIZE, "is not an Azure VM size; write it like 'Standard_D4ds_v5'")]
+"""An Azure VM size name (any family: the system pool's)."""
+DnsPrefix = Annotated[str, matching(DNS_PREFIX, f"is not a DNS prefix; {DNS_PREFIX_RULE}")]
+"""A ManagedCluster's dnsPrefix."""
+ReleaseName = Annotated[str, matching(HELM_RELEASE, "is not a Helm release name; use a DNS label of at most 53 characters")]
+"""A Helm release name: a DNS label of at most 53 characters (Helm's own limit)."""
+DriverVersion = Annotated[str, matching(DRIVER_VERSION, "is not a driver version; write it like '580.65.06'")]
+"""An NVIDIA driver version, e.g. 580.65.06."""
+CloudName = Annotated[
+    str, matching(ENVIRONMENT, "is not an Azure cloud name; write it like 'AzurePublicCloud' or 'AzureChinaCloud'")
+]
+"""An Azure cloud name as kubelogin's --environment takes it."""

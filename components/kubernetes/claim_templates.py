@@ -27,8 +27,9 @@ import pulumi
 from pydantic import Field, field_validator
 
 from ..catalog import A10_SIZES
-from ..config import Model, StrInput
+from ..config import Model
 from ..config.samples import Fit, check_device_class_name
+from ..config.types import NamespaceInput
 from .providers import require_kubernetes_provider
 from .selectors import SIZE_CLASSES, check_size_class, device_class_selector, size_class_selector
 
@@ -198,7 +199,7 @@ def declare_claims(
 class DraClaimTemplatesArgs(ClaimSettings):
     """Claim templates (and optionally a shared claim, and the DeviceClass) in a namespace the consumer owns."""
 
-    namespace: StrInput = Field(
+    namespace: NamespaceInput = Field(
         description="The namespace the templates go in (a name, or another resource's output); never created here."
     )
     shared_claim: bool = Field(False, description="Also a ResourceClaim of the smallest size that several pods share.")
@@ -208,14 +209,6 @@ class DraClaimTemplatesArgs(ClaimSettings):
         "leave off when DraSamples or another stack already does).",
     )
 
-    @field_validator("namespace")
-    @classmethod
-    def _namespace(cls, v: StrInput) -> StrInput:
-        from ..config.syntax import DNS_LABEL
-
-        if isinstance(v, str) and not DNS_LABEL.fullmatch(v):
-            raise ValueError(f"'{v}' is not a namespace name; use a DNS label (lowercase, digits, '-')")
-        return v
 
 
 def _depends_on(opts: pulumi.ResourceOptions | None) -> list[Any]:

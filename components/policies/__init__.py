@@ -6,42 +6,8 @@ the same name; `python -m components plan --policy` runs the same checks over th
 `catalog` only: a check reads the inputs as the engine sees them, never a component.
 """
 
-from .findings import (
-    POLICIES,
-    UNIQUE_DEVICE_CLASS,
-    UNIQUE_DEVICE_CLASS_DESCRIPTION,
-    PolicyCheck,
-    Violation,
-    check_plan,
-    check_resource,
-    format_violations,
-    plan_findings,
-)
-from .rules import (
-    SCALE_FROM_ZERO_WHY,
-    check_device_class_name,
-    check_dra_driver_release,
-    check_gpu_pool,
-    check_kubernetes_version,
-    check_scale_from_zero,
-    check_unique_device_classes,
-)
+from . import findings, rules
+from .findings import *  # noqa: F403 (the pack: every name in findings.__all__)
+from .rules import *  # noqa: F403 (the checks: every name in rules.__all__)
 
-__all__ = [
-    "POLICIES",
-    "SCALE_FROM_ZERO_WHY",
-    "UNIQUE_DEVICE_CLASS",
-    "UNIQUE_DEVICE_CLASS_DESCRIPTION",
-    "PolicyCheck",
-    "Violation",
-    "check_device_class_name",
-    "check_dra_driver_release",
-    "check_gpu_pool",
-    "check_kubernetes_version",
-    "check_plan",
-    "check_resource",
-    "check_scale_from_zero",
-    "check_unique_device_classes",
-    "format_violations",
-    "plan_findings",
-]
+__all__ = [*findings.__all__, *rules.__all__]

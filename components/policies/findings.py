@@ -16,6 +16,18 @@ from .rules import (
     check_unique_device_classes,
 )
 
+__all__ = [
+    "POLICIES",
+    "UNIQUE_DEVICE_CLASS",
+    "UNIQUE_DEVICE_CLASS_DESCRIPTION",
+    "PolicyCheck",
+    "Violation",
+    "check_plan",
+    "check_resource",
+    "format_violations",
+    "plan_findings",
+]
+
 Check = Callable[[str, Mapping[str, Any]], list[str]]
 
 

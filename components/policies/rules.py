@@ -23,6 +23,16 @@ from ..catalog import (
 )
 from ..config import MISSING, parse_k8s_version, value_at
 
+__all__ = [
+    "SCALE_FROM_ZERO_WHY",
+    "check_device_class_name",
+    "check_dra_driver_release",
+    "check_gpu_pool",
+    "check_kubernetes_version",
+    "check_scale_from_zero",
+    "check_unique_device_classes",
+]
+
 # What the offline plan writes for values it cannot see (components.offline.engine: SECRET, UNKNOWN).
 _HIDDEN = ("[secret]", "[unknown]")
 # Azure's GPU VM families: NC, ND, NG, NV (every N-series size has a GPU).
