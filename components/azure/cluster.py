@@ -13,6 +13,7 @@ import pulumi_kubernetes as k8s
 
 from ..config import AuthConfig, ClusterConfig
 from ..config.upgrades import AUTO_UPGRADE_SCHEDULE, NODE_OS_UPGRADE_SCHEDULE, MaintenanceWindowConfig
+from .agent_pool import system_pool_profile
 from .kubeconfig import decode_kubeconfig, to_kubelogin_kubeconfig
 
 AksClusterArgs = ClusterConfig
@@ -21,7 +22,6 @@ AksClusterArgs = ClusterConfig
 
 def cluster_properties(config: ClusterConfig) -> dict[str, Any]:
     """The ManagedCluster's inputs (snake_case, as the SDK takes them) that follow from config alone."""
-    pool = config.system_pool
     props: dict[str, Any] = {
         "resource_name_": config.name,
         "location": config.location,
@@ -41,24 +41,7 @@ def cluster_properties(config: ClusterConfig) -> dict[str, Any]:
             network_policy="cilium",
             load_balancer_sku="standard",
         ),
-        # The only inline pool; GPU pools are separate AgentPool resources (editing inline pools updates the cluster).
-        "agent_pool_profiles": [
-            containerservice.ManagedClusterAgentPoolProfileArgs(
-                name=pool.name,
-                mode="System",
-                # The system pool upgrades with the control plane in the same PUT only when told to (Azure/AKS #2905).
-                orchestrator_version=config.kubernetes_version,
-                os_type="Linux",
-                vm_size=pool.vm_size,
-                count=pool.count,
-                availability_zones=pool.zones or None,
-                max_pods=pool.max_pods,
-                os_disk_size_gb=pool.os_disk_size_gb,
-                type="VirtualMachineScaleSets",
-                node_taints=["CriticalAddonsOnly=true:NoSchedule"] if pool.critical_addons_only else None,
-                vnet_subnet_id=config.network.vnet_subnet_id,
-            )
-        ],
+        "agent_pool_profiles": [system_pool_profile(config)],
         "tags": config.tags or None,
         "node_resource_group": config.node_resource_group,
     }

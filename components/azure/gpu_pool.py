@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pulumi
 import pulumi_azure_native.containerservice as containerservice
 from pydantic import Field, model_validator
@@ -11,6 +9,7 @@ from pydantic import Field, model_validator
 from ..config import GpuPoolConfig, KeyedProblemsError, StrInput, Taint
 from ..config.pool_parts import ephemeral_os_disk_unchecked
 from ..config.versions import pool_skew_problem
+from .agent_pool import agent_pool_properties, ignored_changes
 
 
 class GpuNodePoolArgs(GpuPoolConfig):
@@ -37,59 +36,6 @@ class GpuNodePoolArgs(GpuPoolConfig):
     def orchestrator_version(self) -> str | None:
         """The version the pool runs: its own pin, else the control plane's."""
         return self.kubernetes_version or self.cluster_kubernetes_version
-
-
-def agent_pool_properties(pool: GpuPoolConfig, orchestrator_version: str | None = None) -> dict[str, Any]:
-    """The AgentPool's inputs (snake_case, as the SDK takes them) that follow from the pool's config alone."""
-    props: dict[str, Any] = {
-        # Separately managed pools upgrade only through their own orchestratorVersion (Azure/AKS #2905, #3087).
-        "orchestrator_version": orchestrator_version or pool.kubernetes_version,
-        "agent_pool_name": pool.name,
-        "mode": "User",
-        "os_type": pool.os_type,
-        "os_sku": pool.os_sku,
-        "type": "VirtualMachineScaleSets",
-        "vm_size": pool.vm_size,
-        # AKS installs its GRID driver on NVadsA10_v5 (the DRA driver uses the host driver). Not the preview
-        # "managed GPU" mode: that adds the nvidia.com/gpu device plugin, which collides with DRA.
-        "gpu_profile": containerservice.GPUProfileArgs(driver="Install"),
-        "node_labels": pool.node_labels,
-        # With AKS's own spot taint on a spot pool: AKS reports it back, so declaring it keeps refreshes clean.
-        "node_taints": pool.node_taints or None,
-        "availability_zones": pool.zones or None,
-        "max_pods": pool.max_pods,
-        "os_disk_size_gb": pool.os_disk_size_gb,
-        "os_disk_type": pool.effective_os_disk_type,
-        "scale_down_mode": pool.scale_down_mode,
-        "capacity_reservation_group_id": pool.capacity_reservation_group_id,
-        "vnet_subnet_id": pool.vnet_subnet_id,
-        "tags": pool.tags or None,
-        # Sent at creation; with autoscaling the autoscaler owns it afterwards (see ignore_changes below).
-        "count": pool.initial_count,
-    }
-    surge = pool.upgrade_surge
-    if surge is not None:
-        props["upgrade_settings"] = containerservice.AgentPoolUpgradeSettingsArgs(max_surge=surge)
-    if pool.spot is not None:
-        props.update(
-            scale_set_priority="Spot",
-            scale_set_eviction_policy=pool.spot.eviction_policy,
-            spot_max_price=pool.spot.max_price,
-        )
-    if pool.autoscaling:
-        props.update(
-            enable_auto_scaling=True,
-            min_count=pool.autoscaling.min_count,
-            max_count=pool.autoscaling.max_count,
-        )
-    else:
-        props["enable_auto_scaling"] = False
-    return props
-
-
-def ignored_changes(pool: GpuPoolConfig) -> list[str]:
-    """Inputs Pulumi must not diff: an autoscaled pool's count drifts by design (pulumi-azure-native #2943)."""
-    return ["count"] if pool.autoscaling else []
 
 
 def _waits_for(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:
