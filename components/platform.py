@@ -9,13 +9,46 @@ from .azure.gpu_pool import GpuNodePool, GpuNodePoolArgs
 from .config import StackConfig
 from .kubernetes.dra_driver import NvidiaDraDriver, NvidiaDraDriverArgs
 from .kubernetes.dra_samples import DraSamples, DraSamplesArgs
+from .outputs import output, register_declared
 from .secret_config import secret_inputs, secret_texts
 
 GpuPlatformArgs = StackConfig
 """The whole platform's settings (see StackConfig)."""
 
 
-class GpuPlatform(pulumi.ComponentResource):
+class GpuPlatformOutputs:
+    """What a GpuPlatform gives back, in Python and in every other language (its children's outputs, lifted)."""
+
+    cluster_name: pulumi.Output[str] = output("The ManagedCluster's name.")
+    resource_group_name: pulumi.Output[str] = output("The resource group the cluster lives in.")
+    cluster_id: pulumi.Output[str] = output("The ManagedCluster's ARM id.")
+    resource_uid: pulumi.Output[str] = output("The ManagedCluster's resourceUID: changes only when the cluster is replaced.")
+    kubeconfig: pulumi.Output[str] = output(
+        "A user kubeconfig as AKS hands it out; with Entra ID it logs in by device code, for people only.", secret=True
+    )
+    provider_kubeconfig: pulumi.Output[str] = output(
+        "The kubeconfig the platform's Kubernetes provider uses, for other programs and CI: never interactive.",
+        secret=True,
+    )
+    gpu_pools: list[pulumi.Output[str]] = output("The GPU pools' agent pool names, in input order.")
+    dra_driver_release: pulumi.Output[str] | None = output(
+        "The NVIDIA DRA driver's Helm release name, unless draDriver.enabled is false."
+    )
+    device_class_name: pulumi.Output[str] | None = output(
+        "The DeviceClass that selects A10 vGPU devices, when the samples are enabled."
+    )
+    claim_template_names: dict[str, pulumi.Output[str]] | None = output(
+        "ResourceClaimTemplate per slice size, keyed like '8GiB', when the samples are enabled."
+    )
+    shared_claim_name: pulumi.Output[str] | None = output(
+        "The ResourceClaim several pods can share, when the samples and the shared claim are enabled."
+    )
+    samples_namespace: pulumi.Output[str] | None = output(
+        "The namespace of the sample claims and Job, when the samples are enabled."
+    )
+
+
+class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
     """AKS + NVadsA10_v5 pools + the NVIDIA DRA driver + DRA samples: the AKS team's recipe as one component.
 
     Only composes: cluster -> (GPU pools) in parallel with (Kubernetes provider -> driver, samples).
@@ -86,20 +119,14 @@ class GpuPlatform(pulumi.ComponentResource):
                 ),
                 on_cluster,
             )
-        outputs = {
-            "clusterName": self.cluster.cluster_name,
-            "resourceGroupName": self.cluster.resource_group_name,
-            "clusterId": self.cluster.cluster_id,
-            "resourceUid": self.cluster.resource_uid,
-            "kubeconfig": self.cluster.kubeconfig,
-            "providerKubeconfig": self.cluster.provider_kubeconfig,
-            "gpuPools": [p.pool_name for p in self.pools],
-        }
-        if self.driver:
-            outputs["draDriverRelease"] = self.driver.release_name
-        if self.samples:
-            outputs["deviceClassName"] = self.samples.device_class_name
-            outputs["claimTemplateNames"] = self.samples.claim_template_names
-            outputs["sharedClaimName"] = self.samples.shared_claim_name
-            outputs["samplesNamespace"] = self.samples.namespace
-        self.register_outputs(outputs)
+        cluster, samples = self.cluster, self.samples
+        self.cluster_name, self.resource_group_name = cluster.cluster_name, cluster.resource_group_name
+        self.cluster_id, self.resource_uid = cluster.cluster_id, cluster.resource_uid
+        self.kubeconfig, self.provider_kubeconfig = cluster.kubeconfig, cluster.provider_kubeconfig
+        self.gpu_pools = [p.pool_name for p in self.pools]
+        self.dra_driver_release = self.driver.release_name if self.driver else None
+        self.device_class_name = samples.device_class_name if samples else None
+        self.claim_template_names = samples.claim_template_names if samples else None
+        self.shared_claim_name = samples.shared_claim_name if samples else None
+        self.samples_namespace = samples.namespace if samples else None
+        register_declared(self)
