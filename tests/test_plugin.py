@@ -88,12 +88,12 @@ def engine() -> Iterator[tuple[str, Monitor, Engine]]:
 
 
 @contextlib.contextmanager
-def started_plugin(engine_address: str, cwd: Path) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+def started_plugin(engine_address: str, cwd: Path, folder: Path = ROOT) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
     """`python <repository folder> <engine address>`, from a consumer's folder as the language host does; yields the
     port the plugin printed and the process."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PULUMI_")}
     process = subprocess.Popen(
-        [sys.executable, str(ROOT), engine_address], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [sys.executable, str(folder), engine_address], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     lines: queue.Queue[bytes] = queue.Queue()
     threading.Thread(target=lambda: lines.put(process.stdout.readline()), daemon=True).start()  # type: ignore[union-attr]

@@ -61,6 +61,13 @@ def _nested_model(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
+def _int_items(annotation: Any) -> bool:
+    """Whether the annotation is a list of ints (directly, optionally or constrained)."""
+    if typing.get_origin(annotation) is list:
+        return typing.get_args(annotation) == (int,)
+    return any(_int_items(inner) for inner in typing.get_args(annotation))
+
+
 def _aliases(model: type[BaseModel]) -> set[str]:
     return {field.alias or name for name, field in model.model_fields.items()}
 
@@ -74,9 +81,11 @@ def extension_keys(model: type[BaseModel]) -> set[str]:
     return set().union(*(_aliases(h.args) - _aliases(model) for h in HOSTED.values() if issubclass(h.args, model)))
 
 
-def without_nulls(model: type[BaseModel], data: Mapping[str, Any], nested: bool = False) -> dict[str, Any]:
-    """The inputs without the nulls an SDK may send for unset properties, model by model: a null means "unset", as in
-    the SDK's own component host. Inside user maps (extraValues, labels) a null is the user's and stays."""
+def from_wire(model: type[BaseModel], data: Mapping[str, Any], nested: bool = False) -> dict[str, Any]:
+    """The engine's inputs as the model takes them, model by model: without the nulls an SDK may send for unset
+    properties (a null means "unset", as in the SDK's own component host; inside user maps such as extraValues a null is
+    the user's and stays), whole numbers in lists of ints as ints, and another component's keys dropped (see
+    `extension_keys`)."""
     by_alias = {field.alias or name: field for name, field in model.model_fields.items()}
     dropped = extension_keys(model) if nested else set()
     out: dict[str, Any] = {}
@@ -86,9 +95,13 @@ def without_nulls(model: type[BaseModel], data: Mapping[str, Any], nested: bool 
         field = by_alias.get(key)
         sub = _nested_model(field.annotation) if field is not None else None
         if sub is not None and isinstance(value, Mapping):
-            value = without_nulls(sub, value, nested=True)
+            value = from_wire(sub, value, nested=True)
         elif sub is not None and isinstance(value, list):
-            value = [without_nulls(sub, v, nested=True) if isinstance(v, Mapping) else v for v in value]
+            value = [from_wire(sub, v, nested=True) if isinstance(v, Mapping) else v for v in value]
+        elif isinstance(value, list) and field is not None and _int_items(field.annotation):
+            # The wire carries every number as a float (google.protobuf.Value); the models take 3.0 for an int field
+            # themselves (Model._whole_numbers), but not inside a list of ints (DraClaimTemplates' sizes).
+            value = [int(v) if isinstance(v, float) and v.is_integer() else v for v in value]
         out[key] = value  # an unknown key stays: pydantic reports it, with the keys that are allowed
     return out
 
@@ -99,7 +112,7 @@ def validated(model: type[BaseModel], inputs: Mapping[str, Any], component: str)
     The engine shows the property errors; the message carries them too, one line each, for callers that show only it.
     """
     try:
-        return validate(model, without_nulls(model, inputs))
+        return validate(model, from_wire(model, inputs))
     except ConfigError as error:
         raise ConfigError(error.problems, title=f"invalid {component} inputs") from None
 
