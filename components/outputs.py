@@ -90,6 +90,12 @@ def values_by_schema_name(component: object, **overrides: Any) -> dict[str, Any]
     return out
 
 
+def lift(target: object, source: object, declaration: type) -> None:
+    """Gives `target` the outputs `declaration` declares, with `source`'s values (a GpuPlatform its cluster's)."""
+    for declared in declared_outputs(declaration):
+        setattr(target, declared.spec.name, getattr(source, declared.spec.name))
+
+
 def register_declared(component: pulumi.ComponentResource, **overrides: Any) -> None:
     """Registers the component's declared outputs (see `values_by_schema_name`)."""
     component.register_outputs(values_by_schema_name(component, **overrides))

@@ -4,32 +4,21 @@ from __future__ import annotations
 
 import pulumi
 
-from .azure.cluster import AksCluster
+from .azure.cluster import AksCluster, ClusterOutputs
 from .azure.gpu_pool import GpuNodePool, GpuNodePoolArgs
 from .config import StackConfig
 from .kubernetes.dra_driver import NvidiaDraDriver, NvidiaDraDriverArgs
 from .kubernetes.dra_samples import DraSamples, DraSamplesArgs
-from .outputs import output, register_declared
+from .outputs import lift, output, register_declared
 from .secret_config import secret_inputs, secret_texts
 
 GpuPlatformArgs = StackConfig
 """The whole platform's settings (see StackConfig)."""
 
 
-class GpuPlatformOutputs:
-    """What a GpuPlatform gives back, in Python and in every other language (its children's outputs, lifted)."""
+class GpuPlatformOutputs(ClusterOutputs):
+    """What a GpuPlatform gives back, in Python and in every other language: its cluster's outputs, and these."""
 
-    cluster_name: pulumi.Output[str] = output("The ManagedCluster's name.")
-    resource_group_name: pulumi.Output[str] = output("The resource group the cluster lives in.")
-    cluster_id: pulumi.Output[str] = output("The ManagedCluster's ARM id.")
-    resource_uid: pulumi.Output[str] = output("The ManagedCluster's resourceUID: changes only when the cluster is replaced.")
-    kubeconfig: pulumi.Output[str] = output(
-        "A user kubeconfig as AKS hands it out; with Entra ID it logs in by device code, for people only.", secret=True
-    )
-    provider_kubeconfig: pulumi.Output[str] = output(
-        "The kubeconfig the platform's Kubernetes provider uses, for other programs and CI: never interactive.",
-        secret=True,
-    )
     gpu_pools: list[pulumi.Output[str]] = output("The GPU pools' agent pool names, in input order.")
     dra_driver_release: pulumi.Output[str] | None = output(
         "The NVIDIA DRA driver's Helm release name, unless draDriver.enabled is false."
@@ -119,10 +108,8 @@ class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
                 ),
                 on_cluster,
             )
-        cluster, samples = self.cluster, self.samples
-        self.cluster_name, self.resource_group_name = cluster.cluster_name, cluster.resource_group_name
-        self.cluster_id, self.resource_uid = cluster.cluster_id, cluster.resource_uid
-        self.kubeconfig, self.provider_kubeconfig = cluster.kubeconfig, cluster.provider_kubeconfig
+        lift(self, self.cluster, ClusterOutputs)
+        samples = self.samples
         self.gpu_pools = [p.pool_name for p in self.pools]
         self.dra_driver_release = self.driver.release_name if self.driver else None
         self.device_class_name = samples.device_class_name if samples else None

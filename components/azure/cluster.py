@@ -260,8 +260,8 @@ def to_kubelogin_kubeconfig(kubeconfig: str, auth: AuthConfig) -> str:
     return yaml.safe_dump(doc, sort_keys=False)
 
 
-class AksClusterOutputs:
-    """What an AksCluster gives back, in Python and in every other language."""
+class ClusterOutputs:
+    """The cluster's outputs, which a GpuPlatform gives back as its own too."""
 
     resource_group_name: pulumi.Output[str] = output("The resource group the cluster lives in.")
     cluster_name: pulumi.Output[str] = output("The ManagedCluster's name.")
@@ -269,14 +269,20 @@ class AksClusterOutputs:
     resource_uid: pulumi.Output[str] = output(
         "The ManagedCluster's resourceUID: changes only when the cluster is replaced (a new cluster of the same name)."
     )
-    oidc_issuer_url: pulumi.Output[str] = output("The cluster's OIDC issuer (for workload identity federation).")
     kubeconfig: pulumi.Output[str] = output(
         "A user kubeconfig as AKS hands it out; with Entra ID it logs in by device code, for people only.", secret=True
     )
     provider_kubeconfig: pulumi.Output[str] = output(
-        "The kubeconfig the provider uses, for programs and CI: with Entra ID a non-interactive kubelogin login.",
+        "The kubeconfig the Kubernetes provider uses, for programs and CI: with Entra ID a non-interactive kubelogin "
+        "login, never interactive.",
         secret=True,
     )
+
+
+class AksClusterOutputs(ClusterOutputs):
+    """What an AksCluster gives back, in Python and in every other language."""
+
+    oidc_issuer_url: pulumi.Output[str] = output("The cluster's OIDC issuer (for workload identity federation).")
 
 
 class AksCluster(AksClusterOutputs, pulumi.ComponentResource):
