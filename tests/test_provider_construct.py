@@ -231,3 +231,15 @@ def test_claim_templates_are_served_too_in_a_namespace_from_another_resource():
     assert {t.inputs["metadata"]["namespace"] for t in templates} == {"team-a"} and len(templates) == 2
     assert set(state) == {"claimTemplateNames", "sharedClaimName", "deviceClassName", "namespace"}
     assert len(plan.all("aks-dra-vgpu:index:DraClaimTemplates")) == 1
+
+
+@pytest.mark.parametrize(("name", "inputs", "path"), [
+    ("GpuPlatform", {"cluster": CLUSTER, "gpuPools": [{"name": "gpu", "vmSize": "Standard_NC6"}]}, "gpuPools[0].vmSize"),
+    ("AksCluster", {**CLUSTER, "auth": {"mode": "entraId", "loginMode": "devicecode"}}, "auth.loginMode"),
+    ("DraClaimTemplates", {"sizes": [5.0], "namespace": "Team A"}, "namespace"),
+    ("DraSamples", {"pools": [{**POOL_INPUTS, "vmSiz": "x"}]}, "pools[0].vmSiz"),
+])
+def test_every_components_bad_inputs_name_their_schema_path(name, inputs, path):
+    with pytest.raises(pulumi.InputPropertiesError) as caught:
+        construct(name, inputs, preview=True, kubernetes=True)
+    assert path in {e["property_path"] for e in caught.value.errors or []}
