@@ -4,18 +4,40 @@ from __future__ import annotations
 
 import pulumi
 
-from .azure.cluster import AksCluster
+from .azure.cluster import AksCluster, ClusterOutputs
 from .azure.gpu_pool import GpuNodePool, GpuNodePoolArgs
 from .config import StackConfig
 from .kubernetes.dra_driver import NvidiaDraDriver, NvidiaDraDriverArgs
 from .kubernetes.dra_samples import DraSamples, DraSamplesArgs
+from .outputs import lift, output, register_declared
 from .secret_config import secret_inputs, secret_texts
 
 GpuPlatformArgs = StackConfig
 """The whole platform's settings (see StackConfig)."""
 
 
-class GpuPlatform(pulumi.ComponentResource):
+class GpuPlatformOutputs(ClusterOutputs):
+    """What a GpuPlatform gives back, in Python and in every other language: its cluster's outputs, and these."""
+
+    gpu_pools: list[pulumi.Output[str]] = output("The GPU pools' agent pool names, in input order.")
+    dra_driver_release: pulumi.Output[str] | None = output(
+        "The NVIDIA DRA driver's Helm release name, unless draDriver.enabled is false."
+    )
+    device_class_name: pulumi.Output[str] | None = output(
+        "The DeviceClass that selects A10 vGPU devices, when the samples are enabled."
+    )
+    claim_template_names: dict[str, pulumi.Output[str]] | None = output(
+        "ResourceClaimTemplate per slice size, keyed like '8GiB', when the samples are enabled."
+    )
+    shared_claim_name: pulumi.Output[str] | None = output(
+        "The ResourceClaim several pods can share, when the samples and the shared claim are enabled."
+    )
+    samples_namespace: pulumi.Output[str] | None = output(
+        "The namespace of the sample claims and Job, when the samples are enabled."
+    )
+
+
+class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
     """AKS + NVadsA10_v5 pools + the NVIDIA DRA driver + DRA samples: the AKS team's recipe as one component.
 
     Only composes: cluster -> (GPU pools) in parallel with (Kubernetes provider -> driver, samples).
@@ -86,20 +108,12 @@ class GpuPlatform(pulumi.ComponentResource):
                 ),
                 on_cluster,
             )
-        outputs = {
-            "clusterName": self.cluster.cluster_name,
-            "resourceGroupName": self.cluster.resource_group_name,
-            "clusterId": self.cluster.cluster_id,
-            "resourceUid": self.cluster.resource_uid,
-            "kubeconfig": self.cluster.kubeconfig,
-            "providerKubeconfig": self.cluster.provider_kubeconfig,
-            "gpuPools": [p.pool_name for p in self.pools],
-        }
-        if self.driver:
-            outputs["draDriverRelease"] = self.driver.release_name
-        if self.samples:
-            outputs["deviceClassName"] = self.samples.device_class_name
-            outputs["claimTemplateNames"] = self.samples.claim_template_names
-            outputs["sharedClaimName"] = self.samples.shared_claim_name
-            outputs["samplesNamespace"] = self.samples.namespace
-        self.register_outputs(outputs)
+        lift(self, self.cluster, ClusterOutputs)
+        samples = self.samples
+        self.gpu_pools = [p.pool_name for p in self.pools]
+        self.dra_driver_release = self.driver.release_name if self.driver else None
+        self.device_class_name = samples.device_class_name if samples else None
+        self.claim_template_names = samples.claim_template_names if samples else None
+        self.shared_claim_name = samples.shared_claim_name if samples else None
+        self.samples_namespace = samples.namespace if samples else None
+        register_declared(self)

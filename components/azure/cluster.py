@@ -13,6 +13,7 @@ import pulumi_kubernetes as k8s
 
 from ..config import AuthConfig, ClusterConfig
 from ..config.upgrades import AUTO_UPGRADE_SCHEDULE, NODE_OS_UPGRADE_SCHEDULE, MaintenanceWindowConfig
+from ..outputs import output, register_declared
 from .agent_pool import system_pool_profile
 from .kubeconfig import decode_kubeconfig, to_kubelogin_kubeconfig
 
@@ -157,23 +158,34 @@ def _auth_properties(auth: AuthConfig) -> dict[str, Any]:
     }
 
 
-class AksCluster(pulumi.ComponentResource):
+class ClusterOutputs:
+    """The cluster's outputs, which a GpuPlatform gives back as its own too."""
+
+    resource_group_name: pulumi.Output[str] = output("The resource group the cluster lives in.")
+    cluster_name: pulumi.Output[str] = output("The ManagedCluster's name.")
+    cluster_id: pulumi.Output[str] = output("The ManagedCluster's ARM id.")
+    resource_uid: pulumi.Output[str] = output(
+        "The ManagedCluster's resourceUID: changes only when the cluster is replaced (a new cluster of the same name)."
+    )
+    kubeconfig: pulumi.Output[str] = output(
+        "A user kubeconfig as AKS hands it out; with Entra ID it logs in by device code, for people only.", secret=True
+    )
+    provider_kubeconfig: pulumi.Output[str] = output(
+        "The kubeconfig the Kubernetes provider uses, for programs and CI: with Entra ID a non-interactive kubelogin "
+        "login, never interactive.",
+        secret=True,
+    )
+
+
+class AksClusterOutputs(ClusterOutputs):
+    """What an AksCluster gives back, in Python and in every other language."""
+
+    oidc_issuer_url: pulumi.Output[str] = output("The cluster's OIDC issuer (for workload identity federation).")
+
+
+class AksCluster(AksClusterOutputs, pulumi.ComponentResource):
     """An AKS cluster for DRA (Kubernetes >= 1.34) with an explicit Kubernetes provider for everything that follows."""
 
-    resource_group_name: pulumi.Output[str]
-    """The resource group the cluster lives in."""
-    cluster_name: pulumi.Output[str]
-    """The ManagedCluster's name."""
-    cluster_id: pulumi.Output[str]
-    """The ManagedCluster's ARM id."""
-    resource_uid: pulumi.Output[str]
-    """The ManagedCluster's resourceUID: changes only when the cluster is replaced (a new cluster of the same name)."""
-    oidc_issuer_url: pulumi.Output[str]
-    """The cluster's OIDC issuer (for workload identity federation)."""
-    kubeconfig: pulumi.Output[str]
-    """A user kubeconfig as AKS hands it out (secret); with Entra ID it logs in by device code, for people only."""
-    provider_kubeconfig: pulumi.Output[str]
-    """The kubeconfig the provider uses (secret), for programs and CI: with Entra ID a non-interactive kubelogin login."""
     provider: k8s.Provider
     """The Kubernetes provider built from that kubeconfig; never the ambient KUBECONFIG."""
     maintenance_configurations: list[containerservice.MaintenanceConfiguration]
@@ -246,14 +258,4 @@ class AksCluster(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, depends_on=[cluster]),
         )
 
-        self.register_outputs(
-            {
-                "resourceGroupName": self.resource_group_name,
-                "clusterName": self.cluster_name,
-                "clusterId": self.cluster_id,
-                "resourceUid": self.resource_uid,
-                "oidcIssuerUrl": self.oidc_issuer_url,
-                "kubeconfig": self.kubeconfig,
-                "providerKubeconfig": self.provider_kubeconfig,
-            }
-        )
+        register_declared(self)

@@ -9,6 +9,7 @@ from pydantic import Field, model_validator
 from ..config import GpuPoolConfig, KeyedProblemsError, StrInput, Taint
 from ..config.pool_parts import ephemeral_os_disk_unchecked
 from ..config.versions import pool_skew_problem
+from ..outputs import output, register_declared
 from .agent_pool import agent_pool_properties, ignored_changes
 
 
@@ -46,19 +47,21 @@ def _waits_for(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:
     return [given] if isinstance(given, pulumi.Resource) else [r for r in given if isinstance(r, pulumi.Resource)]
 
 
-class GpuNodePool(pulumi.ComponentResource):
+class GpuNodePoolOutputs:
+    """What a GpuNodePool gives back, in Python and in every other language."""
+
+    pool_name: pulumi.Output[str] = output("The AKS agent pool name.")
+    node_labels: dict[str, str] = output("Labels every node carries (includes nvidia.com/gpu.present=true).")
+    taints: list[Taint] = output(
+        "Taints every node carries ('key=value:Effect', AKS's spot taint included); GPU workloads must tolerate them."
+    )
+    gpu_memory_gib: int = output("Nominal GPU memory (GiB) of each vGPU device on this pool's nodes.")
+    devices_per_node: int = output("vGPU devices each node presents.")
+
+
+class GpuNodePool(GpuNodePoolOutputs, pulumi.ComponentResource):
     """One NVadsA10_v5 pool: every node presents fixed A10 vGPU slices that the DRA driver publishes."""
 
-    pool_name: pulumi.Output[str]
-    """The AKS agent pool name."""
-    node_labels: dict[str, str]
-    """Labels every node carries (includes nvidia.com/gpu.present=true)."""
-    taints: list[Taint]
-    """Taints every node carries (AKS's spot taint included); the DRA plugin and GPU workloads must tolerate them."""
-    gpu_memory_gib: int
-    """Nominal GPU memory of each vGPU device on this pool's nodes."""
-    devices_per_node: int
-    """vGPU devices each node presents."""
     config: GpuPoolConfig
     """The validated pool settings (for the driver and samples)."""
     agent_pool: containerservice.AgentPool
@@ -91,12 +94,4 @@ class GpuNodePool(pulumi.ComponentResource):
         self.taints = self.config.effective_taints
         self.gpu_memory_gib = self.config.size.gpu_memory_gib
         self.devices_per_node = self.config.size.devices_per_node
-        self.register_outputs(
-            {
-                "poolName": self.pool_name,
-                "nodeLabels": self.node_labels,
-                "taints": [str(t) for t in self.taints],
-                "gpuMemoryGib": self.gpu_memory_gib,
-                "devicesPerNode": self.devices_per_node,
-            }
-        )
+        register_declared(self)

@@ -18,6 +18,7 @@ from pydantic import Field
 from ..catalog import GPU_PRESENT_LABEL, RESOURCE_API_VERSION, DriverChart
 from ..config import DraDriverConfig, GpuPoolConfig
 from ..config.pools import GpuPools
+from ..outputs import output, register_declared
 from .providers import require_kubernetes_provider
 from .tolerations import pool_tolerations
 
@@ -154,22 +155,22 @@ def release_chart(chart: DriverChart) -> tuple[str, str | None]:
     return chart.chart, chart.repository
 
 
-class NvidiaDraDriver(pulumi.ComponentResource):
+class NvidiaDraDriverOutputs:
+    """What a NvidiaDraDriver gives back, in Python and in every other language."""
+
+    release_name: pulumi.Output[str] = output("The Helm release's name.")
+    namespace: pulumi.Output[str] = output("The namespace the driver runs in.")
+    chart_version: str = output("The pinned chart version.")
+    values: dict[str, Any] = output("The exact Helm values passed to the release.")
+
+
+class NvidiaDraDriver(NvidiaDraDriverOutputs, pulumi.ComponentResource):
     """The NVIDIA DRA driver (helm.v3.Release) that publishes each node's A10 vGPU as a DRA device.
 
     Needs an explicit Kubernetes provider (``providers={"kubernetes": provider}``, or from its parent) and refuses to
     start without one. It waits for nothing but that provider's cluster: the kubelet plugin DaemonSet waits for GPU
     nodes by itself, so GPU pools and the driver are created in parallel.
     """
-
-    release_name: pulumi.Output[str]
-    """The Helm release's name."""
-    namespace: pulumi.Output[str]
-    """The namespace the driver runs in."""
-    chart_version: str
-    """The pinned chart version."""
-    values: dict[str, Any]
-    """The exact Helm values passed to the release."""
 
     def __init__(
         self,
@@ -229,7 +230,4 @@ class NvidiaDraDriver(pulumi.ComponentResource):
         )
         self.release_name = release.name
         self.namespace = release.namespace
-        self.register_outputs(
-            {"releaseName": self.release_name, "namespace": self.namespace, "chartVersion": self.chart_version,
-             "values": pulumi.Output.secret(self.values) if secret_values else self.values}
-        )
+        register_declared(self, values=pulumi.Output.secret(self.values) if secret_values else self.values)
