@@ -216,7 +216,8 @@ def diff_plans(old: dict[str, Any], new: dict[str, Any]) -> DiffResult:
             operation = "update"
         else:
             continue
-        protected = (old_res.get("options") or {}).get("protect") and operation == "replace"
+        own = any("replace" in c.effects for c in changes) or any(r.after is None for r in replaced.get(key, ()))
+        protected = operation == "replace" and _replace_protected(old_res, new_res, own)
         if protected:
             operation = "refused"
         diffs.append(ResourceDiff(
@@ -254,6 +255,15 @@ def diff_plans(old: dict[str, Any], new: dict[str, Any]) -> DiffResult:
         warnings=tuple(plan_warnings(diffs, outputs)),
         blocked=tuple(blocked_reasons(diffs, new_index)),
     )
+
+
+def _replace_protected(old: dict[str, Any], new: dict[str, Any], own_change: bool) -> bool:
+    """Whether Pulumi refuses to replace: for the resource's own change only when the old *and* the new state are
+    protected ("we do allow unprotecting and replacing to happen in a single update"), for a dependent replaced with a
+    dependency when its old state is (pulumi/pulumi pkg/resource/deploy/step_generator.go, continueStepsFromDiff and
+    calculateDependentReplacements)."""
+    was = bool((old.get("options") or {}).get("protect"))
+    return was and (bool((new.get("options") or {}).get("protect")) or not own_change)
 
 
 def _provider_key(res: dict[str, Any]) -> str | None:
