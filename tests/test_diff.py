@@ -452,7 +452,20 @@ def test_the_pool_rules_follow_the_providers_force_new_list():
     assert {"vmSize", "agentPoolName", "gpuInstanceProfile", "resourceName", "resourceGroupName"} <= replacing
     assert not {"maxPods", "availabilityZones", "osDiskSizeGB"} & replacing  # attempted in place, refused by AKS
     refused = {r.path for r in RULES if r.type == POOL and r.effect == "refused"}
-    assert {"maxPods", "osType", "availabilityZones", "vnetSubnetID", "gpuProfile", "osDiskSizeGB"} <= refused
+    assert {"maxPods", "osType", "availabilityZones", "vnetSubnetID", "gpuProfile.driver", "osDiskSizeGB"} <= refused
+    assert "enableFIPS" not in refused and "enableFIPS" not in replacing  # AKS switches FIPS in place (a reimage)
+
+
+def test_fips_on_an_existing_pool_is_an_in_place_update_that_reimages():
+    result = diff_plans(plan(res(POOL, "p", pool())), plan(res(POOL, "p", pool(enableFIPS=True))))
+    change = one(result, "p")
+    assert change.operation == "update" and result.exit_status == 3
+    assert any("FIPS" in w and "reimages" in w for w in change.warnings)
+
+
+def test_every_rule_names_a_public_source():
+    for rule in RULES:
+        assert rule.source.startswith("https://") and rule.why, rule
 
 
 @pytest.mark.parametrize("text, parts", [

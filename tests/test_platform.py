@@ -91,7 +91,10 @@ def test_samples_wait_for_neither_pools_nor_the_release(plans, preview):
         assert CLUSTER in upstream, r.name
 
 
-SUBNET = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/snet-nodes"
+SUBNET = (
+    "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/net/providers/Microsoft.Network/virtualNetworks/"
+    "vnet/subnets/snet-nodes"
+)
 
 
 def on_subnet(pool_subnets: list[str | None]) -> dict:
@@ -132,7 +135,8 @@ def test_pools_on_one_bring_your_own_subnet_are_chained_in_config_order(preview)
 
 
 def test_subnet_predecessors_are_the_last_pool_on_the_same_subnet_case_insensitively():
-    config = StackConfig.model_validate(on_subnet([None, SUBNET.replace("snet-nodes", "SNET-NODES"), SUBNET.replace("snet-nodes", "snet-b")]))
+    shouting, other = SUBNET.replace("snet-nodes", "SNET-NODES"), SUBNET.replace("snet-nodes", "snet-b")
+    config = StackConfig.model_validate(on_subnet([None, shouting, other]))
     pools = [p.inheriting({}, config.cluster.network.vnet_subnet_id) for p in config.gpu_pools]
     assert shared_subnet_predecessors(pools) == [None, 0, None]
     assert shared_subnet_predecessors([p.model_copy(update={"vnet_subnet_id": None}) for p in pools]) == [None] * 3
