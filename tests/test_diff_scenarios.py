@@ -142,6 +142,9 @@ def test_a_chart_upgrade_is_in_place_and_a_downgrade_is_refused(scenario):
     # prod runs 0.4.1: going back to 25.8.1 is refused (the plugin's checkpoint is forward-only)
     assert release.operation == "refused" and up.exit_status == 4
     assert any("forward-only" in r.why for r in release.reasons)
+    # Neither Helm nor the API server stops a downgrade: the package refuses it as its own policy.
+    assert release.refused_by == "this package"
+    assert "REFUSED by this package's policy" in format_diff(up) and "Kubernetes API server" not in format_diff(up)
 
 
 def test_from_25_8_1_to_0_4_1_the_release_is_updated_in_place(scenario):

@@ -59,6 +59,9 @@ RESERVED_LABEL_PREFIXES = ("kubernetes.azure.com/", "kubernetes.io/")
 
 # Kubernetes versions: DRA is GA (resource.k8s.io/v1) from 1.34.
 MIN_KUBERNETES_VERSION = (1, 34)
+# The NVIDIA DRA driver's own prerequisite (kubernetes-sigs/dra-driver-nvidia-gpu docs/prerequisites.md at v0.4.0 and
+# v0.4.1: "v1.34.2 or later"): a pinned 1.34 patch must be 1.34.2 or newer. A bare "1.34" lets AKS pick its patch.
+MIN_KUBERNETES_PATCH = (1, 34, 2)
 
 
 @dataclass(frozen=True)
@@ -183,7 +186,8 @@ DRIVER_CHARTS: dict[str, DriverChart] = {
     )
 }
 
-# The maintained chart (kubernetes-sigs), the one AKS's node images carry themselves; see docs/upgrading.md.
+# The maintained chart (kubernetes-sigs); see docs/upgrading.md. AKS's own managed DRA driver is announced (Azure/AKS
+# #5962), not shipped: no public source says which driver version AKS's node images carry.
 DEFAULT_CHART_VERSION = "0.4.1"
 # The versions a stack may choose (a withdrawn one is known only to say why it is refused).
 OFFERED_CHART_VERSIONS = tuple(v for v, c in DRIVER_CHARTS.items() if c.withdrawn is None)

@@ -153,7 +153,11 @@ def moved(old_index: dict[str, Any], new_index: dict[str, Any]) -> dict[str, str
 
 
 # --- deciding ----------------------------------------------------------------------------------------------------------
-def _refuser(type_: str) -> Refuser:
+def _refuser(type_: str, refused: list[Rule], charts: list[Rule]) -> Refuser:
+    """Who refuses: a chart downgrade only this package (neither Helm nor the API server refuses one: upstream says
+    downgrades are not supported, docs/upgrade.md), otherwise the service behind the resource."""
+    if refused and all(rule in charts for rule in refused):
+        return "this package"
     return "the Kubernetes API server" if type_.startswith("kubernetes:") else "Azure"
 
 
@@ -226,7 +230,7 @@ def diff_plans(old: dict[str, Any], new: dict[str, Any]) -> DiffResult:
             tuple([*resource_warnings(operation, old_res, new_res, changes, protected),
                    *(f"chart: {r.why}" for r in charts if r.effect == "note")]),
             _delete_before_replace(old_res, new_res, key in by_provider) if operation == "replace" else None,
-            ("Pulumi" if protected else _refuser(new_res["type"])) if operation == "refused" else None,
+            ("Pulumi" if protected else _refuser(new_res["type"], refused, charts)) if operation == "refused" else None,
             pairs[key] if key in renamed else None,
         ))
     for key in sorted(set(new_index) - set(pairs)):

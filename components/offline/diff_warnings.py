@@ -83,8 +83,11 @@ def resource_warnings(
     for change in changes:
         for rule in change.rules:
             if rule.effect == "refused" and operation == "refused":
-                who = "the Kubernetes API server" if type_.startswith("kubernetes:") else "Azure"
-                found.append(f"{who} refuses {change.path} in place, so `pulumi up` fails: {rule.why} ({SAFE_CHANGES_DOC})")
+                if type_.startswith("kubernetes:"):
+                    who, fails = "the Kubernetes API server", "`pulumi preview` already fails (server-side apply's dry run)"
+                else:
+                    who, fails = "Azure", "`pulumi up` fails"
+                found.append(f"{who} refuses {change.path} in place, so {fails}: {rule.why} ({SAFE_CHANGES_DOC})")
             elif rule.effect == "rebuild" and new is not None and change.path.endswith("orchestratorVersion"):
                 found.append(_pool_upgrade(new, change))
             elif rule.effect == "rebuild":

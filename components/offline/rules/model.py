@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 Effect = Literal["replace", "rebuild", "refused", "note"]
-Refuser = Literal["Azure", "the Kubernetes API server", "Pulumi"]
+Refuser = Literal["Azure", "the Kubernetes API server", "Pulumi", "this package"]  # "this package": its own policy
 Mechanism = Literal["provider", "api", "engine"]
 PathPart = str | int  # a key, a list index, or "*" (any list item)
 
