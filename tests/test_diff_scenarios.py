@@ -167,3 +167,17 @@ def test_a_renamed_driver_release_is_replaced_delete_first(scenario):
     result = scenario("dev", lambda c: c.setdefault(NS + "draDriver", {}).update(releaseName="dra"))
     (release,) = [r for r in result.resources if r.type == "kubernetes:helm.sh/v3:Release"]
     assert release.operation == "replace" and release.delete_before_replace is True
+
+
+def test_prod_moving_region_while_protected_is_refused(scenario):
+    result = scenario("prod", lambda c: c[NS + "cluster"].update(location="northeurope"))
+    (cluster,) = [r for r in result.resources if r.type == "azure-native:containerservice:ManagedCluster"]
+    assert cluster.operation == "refused" and cluster.refused_by == "Pulumi" and result.exit_status == 4
+
+
+def test_prod_moving_region_and_unprotecting_in_one_update_is_a_delete_first_replacement(scenario):
+    result = scenario("prod", lambda c: c[NS + "cluster"].update(location="northeurope", protect=False))
+    (cluster,) = [r for r in result.resources if r.type == "azure-native:containerservice:ManagedCluster"]
+    assert cluster.operation == "replace" and cluster.delete_before_replace is True
+    assert any("protect is turned off in this same update" in w for w in cluster.warnings)
+    assert result.exit_status == 3
