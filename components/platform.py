@@ -1,11 +1,11 @@
-"""GpuPlatform: composes cluster -> GPU pools in parallel with (provider -> NVIDIA DRA driver -> DRA samples)."""
+"""GpuPlatform: composes cluster -> GPU pools (side by side) in parallel with (provider -> NVIDIA DRA driver -> DRA samples)."""
 
 from __future__ import annotations
 
 import pulumi
 
 from .azure.cluster import AksCluster, ClusterOutputs
-from .azure.gpu_pool import GpuNodePool, GpuNodePoolArgs
+from .azure.gpu_pool import GpuNodePool, GpuNodePoolArgs, shared_subnet_predecessors
 from .config import StackConfig
 from .kubernetes.dra_driver import NvidiaDraDriver, NvidiaDraDriverArgs
 from .kubernetes.dra_samples import DraSamples, DraSamplesArgs
@@ -58,31 +58,37 @@ class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
             opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(transformations=[secret_inputs(texts)]))
         super().__init__("aks-dra-vgpu:index:GpuPlatform", name, None, opts)
         self.cluster = AksCluster(f"{name}-cluster", args.cluster, pulumi.ResourceOptions(parent=self))
-        # Pools are chained, each after the one before: AKS refuses a second agent pool operation on a cluster while
-        # one runs ("OperationNotAllowed: Another agentpool operation ... is in progress"; cilium/cilium #25944,
-        # Azure/terraform-azurerm-avm-ptn-aks-production #25), and pulumi-azure-native does not retry it. The chain
-        # also makes a Kubernetes upgrade roll through the pools one at a time, after the control plane.
+        # Pools wait for the cluster (they name it) and for every other cluster-level write, because AKS refuses a
+        # cluster operation while a pool operation runs and the reverse ("Managed Cluster operation is not allowed:
+        # Another operation ... is in progress on agent pool ...": AKS troubleshooting, "Cluster pending operation
+        # (OperationNotAllowed) errors"; Azure/terraform-azurerm-avm-ptn-aks-production #25). A maintenance
+        # configuration is a child of the managed cluster, and no AKS source says whether its PUT counts as a cluster
+        # operation: the pools wait for it too, which costs seconds. Among themselves pools run side by side, except
+        # those sharing a bring-your-own subnet, chained in config order (shared_subnet_predecessors says why).
+        cluster_writes: list[pulumi.Resource] = list(self.cluster.maintenance_configurations)
+        pools = [pool.inheriting(args.cluster.tags, args.cluster.network.vnet_subnet_id) for pool in args.gpu_pools]
         self.pools = []
-        previous: list[pulumi.Resource] = []
-        for pool in args.gpu_pools:
+        for pool, before in zip(pools, shared_subnet_predecessors(pools), strict=True):
             node_pool = GpuNodePool(
                 f"{name}-{pool.name}",
                 GpuNodePoolArgs(
                     # Every pool inherits the cluster's tags and subnet unless it sets its own.
-                    **pool.inheriting(args.cluster.tags, args.cluster.network.vnet_subnet_id).model_dump(),
+                    **pool.model_dump(),
                     cluster_name=self.cluster.cluster_name,
                     resource_group_name=self.cluster.resource_group_name,
                     cluster_kubernetes_version=args.cluster.kubernetes_version,
                 ),
-                pulumi.ResourceOptions(parent=self, depends_on=previous),
+                # A pool waits for the AgentPool before it itself, not for its component: the same dependency (a
+                # component stands for its children, and this one has one), but the Python SDK checks every new
+                # dependency for a cycle by walking all that the target already depends on (pulumi/pulumi
+                # sdk/python/lib/pulumi/runtime/resource_cycle_breaker.py), and a chain through the components doubles
+                # both the walks and the chain they walk (docs/performance.md).
+                pulumi.ResourceOptions(
+                    parent=self,
+                    depends_on=[*cluster_writes, *([self.pools[before].agent_pool] if before is not None else [])],
+                ),
             )
             self.pools.append(node_pool)
-            # The next pool waits for this pool's AgentPool itself, not for its component: the same dependency
-            # (a component stands for its children, and this one has one), but the Python SDK checks every new
-            # dependency for a cycle by walking all that the target already depends on (pulumi/pulumi
-            # sdk/python/lib/pulumi/runtime/resource_cycle_breaker.py), and a chain through the components doubles
-            # both the walks and the chain they walk: ~1.5 s more of a 300-pool plan (docs/performance.md).
-            previous = [node_pool.agent_pool]
         # Kubernetes objects reach the cluster through its explicit provider only; none waits for a GPU pool
         # (the driver's DaemonSet waits for GPU nodes by itself), so pools and driver are created in parallel.
         # The samples do not wait for the driver either: the API server takes DeviceClasses and claims before any

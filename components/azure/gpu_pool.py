@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pulumi
 import pulumi_azure_native.containerservice as containerservice
 from pydantic import Field, model_validator
@@ -37,6 +39,29 @@ class GpuNodePoolArgs(GpuPoolConfig):
     def orchestrator_version(self) -> str | None:
         """The version the pool runs: its own pin, else the control plane's."""
         return self.kubernetes_version or self.cluster_kubernetes_version
+
+
+def shared_subnet_predecessors(pools: Sequence[GpuPoolConfig]) -> list[int | None]:
+    """Per pool, the index of the last pool before it on the same bring-your-own subnet (None: nothing to wait for).
+
+    Pools of one cluster need no order among themselves: AKS refuses a second operation on the *same* pool while one
+    runs, not operations on two pools (AKS troubleshooting, "Cluster pending operation (OperationNotAllowed) errors";
+    cilium/cilium #25944 was an operation on a pool still Creating). What fails is two pools joining one
+    bring-your-own subnet at once: AKS sets the virtual network's ownership for each and refuses while it is Updating
+    (SetVNetOwnershipFailed / VirtualNetworkNotInSucceededState, Azure/AKS #4522), which is why terraform-provider-azurerm
+    locks the subnet while it creates a pool (internal/services/containers/kubernetes_cluster_node_pool_resource.go,
+    `locks.MultipleByID(&subnetIDsToLock)`; hashicorp/terraform-provider-azurerm #32001, #32682). Pools in AKS's own
+    network (no vnetSubnetID) run side by side. Compose GpuNodePools yourself: pass the AgentPool of the pool this
+    names in `depends_on`, as GpuPlatform does.
+    """
+    last: dict[str, int] = {}
+    found: list[int | None] = []
+    for index, pool in enumerate(pools):
+        subnet = pool.vnet_subnet_id.lower() if pool.vnet_subnet_id else None  # ARM IDs compare case-insensitively
+        found.append(last.get(subnet) if subnet else None)
+        if subnet:
+            last[subnet] = index
+    return found
 
 
 def _waits_for(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:
@@ -77,7 +102,8 @@ class GpuNodePool(GpuNodePoolOutputs, pulumi.ComponentResource):
             resource_group_name=args.resource_group_name,
             resource_name_=args.cluster_name,
             **agent_pool_properties(self.config, args.orchestrator_version),
-            # What the component waits for, its AgentPool waits for (in GpuPlatform: the pool before it).
+            # What the component waits for, its AgentPool waits for (in GpuPlatform: the cluster's maintenance
+            # configurations, and the pool before it on a shared bring-your-own subnet).
             opts=pulumi.ResourceOptions(
                 parent=self, ignore_changes=ignored_changes(self.config), depends_on=_waits_for(opts)
             ),

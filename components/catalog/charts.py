@@ -117,7 +117,8 @@ DRIVER_CHARTS: dict[str, DriverChart] = {
     )
 }
 
-# The maintained chart (kubernetes-sigs), the one AKS's node images carry themselves; see docs/upgrading.md.
+# The maintained chart (kubernetes-sigs); see docs/upgrading.md. AKS's own managed DRA driver is announced (Azure/AKS
+# #5962), not shipped: no public source says which driver version AKS's node images carry.
 DEFAULT_CHART_VERSION = "0.4.1"
 # The versions a stack may choose (a withdrawn one is known only to say why it is refused).
 OFFERED_CHART_VERSIONS = tuple(v for v, c in DRIVER_CHARTS.items() if c.withdrawn is None)

@@ -50,3 +50,6 @@ RESERVED_LABEL_PREFIXES = ("kubernetes.azure.com/", "kubernetes.io/")
 
 # Kubernetes versions: DRA is GA (resource.k8s.io/v1) from 1.34.
 MIN_KUBERNETES_VERSION = (1, 34)
+# The NVIDIA DRA driver's own prerequisite (kubernetes-sigs/dra-driver-nvidia-gpu docs/prerequisites.md at v0.4.0 and
+# v0.4.1: "v1.34.2 or later"): a pinned 1.34 patch must be 1.34.2 or newer. A bare "1.34" lets AKS pick its patch.
+MIN_KUBERNETES_PATCH = (1, 34, 2)
