@@ -22,7 +22,8 @@ from components.offline.diff import diff_plans, value_changes
 from components.offline.diff_text import format_diff
 from components.offline.diff_warnings import successor_name
 from components.offline.plan import SECRET
-from components.offline.replacement_rules import (
+from components.offline.replacement_rules import RULES, format_path, parse_path
+from components.offline.rules.model import (
     CLAIM,
     CLAIM_TEMPLATE,
     CLUSTER,
@@ -32,10 +33,7 @@ from components.offline.replacement_rules import (
     K8S_PROVIDER,
     POOL,
     RELEASE,
-    RULES,
     SAFE_CHANGES_DOC,
-    format_path,
-    parse_path,
 )
 from components.offline.urns import local_urn
 from tests.conftest import ROOT

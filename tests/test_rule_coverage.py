@@ -14,17 +14,8 @@ import yaml
 
 from components.config import StackConfig
 from components.offline import Plan, capture
-from components.offline.replacement_rules import (
-    CLUSTER,
-    GROUP,
-    IN_PLACE,
-    MAINTENANCE,
-    POOL,
-    RULES,
-    is_prefix,
-    parse_path,
-    tree_settings,
-)
+from components.offline.replacement_rules import IN_PLACE, RULES, is_prefix, parse_path, tree_settings
+from components.offline.rules.model import CLUSTER, GROUP, MAINTENANCE, POOL
 from components.offline.tree import KEY_SETTINGS
 from components.platform import GpuPlatform
 from tests.conftest import ROOT

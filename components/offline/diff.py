@@ -21,10 +21,6 @@ from .diff_model import DiffResult, Operation, ResourceDiff, ValueChange
 from .diff_warnings import blocked_reasons, plan_warnings, resource_warnings
 from .replacement_rules import (
     PROVIDER_CHANGED,
-    RELEASE,
-    PathPart,
-    Refuser,
-    Rule,
     cascade_rules,
     format_path,
     input_rules,
@@ -32,6 +28,7 @@ from .replacement_rules import (
     parse_path,
     replace_on_changes_rule,
 )
+from .rules.model import RELEASE, PathPart, Refuser, Rule
 from .upgrade_rules import chart_rules, upgrade_rule, version_rules
 from .urns import local_urn, provider_urn
 

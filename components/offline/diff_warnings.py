@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..config.syntax import MISSING
 from .plan import SECRET
-from .replacement_rules import CLUSTER, IMPACTS, K8S_PROVIDER, POOL, SAFE_CHANGES_DOC
+from .replacement_rules import IMPACTS
+from .rules.model import CLUSTER, K8S_PROVIDER, POOL, SAFE_CHANGES_DOC
 from .urns import local_urn
 
 if TYPE_CHECKING:

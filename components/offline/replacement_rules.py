@@ -20,35 +20,16 @@ from __future__ import annotations
 import fnmatch
 import re
 
-from .rules import (
-    CLAIM,
-    CLAIM_TEMPLATE,
-    CLUSTER,
-    DEVICE_CLASS,
-    GROUP,
-    IN_PLACE,
-    JOB,
-    K8S_PROVIDER,
-    MAINTENANCE,
-    NAMESPACE,
-    POOL,
-    RELEASE,
-    RULES,
-    SAFE_CHANGES_DOC,
-    Effect,
-    InPlace,
-    Mechanism,
-    PathPart,
-    Refuser,
-    Rule,
-)
+from .rules import IN_PLACE, RULES
 from .rules.engine import PROVIDER_CHANGED, replace_on_changes_rule
 from .rules.impacts import IMPACTS, Impact
+from .rules.model import (
+    PathPart,
+    Rule,
+)
 
 __all__ = [
-    "CLAIM", "CLAIM_TEMPLATE", "CLUSTER", "DEVICE_CLASS", "GROUP", "IMPACTS", "IN_PLACE", "JOB", "K8S_PROVIDER",
-    "MAINTENANCE", "NAMESPACE", "POOL", "PROVIDER_CHANGED", "RELEASE", "RULES", "SAFE_CHANGES_DOC", "Effect", "Impact",
-    "InPlace", "Mechanism", "PathPart", "Refuser", "Rule", "cascade_rules", "format_path", "input_rules", "is_prefix",
+    "IMPACTS", "IN_PLACE", "PROVIDER_CHANGED", "RULES", "Impact", "cascade_rules", "format_path", "input_rules", "is_prefix",
     "parse_path", "replace_on_changes_rule", "rules_table", "tree_settings", "type_matches",
 ]
 

@@ -7,7 +7,8 @@ from typing import Any
 
 from ..config import MISSING, value_at
 from .plan import Plan, walk
-from .replacement_rules import CLUSTER, GROUP, MAINTENANCE, POOL, tree_settings
+from .replacement_rules import tree_settings
+from .rules.model import CLUSTER, GROUP, MAINTENANCE, POOL
 
 # Per type: the input paths worth a glance (dotted; missing ones are skipped). The Azure types' rows come from the
 # diff's rules and in-place entries (each marks its row), so a setting's rule and its place in the tree are one entry.

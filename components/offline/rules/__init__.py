@@ -8,33 +8,10 @@ resource family, add a module with ``RULES`` (and ``IN_PLACE`` where a mapping e
 from __future__ import annotations
 
 from . import azure_cluster, azure_pool, engine, kubernetes
-from .model import (
-    CLAIM,
-    CLAIM_TEMPLATE,
-    CLUSTER,
-    DEVICE_CLASS,
-    GROUP,
-    JOB,
-    K8S_PROVIDER,
-    MAINTENANCE,
-    NAMESPACE,
-    POOL,
-    RELEASE,
-    SAFE_CHANGES_DOC,
-    Effect,
-    InPlace,
-    Mechanism,
-    PathPart,
-    Refuser,
-    Rule,
-)
+from .model import InPlace, Rule
 
 MODULES = (azure_cluster, azure_pool, kubernetes, engine)
 RULES: tuple[Rule, ...] = tuple(rule for module in MODULES for rule in module.RULES)
 IN_PLACE: tuple[InPlace, ...] = tuple(entry for module in MODULES for entry in getattr(module, "IN_PLACE", ()))
 
-__all__ = [
-    "CLAIM", "CLAIM_TEMPLATE", "CLUSTER", "DEVICE_CLASS", "GROUP", "IN_PLACE", "JOB", "K8S_PROVIDER", "MAINTENANCE",
-    "MODULES", "NAMESPACE", "POOL", "RELEASE", "RULES", "SAFE_CHANGES_DOC", "Effect", "InPlace", "Mechanism", "PathPart",
-    "Refuser", "Rule",
-]
+__all__ = ["IN_PLACE", "MODULES", "RULES"]
