@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pulumi
 
 from .azure.cluster import AksCluster
@@ -29,6 +31,8 @@ class GpuPlatform(pulumi.ComponentResource):
     """The NVIDIA DRA driver release, unless draDriver.enabled is false (someone else runs the driver)."""
     samples: DraSamples | None
     """The DRA sample objects, when enabled."""
+    observability: Any
+    """The monitoring components (components.observability.wiring.Observability), or None when monitoring is off."""
 
     def __init__(self, name: str, args: GpuPlatformArgs, opts: pulumi.ResourceOptions | None = None):
         texts = secret_texts(args)
@@ -76,6 +80,7 @@ class GpuPlatform(pulumi.ComponentResource):
                 on_cluster,
                 # The values come from draDriver and from the pools' labels and taints: secret if any of them is.
                 secret_values=bool(args.secret_sections & {"draDriver", "gpuPools"}),
+                metrics=_driver_scraped(args),
             )
         self.samples = None
         if args.samples.enabled:
@@ -85,6 +90,14 @@ class GpuPlatform(pulumi.ComponentResource):
                     **args.samples.model_dump(), pools=args.gpu_pools, kubernetes_version=args.cluster.kubernetes_version
                 ),
                 on_cluster,
+            )
+        self.observability = None
+        if _wants_monitoring(args):
+            from .observability.wiring import observe  # monitoring's modules load only when a stack uses them
+
+            self.observability = observe(
+                name, args, cluster_id=self.cluster.cluster_id, resource_group_name=self.cluster.resource_group_name,
+                azure=pulumi.ResourceOptions(parent=self), on_cluster=on_cluster,
             )
         outputs = {
             "clusterName": self.cluster.cluster_name,
@@ -102,4 +115,18 @@ class GpuPlatform(pulumi.ComponentResource):
             outputs["claimTemplateNames"] = self.samples.claim_template_names
             outputs["sharedClaimName"] = self.samples.shared_claim_name
             outputs["samplesNamespace"] = self.samples.namespace
+        if self.observability and self.observability.prometheus:
+            outputs["monitorWorkspaceId"] = self.observability.prometheus.workspace_id
+        if self.observability and self.observability.gpu_metrics:
+            outputs["gpuMetricsRelease"] = self.observability.gpu_metrics.release_name
         self.register_outputs(outputs)
+
+
+def _wants_monitoring(args: GpuPlatformArgs) -> bool:
+    """Monitoring creates something (managed Prometheus collects, or GPU metrics are on)."""
+    return args.cluster.monitoring.collects or args.cluster.monitoring.gpu_metrics.enabled
+
+
+def _driver_scraped(args: GpuPlatformArgs) -> bool:
+    """Something scrapes the DRA driver's own metrics (then its chart is told to serve them, where it can)."""
+    return args.cluster.monitoring.scrape_group is not None and args.dra_driver.chart.has_metrics

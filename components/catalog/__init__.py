@@ -80,6 +80,9 @@ class DriverChart:
     # they must be off too.
     gates_requiring_imex: frozenset[str] = frozenset()
     has_resource_api_version: bool = False  # the chart's `resourceApiVersion` value (25.12+): pin the DRA API
+    # `kubeletPlugin.metrics` / `controller.metrics` (0.4.x: HTTP_ENDPOINT :8080, METRICS_PATH /metrics in
+    # templates/kubeletplugin.yaml and controller.yaml); 25.x serves none (only gRPC health on 51515/51516).
+    has_metrics: bool = False
 
     @property
     def source_tag(self) -> str:
@@ -164,6 +167,7 @@ DRIVER_CHARTS: dict[str, DriverChart] = {
             needs_name_override=True,
             gates_requiring_imex=frozenset({"ComputeDomainCliques"}),
             has_resource_api_version=True,
+            has_metrics=True,
         ),
         # 2026-06-30; fixes #1184. Values, gates and CRDs as in 0.4.0 (tag v0.4.1, 764900e).
         DriverChart(
@@ -179,6 +183,7 @@ DRIVER_CHARTS: dict[str, DriverChart] = {
             needs_name_override=True,
             gates_requiring_imex=frozenset({"ComputeDomainCliques"}),
             has_resource_api_version=True,
+            has_metrics=True,
         ),
     )
 }
