@@ -21,6 +21,7 @@ from tests.conftest import ROOT
 VERSIONS = ("1.34", "1.35", "1.36")
 STACKS = ("dev", "prod")
 RELEASE = "nvidia-dra-driver-gpu"
+SCRAPE_GROUPS = ("azmonitoring.coreos.com", "monitoring.coreos.com")
 
 
 @pytest.fixture(scope="module")
@@ -65,10 +66,18 @@ def test_prod_renders_its_sizes_and_no_job(rendered):
     assert sorted(manifests(folder)) == [
         "deviceclass-a10-vgpu.yaml",
         "namespace-dra-samples.yaml",
+        # Managed Prometheus with GPU metrics: one scrape object per target, of AKS's metrics add-on's group.
+        "podmonitor-nvidia-dra-driver-gpu-kubelet-plugin.yaml",
         "resourceclaim-a10-vgpu-shared.yaml",
         "resourceclaimtemplate-a10-vgpu-24gib.yaml",
         "resourceclaimtemplate-a10-vgpu-8gib.yaml",
+        "servicemonitor-dcgm-exporter.yaml",
     ]
+    objects = manifests(folder)
+    assert {o["apiVersion"] for n, o in objects.items() if n.startswith(("podmonitor", "servicemonitor"))} == {
+        "azmonitoring.coreos.com/v1"
+    }
+    assert sorted(p.name for p in (folder / "helm").iterdir()) == ["dcgm-exporter", RELEASE]
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -77,6 +86,8 @@ def test_every_object_passes_the_strict_schema(rendered, stack, version):
     found = manifests(rendered[stack][1])
     assert found
     for name, obj in found.items():
+        if obj["apiVersion"].split("/")[0] in SCRAPE_GROUPS:
+            continue  # defined by a CRD, not a Kubernetes built-in: tests/test_observability_render.py checks its shape
         try:
             kubernetes_validate.validate(obj, version, strict=True)
         except kubernetes_validate.ValidationError as err:
@@ -90,7 +101,7 @@ def test_manifests_are_complete_as_applied(rendered, stack):
         assert list(obj)[:3] == ["apiVersion", "kind", "metadata"], name
         assert obj["metadata"]["name"] and "[unknown]" not in yaml.safe_dump(obj), name
         if obj["kind"] not in CLUSTER_SCOPED_KINDS:
-            assert obj["metadata"]["namespace"] == "dra-samples", name
+            assert obj["metadata"]["namespace"] in {"dra-samples", "gpu-metrics", "nvidia-dra-driver-gpu"}, name
         assert not [k for k in obj if k.startswith("__")], name
         assert name == f"{obj['kind'].lower()}-{obj['metadata']['name']}.yaml"
     # The same objects as the plan declares, field for field.
@@ -122,7 +133,7 @@ def test_a_v1beta1_shaped_request_fails_v1_validation(version):
 def test_values_are_exactly_what_the_release_gets_with_the_driver_flags(rendered, stack):
     plan, folder, _ = rendered[stack]
     values = load(folder / "helm" / RELEASE / "values.yaml")
-    assert values == plan.one("kubernetes:helm.sh/v3:Release").inputs["values"]
+    assert values == plan.one("kubernetes:helm.sh/v3:Release", "gpu-dra-driver-release").inputs["values"]
     assert values["resources"]["gpus"]["enabled"] is True
     assert values["gpuResourcesEnabledOverride"] is True
     assert values["featureGates"]["IMEXDaemonsWithDNSNames"] is False

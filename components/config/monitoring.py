@@ -57,6 +57,7 @@ class GpuMetricsConfig(Model):
         "dcgm-exporter", description="The Helm release's name."
     )
     cpu_request: str = Field("100m", pattern=r"^[0-9]+m?$", description="The exporter's CPU request.")
+    cpu_limit: str = Field("200m", pattern=r"^[0-9]+m?$", description="The exporter's CPU limit.")
     memory_request: str = Field("128Mi", pattern=r"^[0-9]+(Mi|Gi)$", description="The exporter's memory request.")
     memory_limit: str = Field("512Mi", pattern=r"^[0-9]+(Mi|Gi)$", description="The exporter's memory limit.")
     scrape_interval_seconds: int = Field(30, ge=5, le=300, description="How often the metrics are scraped.")

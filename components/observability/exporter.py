@@ -55,7 +55,7 @@ def exporter_values(config: GpuMetricsConfig, pools: GpuPools) -> dict[str, Any]
         "customMetrics": counters_csv(counters_for(pools)),
         "resources": {
             "requests": {"cpu": config.cpu_request, "memory": config.memory_request},
-            "limits": {"memory": config.memory_limit},
+            "limits": {"cpu": config.cpu_limit, "memory": config.memory_limit},
         },
         # The scrape object is Pulumi's (one per target, of the stack's Prometheus group): never the chart's too.
         "serviceMonitor": {"enabled": False},
