@@ -22,6 +22,7 @@ from components.catalog import A10_SIZES, CHART_DEVICE_CLASSES, DEFAULT_CHART_VE
 from components.cli import main
 from components.cli.docs import (
     CONFIG_REFERENCE,
+    DASHBOARD,
     SIZING,
     SIZING_BLOCK,
     SIZING_EXAMPLE,
@@ -410,12 +411,14 @@ def repo_copy(tmp_path: Path) -> Path:
 
 
 def test_docs_command_checks_then_writes(capsys, repo_copy):
+    generated = [str(DASHBOARD), str(CONFIG_REFERENCE), str(STACK_SCHEMA)]
     assert main(["docs", "--project-dir", str(repo_copy), "--check"]) == 3
-    assert capsys.readouterr().out.split() == [str(CONFIG_REFERENCE), str(STACK_SCHEMA)]
+    assert capsys.readouterr().out.split() == generated
     assert not (repo_copy / CONFIG_REFERENCE).exists()
     assert not (repo_copy / STACK_SCHEMA).exists()
     assert main(["docs", "--project-dir", str(repo_copy)]) == 0
-    assert capsys.readouterr().out.split() == [str(CONFIG_REFERENCE), str(STACK_SCHEMA)]
+    assert capsys.readouterr().out.split() == generated
+    assert (repo_copy / DASHBOARD).read_text(encoding="utf-8") == (ROOT / DASHBOARD).read_text(encoding="utf-8")
     assert (repo_copy / CONFIG_REFERENCE).read_text(encoding="utf-8") == config_reference()
     assert (repo_copy / STACK_SCHEMA).read_text(encoding="utf-8") == stack_schema()
     assert main(["docs", "--project-dir", str(repo_copy), "--check"]) == 0

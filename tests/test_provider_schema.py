@@ -39,6 +39,7 @@ from components.config import (
     StackConfig,
     SystemPoolConfig,
 )
+from components.config.monitoring import AlertsConfig, GpuMetricsConfig, GrafanaConfig
 from components.config.upgrades import MaintenanceWindowConfig, UpgradesConfig
 from components.host import schema as provider_schema
 from components.host.server import BUILDERS, ComponentHost
@@ -72,6 +73,9 @@ TYPE_MODELS: dict[str, type[BaseModel]] = {
     "Upgrades": UpgradesConfig,
     "MaintenanceWindow": MaintenanceWindowConfig,
     "Monitoring": MonitoringConfig,
+    "Grafana": GrafanaConfig,
+    "GpuMetricsSettings": GpuMetricsConfig,
+    "Alerts": AlertsConfig,
     "Spot": SpotConfig,
 }
 

@@ -115,11 +115,82 @@ class Upgrades(TypedDict):
     """Weekly window for the channels set here."""
 
 
+class Grafana(TypedDict):
+    """An Azure Managed Grafana linked to the Azure Monitor workspace."""
+
+    enabled: bool | None
+    """Create an Azure Managed Grafana reading the workspace (needs managedPrometheus)."""
+    name: str | None
+    """The Grafana's name (default 'amg-' and the cluster's name, cut to 23)."""
+    sku: str | None
+    """The Grafana's SKU: Standard (default) or Essential."""
+
+
+class GpuMetricsSettings(TypedDict):
+    """NVIDIA's dcgm-exporter on every GPU node, attributing each slice's metrics to its pod and ResourceClaim."""
+
+    enabled: bool | None
+    """Install dcgm-exporter with kubernetesDRA.enabled on the GPU nodes."""
+    chart_version: str | None
+    """The dcgm-exporter chart version (4.8.2)."""
+    image_tag: str | None
+    """The exporter image tag (default: the chart's own)."""
+    namespace: str | None
+    """The exporter's namespace (default gpu-metrics)."""
+    release_name: str | None
+    """The Helm release's name (default dcgm-exporter)."""
+    cpu_request: str | None
+    """The exporter's CPU request."""
+    cpu_limit: str | None
+    """The exporter's CPU limit."""
+    memory_request: str | None
+    """The exporter's memory request."""
+    memory_limit: str | None
+    """The exporter's memory limit."""
+    scrape_interval_seconds: int | None
+    """How often the metrics are scraped (seconds)."""
+    service_monitor: bool | None
+    """Without managed Prometheus: monitoring.coreos.com/v1 scrape objects and a PrometheusRule."""
+
+
+class Alerts(TypedDict):
+    """The GPU alerts: thresholds, and how long (minutes) a condition must hold before it fires."""
+
+    enabled: bool | None
+    """Create the GPU alert rules wherever GPU metrics are collected."""
+    xid_minutes: int | None
+    """An XID error: minutes before it fires."""
+    framebuffer_percent: int | None
+    """A slice's framebuffer used above this percentage ..."""
+    framebuffer_minutes: int | None
+    """... for this many minutes."""
+    plugin_down_minutes: int | None
+    """The DRA kubelet plugin down on a GPU node for this long."""
+    pending_claim_minutes: int | None
+    """A pod with a ResourceClaim unschedulable for this long."""
+    missing_slice_minutes: int | None
+    """Fewer ResourceSlices than GPU nodes for this long."""
+    licence_minutes: int | None
+    """A vGPU without a licence for this long."""
+    severity: int | None
+    """Azure alert severity (0-4)."""
+
+
 class Monitoring(TypedDict):
-    """Cluster monitoring add-ons."""
+    """Cluster monitoring: managed Prometheus and where it writes, GPU metrics, GPU alerts, Grafana."""
 
     managed_prometheus: bool | None
-    """Azure Monitor managed Prometheus: true on, false off, unset leaves it as it is."""
+    """Azure Monitor managed Prometheus: true creates the workspace, DCE, DCR, association and rules; false off."""
+    workspace_id: str | None
+    """ARM ID of an existing Azure Monitor workspace to write to."""
+    workspace_location: str | None
+    """The existing workspace's region (default: the cluster's location)."""
+    grafana: Grafana | None
+    """Azure Managed Grafana."""
+    gpu_metrics: GpuMetricsSettings | None
+    """GPU metrics (dcgm-exporter)."""
+    alerts: Alerts | None
+    """GPU alert rules."""
 
 
 class ClusterSettings(TypedDict):

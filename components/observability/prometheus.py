@@ -15,7 +15,6 @@ DataCollectionRuleAssociation 2022-06-01; alertsmanagement:PrometheusRuleGroup 2
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import pulumi
@@ -189,9 +188,8 @@ class ManagedPrometheus(pulumi.ComponentResource):
         subscription = self.workspace_id.apply(lambda arm_id: arm_id.split("/")[2] if arm_id.count("/") > 2 else arm_id)
         authorization.RoleAssignment(
             f"{name}-grafana-reader",
-            # A GUID, the same on every run (like Bicep's guid(...)): a random one would re-create it each time.
-            role_assignment_name=str(uuid.uuid5(uuid.NAMESPACE_URL, f"aks-dra-vgpu/{cluster_name}/{grafana_workspace}/"
-                                                                    f"{MONITORING_DATA_READER}")),
+            # No roleAssignmentName: pulumi-azure-native names it with a random UUID once and keeps it in the state
+            # (AutoNameUuid, provider/pkg/provider/provider.go), so the plan invents no GUID.
             principal_id=grafana.identity.apply(lambda i: i.principal_id if i else ""),
             principal_type="ServicePrincipal",
             role_definition_id=subscription.apply(
