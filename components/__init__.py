@@ -25,6 +25,8 @@ _LAZY = {
     "DraSamplesArgs": ".kubernetes.dra_samples",
     "DraClaimTemplates": ".kubernetes.claim_templates",
     "DraClaimTemplatesArgs": ".kubernetes.claim_templates",
+    "GpuMetrics": ".observability.exporter",
+    "GpuMetricsArgs": ".observability.exporter",
     "tolerations_for_size": ".kubernetes.tolerations",
     "GpuPlatform": ".platform",
     "GpuPlatformArgs": ".platform",
@@ -44,6 +46,8 @@ if TYPE_CHECKING:
     from .kubernetes.dra_samples import DraSamples as DraSamples
     from .kubernetes.dra_samples import DraSamplesArgs as DraSamplesArgs
     from .kubernetes.tolerations import tolerations_for_size as tolerations_for_size
+    from .observability.exporter import GpuMetrics as GpuMetrics
+    from .observability.exporter import GpuMetricsArgs as GpuMetricsArgs
     from .platform import GpuPlatform as GpuPlatform
     from .platform import GpuPlatformArgs as GpuPlatformArgs
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pulumi
 
 from .azure.cluster import AksCluster, ClusterOutputs
@@ -35,6 +37,12 @@ class GpuPlatformOutputs(ClusterOutputs):
     samples_namespace: pulumi.Output[str] | None = output(
         "The namespace of the sample claims and Job, when the samples are enabled."
     )
+    monitor_workspace_id: pulumi.Output[str] | None = output(
+        "The Azure Monitor workspace managed Prometheus writes to, when monitoring.managedPrometheus is true."
+    )
+    gpu_metrics_release: pulumi.Output[str] | None = output(
+        "The dcgm-exporter Helm release name, when monitoring.gpuMetrics is enabled."
+    )
 
 
 class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
@@ -51,6 +59,8 @@ class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
     """The NVIDIA DRA driver release, unless draDriver.enabled is false (someone else runs the driver)."""
     samples: DraSamples | None
     """The DRA sample objects, when enabled."""
+    observability: Any
+    """The monitoring components (components.observability.wiring.Observability), or None when monitoring is off."""
 
     def __init__(self, name: str, args: GpuPlatformArgs, opts: pulumi.ResourceOptions | None = None):
         texts = secret_texts(args)
@@ -104,6 +114,7 @@ class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
                 on_cluster,
                 # The values come from draDriver and from the pools' labels and taints: secret if any of them is.
                 secret_values=bool(args.secret_sections & {"draDriver", "gpuPools"}),
+                metrics=_driver_scraped(args),
             )
         self.samples = None
         if args.samples.enabled:
@@ -114,12 +125,34 @@ class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
                 ),
                 on_cluster,
             )
+        self.observability = None
+        if _wants_monitoring(args):
+            from .observability.wiring import observe  # monitoring's modules load only when a stack uses them
+
+            self.observability = observe(
+                name, args, cluster_id=self.cluster.cluster_id, resource_group_name=self.cluster.resource_group_name,
+                azure=pulumi.ResourceOptions(parent=self), on_cluster=on_cluster,
+            )
         lift(self, self.cluster, ClusterOutputs)
-        samples = self.samples
+        samples, observed = self.samples, self.observability
         self.gpu_pools = [p.pool_name for p in self.pools]
         self.dra_driver_release = self.driver.release_name if self.driver else None
         self.device_class_name = samples.device_class_name if samples else None
         self.claim_template_names = samples.claim_template_names if samples else None
         self.shared_claim_name = samples.shared_claim_name if samples else None
         self.samples_namespace = samples.namespace if samples else None
+        prometheus = observed.prometheus if observed else None
+        gpu_metrics = observed.gpu_metrics if observed else None
+        self.monitor_workspace_id = prometheus.workspace_id if prometheus else None
+        self.gpu_metrics_release = gpu_metrics.release_name if gpu_metrics else None
         register_declared(self)
+
+
+def _wants_monitoring(args: GpuPlatformArgs) -> bool:
+    """Monitoring creates something (managed Prometheus collects, or GPU metrics are on)."""
+    return args.cluster.monitoring.collects or args.cluster.monitoring.gpu_metrics.enabled
+
+
+def _driver_scraped(args: GpuPlatformArgs) -> bool:
+    """Something scrapes the DRA driver's own metrics (then its chart is told to serve them, where it can)."""
+    return args.cluster.monitoring.scrape_group is not None and args.dra_driver.chart.has_metrics

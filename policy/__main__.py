@@ -25,10 +25,13 @@ from pulumi_policy import (
 )
 
 from components.policies import (
+    GPU_METRICS_IN_PROD,
+    GPU_METRICS_IN_PROD_DESCRIPTION,
     POLICIES,
     UNIQUE_DEVICE_CLASS,
     UNIQUE_DEVICE_CLASS_DESCRIPTION,
     PolicyCheck,
+    check_gpu_metrics_in_prod,
     check_unique_device_classes,
 )
 
@@ -64,6 +67,19 @@ def _unique_device_classes(args: StackValidationArgs, report_violation: ReportVi
         report_violation(message, urn)
 
 
+def _gpu_metrics_in_prod(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    # The analyzer may run without the program's stack settings: then the cluster's environment tag decides alone.
+    try:
+        import pulumi
+
+        stack = pulumi.get_stack()
+    except Exception:  # any failure just means "no stack name"
+        stack = ""
+    resources = [(r.urn, r.resource_type, r.props) for r in args.resources]
+    for message in check_gpu_metrics_in_prod(resources, stack):
+        report_violation(message, None)
+
+
 def stack_policies() -> list[StackValidationPolicy]:
     """The invariants that span resources: one mandatory StackValidationPolicy each."""
     return [
@@ -72,7 +88,13 @@ def stack_policies() -> list[StackValidationPolicy]:
             description=UNIQUE_DEVICE_CLASS_DESCRIPTION,
             validate=_unique_device_classes,
             enforcement_level=EnforcementLevel.MANDATORY,
-        )
+        ),
+        StackValidationPolicy(
+            name=GPU_METRICS_IN_PROD,
+            description=GPU_METRICS_IN_PROD_DESCRIPTION,
+            validate=_gpu_metrics_in_prod,
+            enforcement_level=EnforcementLevel.ADVISORY,
+        ),
     ]
 
 

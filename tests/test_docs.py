@@ -22,6 +22,7 @@ from components.catalog import A10_SIZES, CHART_DEVICE_CLASSES, DEFAULT_CHART_VE
 from components.cli import main
 from components.cli.docs import (
     CONFIG_REFERENCE,
+    DASHBOARD,
     PLUGIN_SCHEMA,
     SIZING,
     SIZING_BLOCK,
@@ -412,12 +413,17 @@ def repo_copy(tmp_path: Path) -> Path:
 
 
 def test_docs_command_checks_then_writes(capsys, repo_copy):
-    generated = {CONFIG_REFERENCE: config_reference(), STACK_SCHEMA: stack_schema(), PLUGIN_SCHEMA: plugin_schema()}
+    generated = {
+        DASHBOARD: (ROOT / DASHBOARD).read_text(encoding="utf-8"),
+        CONFIG_REFERENCE: config_reference(),
+        STACK_SCHEMA: stack_schema(),
+        PLUGIN_SCHEMA: plugin_schema(),
+    }
     assert main(["docs", "--project-dir", str(repo_copy), "--check"]) == 3
-    assert capsys.readouterr().out.split() == [str(path) for path in generated]
+    assert sorted(capsys.readouterr().out.split()) == sorted(str(path) for path in generated)
     assert not any((repo_copy / path).exists() for path in generated)
     assert main(["docs", "--project-dir", str(repo_copy)]) == 0
-    assert capsys.readouterr().out.split() == [str(path) for path in generated]
+    assert sorted(capsys.readouterr().out.split()) == sorted(str(path) for path in generated)
     for path, text in generated.items():
         assert (repo_copy / path).read_text(encoding="utf-8") == text
     assert main(["docs", "--project-dir", str(repo_copy), "--check"]) == 0

@@ -186,8 +186,8 @@ def test_check_plan_reads_plans_and_plan_documents(dev_plan):
 
 
 def test_format_violations():
-    assert format_violations([]).strip() == f"policy: no violations ({len(POLICIES) + 1} policies: " + ", ".join(
-        p.name for p in POLICIES) + ", unique-device-class)"
+    assert format_violations([]).strip() == f"policy: no violations ({len(POLICIES) + 2} policies: " + ", ".join(
+        p.name for p in POLICIES) + ", unique-device-class, gpu-metrics-in-prod)"
     text = format_violations([Violation("a10-gpu-pool", "urn:x", "vmSize is wrong", True)])
     assert "policy: 1 violation (1 mandatory)" in text and "[mandatory] a10-gpu-pool: urn:x" in text
     assert "vmSize is wrong" in text
@@ -253,8 +253,9 @@ def test_pack_wraps_every_invariant_at_its_level(pack):
         wanted = EnforcementLevel.MANDATORY if check.mandatory else EnforcementLevel.ADVISORY
         assert policy.enforcement_level == wanted, policy.name
     assert [p.enforcement_level for p in policies].count(EnforcementLevel.ADVISORY) == 1  # scale from zero
-    (stack_policy,) = pack["stack_policies"]()
+    stack_policy, metrics_policy = pack["stack_policies"]()
     assert (stack_policy.name, stack_policy.enforcement_level) == ("unique-device-class", EnforcementLevel.MANDATORY)
+    assert (metrics_policy.name, metrics_policy.enforcement_level) == ("gpu-metrics-in-prod", EnforcementLevel.ADVISORY)
 
 
 def test_pack_policies_validate_through_the_sdk(pack, good):
@@ -290,7 +291,7 @@ def test_pack_serves_the_engine_as_pulumi_runs_it(pack):
             stub = analyzer_pb2_grpc.AnalyzerStub(channel)
             info = stub.GetAnalyzerInfo(empty_pb2.Empty(), timeout=10)
             assert info.name == "aks-dra-vgpu"
-            assert {p.name for p in info.policies} == {p.name for p in POLICIES} | {"unique-device-class"}
+            assert {p.name for p in info.policies} == {p.name for p in POLICIES} | {"unique-device-class", "gpu-metrics-in-prod"}
             props = struct_pb2.Struct()
             props.update({"metadata": {"name": "gpu.nvidia.com"}})
             request = analyzer_pb2.AnalyzeRequest(type=DEVICE_CLASS, properties=props, urn="urn:rogue", name="rogue")
@@ -340,7 +341,7 @@ def test_pack_checks_one_owner_per_device_class_through_the_sdk(pack):
         opts = PolicyResourceOptions(False, [], False, [], PolicyCustomTimeouts(0, 0, 0), [])
         return PolicyResource(DEVICE_CLASS, {"metadata": {"name": name}}, urn, urn, opts, None, None, [], {})
 
-    (policy,) = pack["stack_policies"]()
+    policy, _ = pack["stack_policies"]()
     reported: list[tuple[str, str | None]] = []
     policy.validate(StackValidationArgs([res("urn:a", "x"), res("urn:b", "x"), res("urn:c", "y")]),
                     lambda message, urn=None: reported.append((message, urn)))

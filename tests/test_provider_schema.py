@@ -27,7 +27,9 @@ from components.outputs import declared_outputs
 from tests.conftest import ROOT
 
 PACKAGE = "aks-dra-vgpu"
-SIX = ("AksCluster", "GpuNodePool", "NvidiaDraDriver", "DraSamples", "DraClaimTemplates", "GpuPlatform")
+SEVEN = (
+    "AksCluster", "GpuNodePool", "NvidiaDraDriver", "DraSamples", "DraClaimTemplates", "GpuMetrics", "GpuPlatform"
+)
 # Where a caller passes another resource's value (names, IDs, a namespace): Inputs; every other setting is plain.
 TAKES_OUTPUTS = {
     "GpuNodePool": {"clusterName", "resourceGroupName"},
@@ -77,9 +79,9 @@ def test_the_host_serves_the_committed_schema_which_is_what_the_models_generate_
     assert json.loads((ROOT / "components/host/schema.json").read_text()) == committed_schema()
 
 
-def test_all_six_public_components_are_served_from_the_one_table(schema):
-    assert tuple(HOSTED) == SIX
-    assert set(schema["resources"]) == {f"{PACKAGE}:index:{name}" for name in SIX}
+def test_all_seven_public_components_are_served_from_the_one_table(schema):
+    assert tuple(HOSTED) == SEVEN
+    assert set(schema["resources"]) == {f"{PACKAGE}:index:{name}" for name in SEVEN}
     import components
 
     for name, entry in HOSTED.items():
@@ -87,7 +89,7 @@ def test_all_six_public_components_are_served_from_the_one_table(schema):
         assert issubclass(entry.component, entry.outputs), name
 
 
-@pytest.mark.parametrize("name", SIX)
+@pytest.mark.parametrize("name", SEVEN)
 def test_each_component_is_a_described_component_with_typed_inputs_and_outputs(schema, name):
     spec = resource(schema, name)
     assert spec["isComponent"] is True
@@ -99,7 +101,7 @@ def test_each_component_is_a_described_component_with_typed_inputs_and_outputs(s
             assert "type" in definition or "$ref" in definition, f"{name}.{prop} has no type"
 
 
-@pytest.mark.parametrize("name", SIX)
+@pytest.mark.parametrize("name", SEVEN)
 def test_inputs_are_the_args_models_fields_under_the_stack_files_names(schema, name):
     model = HOSTED[name].args
     spec = resource(schema, name)
@@ -140,7 +142,7 @@ def test_kubeconfig_outputs_are_secret_and_nothing_else_is(schema):
     assert found == SECRETS
 
 
-@pytest.mark.parametrize("name", SIX)
+@pytest.mark.parametrize("name", SEVEN)
 def test_outputs_are_the_components_one_declaration(schema, name):
     declared = declared_outputs(HOSTED[name].outputs)
     spec = resource(schema, name)["properties"]
@@ -170,7 +172,7 @@ def _inputs_taking_outputs(properties: dict[str, Any]) -> set[str]:
 
 
 def test_values_from_other_resources_are_inputs_everything_else_is_plain(schema):
-    found = {name: _inputs_taking_outputs(resource(schema, name)["inputProperties"]) for name in SIX}
+    found = {name: _inputs_taking_outputs(resource(schema, name)["inputProperties"]) for name in SEVEN}
     found |= {t.rsplit(":", 1)[-1]: _inputs_taking_outputs(spec["properties"]) for t, spec in schema["types"].items()
               if "properties" in spec}
     assert {k: v for k, v in found.items() if v} == TAKES_OUTPUTS

@@ -21,6 +21,7 @@ from tests.conftest import ROOT
 VERSIONS = ("1.34", "1.35", "1.36")
 STACKS = ("dev", "prod")
 RELEASE = "nvidia-dra-driver-gpu"
+SCRAPE_GROUPS = ("azmonitoring.coreos.com", "monitoring.coreos.com")
 
 
 @pytest.fixture(scope="module")
@@ -56,22 +57,32 @@ MANIFESTS = {
     "prod": [
         "deviceclass-a10-vgpu.yaml",
         "namespace-dra-samples.yaml",
+        # Managed Prometheus with GPU metrics: one scrape object per target, of AKS's metrics add-on's group.
+        "podmonitor-nvidia-dra-driver-gpu-kubelet-plugin.yaml",
         "resourceclaim-a10-vgpu-shared.yaml",
         "resourceclaimtemplate-a10-vgpu-24gib.yaml",
         "resourceclaimtemplate-a10-vgpu-8gib.yaml",
+        "servicemonitor-dcgm-exporter.yaml",
     ],
 }
+# The Helm releases each stack renders: the DRA driver, and dcgm-exporter where GPU metrics are on.
+RELEASES = {"dev": [RELEASE], "prod": ["dcgm-exporter", RELEASE]}
 
 
 @pytest.mark.parametrize("stack", STACKS)
-def test_each_stack_renders_one_file_per_object_and_its_release(rendered, stack):
+def test_each_stack_renders_one_file_per_object_and_its_releases(rendered, stack):
     _, folder, written = rendered[stack]
-    assert sorted(manifests(folder)) == MANIFESTS[stack]
+    objects = manifests(folder)
+    assert sorted(objects) == MANIFESTS[stack]
     on_disk = sorted(p for p in folder.rglob("*") if p.is_file() and p.name != MANIFEST)
     assert written == on_disk
-    assert [p.relative_to(folder).as_posix() for p in on_disk if p.parts[-3] == "helm"] == [
+    assert sorted(p.name for p in (folder / "helm").iterdir()) == RELEASES[stack]
+    assert {p.relative_to(folder).as_posix() for p in on_disk if p.parts[-3] == "helm"} >= {
         f"helm/{RELEASE}/release.yaml", f"helm/{RELEASE}/values.yaml"
-    ]
+    }
+    scrapers = {o["apiVersion"] for n, o in objects.items() if n.startswith(("podmonitor", "servicemonitor"))}
+    # prod's managed Prometheus reads AKS's metrics add-on's group only; dev scrapes nothing.
+    assert scrapers == ({"azmonitoring.coreos.com/v1"} if stack == "prod" else set())
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -80,6 +91,8 @@ def test_every_object_passes_the_strict_schema(rendered, stack, version):
     found = manifests(rendered[stack][1])
     assert found
     for name, obj in found.items():
+        if obj["apiVersion"].split("/")[0] in SCRAPE_GROUPS:
+            continue  # defined by a CRD, not a Kubernetes built-in: tests/test_observability_render.py checks its shape
         try:
             kubernetes_validate.validate(obj, version, strict=True)
         except kubernetes_validate.ValidationError as err:
@@ -93,7 +106,7 @@ def test_manifests_are_complete_as_applied(rendered, stack):
         assert list(obj)[:3] == ["apiVersion", "kind", "metadata"], name
         assert obj["metadata"]["name"] and "[unknown]" not in yaml.safe_dump(obj), name
         if obj["kind"] not in CLUSTER_SCOPED_KINDS:
-            assert obj["metadata"]["namespace"] == "dra-samples", name
+            assert obj["metadata"]["namespace"] in {"dra-samples", "gpu-metrics", "nvidia-dra-driver-gpu"}, name
         assert not [k for k in obj if k.startswith("__")], name
         assert name == f"{obj['kind'].lower()}-{obj['metadata']['name']}.yaml"
     # The same objects as the plan declares, field for field.
@@ -125,7 +138,7 @@ def test_a_v1beta1_shaped_request_fails_v1_validation(version):
 def test_values_are_exactly_what_the_release_gets_with_the_driver_flags(rendered, stack):
     plan, folder, _ = rendered[stack]
     values = load(folder / "helm" / RELEASE / "values.yaml")
-    assert values == plan.one("kubernetes:helm.sh/v3:Release").inputs["values"]
+    assert values == plan.one("kubernetes:helm.sh/v3:Release", "gpu-dra-driver-release").inputs["values"]
     assert values["resources"]["gpus"]["enabled"] is True
     assert values["gpuResourcesEnabledOverride"] is True
     assert values["featureGates"]["IMEXDaemonsWithDNSNames"] is False

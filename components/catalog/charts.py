@@ -25,6 +25,9 @@ class DriverChart:
     # they must be off too.
     gates_requiring_imex: frozenset[str] = frozenset()
     has_resource_api_version: bool = False  # the chart's `resourceApiVersion` value (25.12+): pin the DRA API
+    # `kubeletPlugin.metrics` / `controller.metrics` (0.4.x: HTTP_ENDPOINT :8080, METRICS_PATH /metrics in
+    # templates/kubeletplugin.yaml and controller.yaml); 25.x serves none (only gRPC health on 51515/51516).
+    has_metrics: bool = False
 
     @property
     def source_tag(self) -> str:
@@ -86,6 +89,7 @@ _CHART_0_4_0 = DriverChart(
     needs_name_override=True,
     gates_requiring_imex=frozenset({"ComputeDomainCliques"}),
     has_resource_api_version=True,
+    has_metrics=True,
 )
 
 DRIVER_CHARTS: dict[str, DriverChart] = {

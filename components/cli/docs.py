@@ -22,6 +22,7 @@ CONFIG_REFERENCE = Path("docs/configuration.md")
 PLUGIN_SCHEMA = Path("components/host/schema.json")
 SIZING = Path("docs/sizing.md")
 SAFE_CHANGES = Path("docs/safe-changes.md")
+DASHBOARD = Path("docs/grafana/gpu-dashboard.json")
 RULES_BLOCK = "diff-rules"
 README = Path("README.md")
 SIZING_BLOCK = "sizing-table"
@@ -155,7 +156,10 @@ def expected_files(project_dir: Path) -> dict[Path, str]:
     from ..offline.replacement_rules import rules_table
 
     safe_changes = _read(root, SAFE_CHANGES)
+    from ..observability.dashboard import dashboard_json
+
     return {
+        DASHBOARD: dashboard_json(),
         SAFE_CHANGES: replace_block(safe_changes, RULES_BLOCK, rules_table(), str(SAFE_CHANGES)),
         CONFIG_REFERENCE: config_reference(),
         STACK_SCHEMA: stack_schema(),

@@ -56,6 +56,7 @@ class ArmType:
 SUBNET = ArmType("Microsoft.Network", ("virtualNetworks", "subnets"))
 CAPACITY_RESERVATION_GROUP = ArmType("Microsoft.Compute", ("capacityReservationGroups",))
 USER_ASSIGNED_IDENTITY = ArmType("Microsoft.ManagedIdentity", ("userAssignedIdentities",))
+AZURE_MONITOR_WORKSPACE = ArmType("Microsoft.Monitor", ("accounts",))
 
 
 @dataclass(frozen=True)

@@ -1,18 +1,142 @@
-"""The monitoring section of the cluster: what AKS collects and where it goes."""
+"""The monitoring section of the cluster: what AKS collects, where it goes, the GPU metrics, the alerts and Grafana."""
 
 from __future__ import annotations
 
-from pydantic import Field
+import re
+from typing import Annotated, Literal
 
-from .base import Model
+from pydantic import Field, model_validator
+
+from .base import Model, matching
+from .errors import KeyedProblemsError
+from .syntax import DNS_LABEL
+from .types import AzureMonitorWorkspaceId
+
+# The dcgm-exporter chart versions this package has checked (values keys, templates, RBAC), with the image each
+# publishes: chart 4.8.2 = NVIDIA/dcgm-exporter tag 4.5.3-4.8.2, deployment/values.yaml `image.tag`.
+DCGM_EXPORTER_CHARTS = {"4.8.2": "4.5.3-4.8.2-distroless"}
+DEFAULT_DCGM_EXPORTER_CHART = "4.8.2"
+DcgmChartVersion = Literal["4.8.2"]
+
+# Azure Managed Grafana names: 2-23 letters, digits and '-', starting with a letter, not ending with '-'.
+_GRAFANA_NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,21}[A-Za-z0-9]", re.ASCII)
+GrafanaName = Annotated[str, matching(_GRAFANA_NAME, "is not a Managed Grafana name; use 2-23 letters, digits and '-', "
+                                      "starting with a letter and not ending with '-'")]
+Minutes = Annotated[int, Field(ge=0, le=1440)]
+ImageTag = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")]
+
+
+class GrafanaConfig(Model):
+    """An Azure Managed Grafana linked to the Azure Monitor workspace."""
+
+    enabled: bool = Field(False, description="Create an Azure Managed Grafana reading the workspace (needs managedPrometheus).")
+    name: GrafanaName | None = Field(None, description="The Grafana's name (default 'amg-' and the cluster's name, cut to 23).")
+    sku: Literal["Standard", "Essential"] = Field("Standard", description="The Grafana's SKU.")
+
+
+class GpuMetricsConfig(Model):
+    """NVIDIA's dcgm-exporter on every GPU node, attributing each slice's metrics to the pod and ResourceClaim using it."""
+
+    enabled: bool = Field(
+        False,
+        description="Install the dcgm-exporter Helm chart with kubernetesDRA.enabled, on GPU nodes only, tolerating every "
+        "GPU pool's taints. Scraped by managed Prometheus when managedPrometheus is true, else by a ServiceMonitor when "
+        "serviceMonitor is true.",
+    )
+    chart_version: DcgmChartVersion = Field(DEFAULT_DCGM_EXPORTER_CHART, description="The dcgm-exporter chart version.")
+    image_tag: ImageTag | None = Field(
+        None,
+        description="The exporter image tag (default: the chart's own, 4.5.3-4.8.2-distroless for 4.8.2). That image "
+        "reads ResourceSlices through resource.k8s.io/v1beta1; on clusters that serve only v1 use 4.6.0-4.8.3 or newer "
+        "(NVIDIA/dcgm-exporter#711) for the DRA labels. See docs/observability.md.",
+    )
+    namespace: Annotated[str, matching(DNS_LABEL, "is not a namespace name (a DNS label)")] = Field(
+        "gpu-metrics", description="The exporter's namespace (created by the release)."
+    )
+    release_name: Annotated[str, matching(DNS_LABEL, "is not a Helm release name (a DNS label)")] = Field(
+        "dcgm-exporter", description="The Helm release's name."
+    )
+    cpu_request: str = Field("100m", pattern=r"^[0-9]+m?$", description="The exporter's CPU request.")
+    cpu_limit: str = Field("200m", pattern=r"^[0-9]+m?$", description="The exporter's CPU limit.")
+    memory_request: str = Field("128Mi", pattern=r"^[0-9]+(Mi|Gi)$", description="The exporter's memory request.")
+    memory_limit: str = Field("512Mi", pattern=r"^[0-9]+(Mi|Gi)$", description="The exporter's memory limit.")
+    scrape_interval_seconds: int = Field(30, ge=5, le=300, description="How often the metrics are scraped.")
+    service_monitor: bool = Field(
+        False,
+        description="Without managed Prometheus: create monitoring.coreos.com/v1 ServiceMonitor/PodMonitor objects and "
+        "a PrometheusRule (for kube-prometheus-stack). Never together with managedPrometheus (one scrape object a target).",
+    )
+
+
+class AlertsConfig(Model):
+    """The GPU alerts: thresholds, and how long (minutes) a condition must hold before it fires."""
+
+    enabled: bool = Field(True, description="Create the GPU alert rule group wherever GPU metrics are collected.")
+    xid_minutes: Minutes = Field(0, description="An XID error on a GPU: fire after this many minutes (0: at once).")
+    framebuffer_percent: int = Field(90, ge=1, le=100, description="A slice's framebuffer used above this percentage ...")
+    framebuffer_minutes: Minutes = Field(10, description="... for this many minutes.")
+    plugin_down_minutes: Minutes = Field(5, description="The DRA kubelet plugin not scraped on a GPU node for this long.")
+    pending_claim_minutes: Minutes = Field(10, description="A pod with a ResourceClaim unschedulable for this long.")
+    missing_slice_minutes: Minutes = Field(15, description="Fewer ResourceSlices than GPU nodes for this long.")
+    licence_minutes: Minutes = Field(5, description="A vGPU without a licence (DCGM_FI_DEV_VGPU_LICENSE_STATUS 0) this long.")
+    severity: int = Field(2, ge=0, le=4, description="Azure alert severity of every rule (0 critical ... 4 verbose).")
 
 
 class MonitoringConfig(Model):
-    """Cluster monitoring add-ons."""
+    """Cluster monitoring: managed Prometheus and where it writes, GPU metrics, GPU alerts, Grafana."""
 
     managed_prometheus: bool | None = Field(
         None,
-        description="Azure Monitor managed Prometheus (azureMonitorProfile.metrics.enabled): true runs AKS's metrics "
-        "agent on every node, false turns it off, unset leaves it as it is. Its Azure Monitor workspace and data "
-        "collection rule are not created by this package; see docs/production.md.",
+        description="Azure Monitor managed Prometheus: true runs AKS's metrics agent (azureMonitorProfile.metrics) and "
+        "creates what it writes to, as AKS's own onboarding does: an Azure Monitor workspace (or uses workspaceId), a "
+        "data collection endpoint and rule (stream Microsoft-PrometheusMetrics), the rule's association with the "
+        "cluster, and AKS's node and Kubernetes recording rule groups. false turns the agent off; unset leaves it.",
     )
+    workspace_id: AzureMonitorWorkspaceId | None = Field(
+        None,
+        description="ARM ID of an existing Azure Monitor workspace (…/providers/Microsoft.Monitor/accounts/…) to write to, "
+        "instead of creating one.",
+    )
+    workspace_location: str | None = Field(
+        None,
+        pattern=r"^[a-z0-9]+$",
+        description="The existing workspace's region, where its data collection endpoint and rule must live (default: "
+        "the cluster's location).",
+    )
+    grafana: GrafanaConfig = Field(default_factory=GrafanaConfig, description="Azure Managed Grafana.")
+    gpu_metrics: GpuMetricsConfig = Field(default_factory=GpuMetricsConfig, description="GPU metrics (dcgm-exporter).")
+    alerts: AlertsConfig = Field(default_factory=AlertsConfig, description="GPU alert rules.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> MonitoringConfig:
+        problems = []
+        if self.managed_prometheus is not True:
+            for key, value in (("workspaceId", self.workspace_id), ("workspaceLocation", self.workspace_location)):
+                if value is not None:
+                    problems.append((key, "is only used with managedPrometheus: true; set that, or remove it"))
+            if self.grafana.enabled:
+                problems.append(("grafana.enabled", "Managed Grafana reads the managed Prometheus workspace; set "
+                                 "managedPrometheus: true, or remove it"))
+        if self.workspace_location is not None and self.workspace_id is None:
+            problems.append(("workspaceLocation", "names the region of an existing workspace; set workspaceId too"))
+        if self.managed_prometheus is True and self.gpu_metrics.service_monitor:
+            problems.append(("gpuMetrics.serviceMonitor", "is for a Prometheus of your own; with managedPrometheus: true "
+                             "the targets are scraped through azmonitoring.coreos.com/v1 objects (one scrape object per "
+                             "target): remove it"))
+        if problems:
+            raise KeyedProblemsError(*problems)
+        return self
+
+    @property
+    def collects(self) -> bool:
+        """Managed Prometheus is on, and so its workspace, rule and association are created."""
+        return self.managed_prometheus is True
+
+    @property
+    def scrape_group(self) -> str | None:
+        """The API group of the scrape objects the stack's Prometheus reads, or None when nothing scrapes."""
+        if self.collects:
+            return "azmonitoring.coreos.com"
+        if self.gpu_metrics.service_monitor:
+            return "monitoring.coreos.com"
+        return None

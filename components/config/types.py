@@ -11,6 +11,7 @@ from typing import Annotated
 from pydantic import AfterValidator
 
 from .azure import (
+    AZURE_MONITOR_WORKSPACE,
     CAPACITY_RESERVATION_GROUP,
     SUBNET,
     USER_ASSIGNED_IDENTITY,
@@ -57,6 +58,8 @@ CapacityReservationGroupId = Annotated[str, _arm_id(CAPACITY_RESERVATION_GROUP)]
 """The ARM ID of a capacity reservation group."""
 UserAssignedIdentityId = Annotated[str, _arm_id(USER_ASSIGNED_IDENTITY)]
 """The ARM ID of a user-assigned managed identity."""
+AzureMonitorWorkspaceId = Annotated[str, _arm_id(AZURE_MONITOR_WORKSPACE)]
+"""The ARM ID of an Azure Monitor workspace (Microsoft.Monitor/accounts)."""
 
 HhMm = Annotated[str, checked(check_hh_mm)]
 """A time of day, 'HH:MM' from 00:00 to 23:59."""

@@ -126,7 +126,9 @@ class _Builder:
         out = {}
         for alias, prop in schema.get("properties", {}).items():
             annotation = by_alias[alias].annotation
-            enum_name = ENUM_NAMES.get((model.__name__, alias), alias[:1].upper() + alias[1:])
+            # A model's own name, or that of the model it extends (GpuNodePoolArgs is a GpuPoolConfig).
+            named = [ENUM_NAMES[(base.__name__, alias)] for base in model.__mro__ if (base.__name__, alias) in ENUM_NAMES]
+            enum_name = named[0] if named else alias[:1].upper() + alias[1:]
             out[alias] = self.property(prop, annotation, enum_name)
         return out, sorted(schema.get("required", []))
 

@@ -22,6 +22,7 @@ ENUM_NAMES = {
     ("AuthConfig", "mode"): "AuthMode",
     ("UpgradesConfig", "channel"): "UpgradeChannel",
     ("MaintenanceWindowConfig", "dayOfWeek"): "WeekDay",
+    ("GpuMetricsConfig", "chartVersion"): "DcgmExporterChartVersion",
 }
 """Enum names where the property's own name (PascalCased) would say too little, by (model, property)."""
 

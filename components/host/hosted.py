@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from .. import platform
 from ..azure import cluster, gpu_pool
 from ..kubernetes import claim_templates, dra_driver, dra_samples
+from ..observability import exporter
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ HOSTED: dict[str, Hosted] = {
     "DraClaimTemplates": Hosted(
         claim_templates.DraClaimTemplates, claim_templates.DraClaimTemplatesArgs, claim_templates.DraClaimTemplatesOutputs
     ),
+    "GpuMetrics": Hosted(exporter.GpuMetrics, exporter.GpuMetricsArgs, exporter.GpuMetricsOutputs),
     "GpuPlatform": Hosted(platform.GpuPlatform, platform.GpuPlatformArgs, platform.GpuPlatformOutputs),
 }
 """What the plugin serves, in schema order."""

@@ -76,7 +76,7 @@ def deep_merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]
     return merged
 
 
-def driver_values(config: DraDriverConfig, pools: list[GpuPoolConfig]) -> dict[str, Any]:
+def driver_values(config: DraDriverConfig, pools: list[GpuPoolConfig], *, metrics: bool = False) -> dict[str, Any]:
     """The Helm values for this chart version and these pools (plain data; `extraValues` merged last).
 
     The value keys are the same in every supported chart version (25.8.1, 25.12.0 and the renamed 0.4.1); what
@@ -106,6 +106,11 @@ def driver_values(config: DraDriverConfig, pools: list[GpuPoolConfig]) -> dict[s
         values["nameOverride"] = LEGACY_NAME
     if config.chart.has_resource_api_version:
         values["resourceApiVersion"] = RESOURCE_API_VERSION
+    if metrics and config.chart.has_metrics:
+        # On by default in 0.4.x; said explicitly where something scrapes them, so a chart default cannot turn them off.
+        values["kubeletPlugin"]["metrics"] = {"enabled": True}
+        if config.compute_domains:
+            values["controller"]["metrics"] = {"enabled": True}
     return deep_merge(values, config.extra_values)
 
 
@@ -180,16 +185,18 @@ class NvidiaDraDriver(NvidiaDraDriverOutputs, pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
         *,
         secret_values: bool = False,
+        metrics: bool = False,
     ):
         """`secret_values`: pass the Helm values as a secret (when any of them came from a secret config value), so they
-        are encrypted in the state and shown as [secret] in previews."""
+        are encrypted in the state and shown as [secret] in previews. `metrics`: turn the driver's own metrics
+        endpoints on where the chart version has them (something scrapes them)."""
         require_kubernetes_provider("NvidiaDraDriver", opts)
         super().__init__("aks-dra-vgpu:index:NvidiaDraDriver", name, None, opts)
         # Imported here so that `import components` (config, CLI) does not load the Kubernetes SDK.
         import pulumi_kubernetes as k8s
 
         self.chart_version = args.chart_version
-        self.values = driver_values(args, args.pools)
+        self.values = driver_values(args, args.pools, metrics=metrics)
         chart, repository = release_chart(args.chart)
         nulls = null_values(self.values)
         # With compute domains on, Pulumi owns the CRDs: applied before the release and updated with the chart version.

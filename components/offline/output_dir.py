@@ -142,9 +142,14 @@ def _remove_stale(root: Path, stale: Mapping[PurePosixPath, str], notes: list[st
 def _swap_in(root: Path, staging: Path, paths: list[PurePosixPath]) -> None:
     """Moves the staged files into place, each old version aside first; if a move fails, every earlier one is undone."""
     done: list[tuple[PurePosixPath, bool]] = []
+    created: list[Path] = []  # folders this swap made, removed again on undo (a new release's helm/<name>/)
     try:
         for rel in paths:
             target = root / rel
+            folder = target.parent
+            while not folder.exists() and folder != root:
+                created.append(folder)
+                folder = folder.parent
             target.parent.mkdir(parents=True, exist_ok=True)
             had_old = os.path.lexists(target)
             if had_old:
@@ -160,6 +165,9 @@ def _swap_in(root: Path, staging: Path, paths: list[PurePosixPath]) -> None:
                     target.unlink(missing_ok=True)
                 if had_old:
                     os.replace(staging / "old" / rel, target)
+        for folder in sorted(set(created), key=lambda p: len(p.parts), reverse=True):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
         raise
 
 

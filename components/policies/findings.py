@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .observability import check_gpu_metrics_in_prod, check_managed_gpu_profile
 from .rules import (
     check_device_class_name,
     check_dra_driver_release,
@@ -17,6 +18,8 @@ from .rules import (
 )
 
 __all__ = [
+    "GPU_METRICS_IN_PROD",
+    "GPU_METRICS_IN_PROD_DESCRIPTION",
     "POLICIES",
     "UNIQUE_DEVICE_CLASS",
     "UNIQUE_DEVICE_CLASS_DESCRIPTION",
@@ -70,11 +73,19 @@ POLICIES: tuple[PolicyCheck, ...] = (
         check_scale_from_zero,
         mandatory=False,
     ),
+    PolicyCheck(
+        "no-managed-gpu-profile",
+        "No node pool uses AKS's managed GPU profile (device plugin and DCGM exporter) beside the DRA driver.",
+        check_managed_gpu_profile,
+    ),
 )
 
 UNIQUE_DEVICE_CLASS = "unique-device-class"
 """The stack-wide policy: no two resources declare the same DeviceClass name."""
 UNIQUE_DEVICE_CLASS_DESCRIPTION = "No two resources of a stack declare the same (cluster-scoped) DeviceClass."
+GPU_METRICS_IN_PROD = "gpu-metrics-in-prod"
+"""The stack-wide advisory policy: a production stack with GPU pools installs GPU metrics."""
+GPU_METRICS_IN_PROD_DESCRIPTION = "A production stack with GPU pools installs GPU metrics (dcgm-exporter)."
 
 
 @dataclass(frozen=True)
@@ -103,12 +114,19 @@ def _resources(plan: Any) -> Iterable[tuple[str, str, Mapping[str, Any]]]:
     return [(r.urn, r.type, r.inputs) for r in plan.resources]
 
 
+def _stack(plan: Any) -> str:
+    """The plan's stack name ('' when it has none)."""
+    return str(plan.get("stack", "") if isinstance(plan, Mapping) else getattr(plan, "stack", "") or "")
+
+
 def check_plan(plan: Any) -> list[Violation]:
     """Every violation in an offline plan (a Plan, or the `plan --json` document): per resource in resource order, then
     the stack-wide ones."""
     resources = list(_resources(plan))
     found = [v for urn, type_, inputs in resources for v in check_resource(type_, inputs, urn)]
     found += [Violation(UNIQUE_DEVICE_CLASS, urn, message, True) for urn, message in check_unique_device_classes(resources)]
+    advisories = check_gpu_metrics_in_prod(resources, _stack(plan))
+    found += [Violation(GPU_METRICS_IN_PROD, "", message, False) for message in advisories]
     return found
 
 
@@ -124,13 +142,14 @@ def plan_findings(plan: Any) -> tuple[list[str], list[str]]:
         if not policy.mandatory
         for message in policy.check(type_, inputs)
     ]
+    warnings += check_gpu_metrics_in_prod(resources, _stack(plan))
     return errors, warnings
 
 
 def format_violations(violations: list[Violation]) -> str:
     """The policy report for people: one block per violation, or a line saying every policy held."""
     if not violations:
-        names = [*(p.name for p in POLICIES), UNIQUE_DEVICE_CLASS]
+        names = [*(p.name for p in POLICIES), UNIQUE_DEVICE_CLASS, GPU_METRICS_IN_PROD]
         return f"\npolicy: no violations ({len(names)} policies: {', '.join(names)})\n"
     mandatory = sum(v.mandatory for v in violations)
     lines = [f"\npolicy: {len(violations)} violation{'s' if len(violations) != 1 else ''} ({mandatory} mandatory)"]

@@ -1,0 +1,114 @@
+"""GpuMetrics: NVIDIA's dcgm-exporter as a Helm release, attributing every A10 slice's metrics to its pod and claim.
+
+The values are decided by a pure function (settings + the GPU pools -> plain data), so they can be rendered with the
+real chart and shown offline; the component wraps them in a ``helm.v3.Release`` and adds the scrape objects that
+match the stack's Prometheus (scrape.py). Every values key below exists in dcgm-exporter chart 4.8.2's values.yaml
+(NVIDIA/dcgm-exporter tag 4.5.3-4.8.2, deployment/values.yaml); the chart tests render them with the real chart.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+from pydantic import Field
+
+from ..catalog import GPU_PRESENT_LABEL
+from ..config.monitoring import DCGM_EXPORTER_CHARTS, GpuMetricsConfig
+from ..config.pools import GpuPools
+from ..kubernetes.providers import require_kubernetes_provider
+from ..kubernetes.tolerations import pool_tolerations
+from ..outputs import output, register_declared
+from .counters import counters_csv, counters_for
+from .scrape import exporter_scrape_object
+
+DCGM_REPOSITORY = "https://nvidia.github.io/dcgm-exporter/helm-charts"
+DCGM_CHART = "dcgm-exporter"
+DCGM_IMAGE = "nvcr.io/nvidia/k8s/dcgm-exporter"
+METRICS_PORT = 9400  # the chart's service.port
+
+
+class GpuMetricsArgs(GpuMetricsConfig):
+    """The exporter's settings plus the GPU pools it runs on (their taints are tolerated) and the scrape group."""
+
+    pools: GpuPools = Field(description="The GPU pools whose nodes run the exporter (GpuNodePool settings).")
+    scrape_group: str | None = Field(
+        None,
+        description="The API group of the scrape object to create: azmonitoring.coreos.com (AKS's managed Prometheus), "
+        "monitoring.coreos.com (kube-prometheus-stack), or None for none.",
+    )
+
+
+def exporter_values(config: GpuMetricsConfig, pools: GpuPools) -> dict[str, Any]:
+    """The Helm values for dcgm-exporter on these pools (plain data)."""
+    key, value = GPU_PRESENT_LABEL
+    return {
+        "image": {"repository": DCGM_IMAGE, "tag": config.image_tag or DCGM_EXPORTER_CHARTS[config.chart_version]},
+        # With it the exporter reads ResourceSlices and ResourceClaims and labels each device's metrics with the pod
+        # and claim (KUBERNETES_ENABLE_DRA; templates/daemonset.yaml), and the chart grants the RBAC for it
+        # (templates/clusterrole.yaml: pods and resourceslices, get/list/watch).
+        "kubernetesDRA": {"enabled": True},
+        # Only GPU nodes: every GPU pool carries the label the DRA kubelet plugin selects by.
+        "nodeSelector": {key: value},
+        # Lists replace in Helm: the chart's control-plane toleration goes (AKS has no control-plane nodes), and every
+        # GPU pool's taints are tolerated, AKS's spot taint included, through the one tolerations function.
+        "tolerations": pool_tolerations(pools),
+        "customMetrics": counters_csv(counters_for(pools)),
+        "resources": {
+            "requests": {"cpu": config.cpu_request, "memory": config.memory_request},
+            "limits": {"cpu": config.cpu_limit, "memory": config.memory_limit},
+        },
+        # The scrape object is Pulumi's (one per target, of the stack's Prometheus group): never the chart's too.
+        "serviceMonitor": {"enabled": False},
+    }
+
+
+class GpuMetricsOutputs:
+    """What a GpuMetrics gives back, in Python and in every other language."""
+
+    release_name: pulumi.Output[str] = output("The dcgm-exporter Helm release's name.")
+    namespace: pulumi.Output[str] = output("The namespace the exporter runs in.")
+    chart_version: str = output("The pinned dcgm-exporter chart version.")
+    values: dict[str, Any] = output("The exact Helm values passed to the release.")
+
+
+class GpuMetrics(GpuMetricsOutputs, pulumi.ComponentResource):
+    """dcgm-exporter on every GPU node (helm.v3.Release), metrics per DRA claim, plus its one scrape object.
+
+    Needs an explicit Kubernetes provider, like every Kubernetes component of this package.
+    """
+
+    def __init__(self, name: str, args: GpuMetricsArgs, opts: pulumi.ResourceOptions | None = None):
+        require_kubernetes_provider("GpuMetrics", opts)
+        super().__init__("aks-dra-vgpu:index:GpuMetrics", name, None, opts)
+        import pulumi_kubernetes as k8s  # loaded only when GPU metrics are on
+
+        self.chart_version = args.chart_version
+        self.values = exporter_values(args, args.pools)
+        release = k8s.helm.v3.Release(
+            f"{name}-release",
+            name=args.release_name,
+            chart=DCGM_CHART,
+            version=args.chart_version,
+            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=DCGM_REPOSITORY),
+            namespace=args.namespace,
+            create_namespace=True,
+            values=self.values,
+            atomic=True,
+            cleanup_on_fail=True,
+            max_history=10,
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.release_name = release.name
+        self.namespace = release.namespace
+        if args.scrape_group is not None:
+            manifest = exporter_scrape_object(args, args.scrape_group)
+            k8s.apiextensions.CustomResource(
+                f"{name}-scrape",
+                api_version=manifest["apiVersion"],
+                kind=manifest["kind"],
+                metadata=manifest["metadata"],
+                spec=manifest["spec"],
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[release]),
+            )
+        register_declared(self)

@@ -1,0 +1,201 @@
+"""ManagedPrometheus: what AKS's metrics agent writes to, created the way AKS's own onboarding creates it.
+
+`azureMonitorProfile.metrics.enabled` alone starts the agent with nowhere to send to. The Azure CLI
+(azure-cli src/azure-cli/azure/cli/command_modules/acs/azuremonitormetrics/: dc/dce_api.py, dc/dcr_api.py,
+dc/dcra_api.py, recordingrules/create.py, amg/link.py) and the ARM template AKS publishes
+(Azure/prometheus-collector AddonArmTemplate/FullAzureMonitorMetricsProfile.json) add: an Azure Monitor workspace, a
+data collection endpoint and rule (stream Microsoft-PrometheusMetrics) in the workspace's region, the rule's
+association with the cluster, and the recording rule groups. Names and bodies below follow that template.
+
+Resource tokens and default API versions (pulumi-azure-native 3.29.0, the same from 3.11.0):
+azure-native:monitor:AzureMonitorWorkspace 2023-04-03; monitor:DataCollectionEndpoint, DataCollectionRule,
+DataCollectionRuleAssociation 2022-06-01; alertsmanagement:PrometheusRuleGroup 2023-03-01; dashboard:Grafana
+2024-10-01; authorization:RoleAssignment 2022-04-01.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+
+from ..config.monitoring import MonitoringConfig
+from .rules import RuleGroup, azure_rules
+
+PROMETHEUS_STREAM = "Microsoft-PrometheusMetrics"
+DESTINATION = "MonitoringAccount1"
+# "Monitoring Data Reader", granted on the workspace to Grafana's identity (azure-cli acs/azuremonitormetrics/amg/link.py).
+MONITORING_DATA_READER = "b0d8363b-8ddd-447d-831f-62ca05bff136"
+
+
+def onboarding_name(location: str, cluster: str, limit: int) -> str:
+    """'MSProm-<region>-<cluster>' cut to `limit` (44 for the DCE, 64 for the DCR), as dc/defaults.py names them; the
+    DCE keeps only letters, digits and '-'."""
+    name = f"MSProm-{location}-{cluster}"[:limit]
+    return "".join(ch for ch in name if ch.isalnum() or ch == "-").rstrip("-") if limit == 44 else name
+
+
+def workspace_name(cluster: str) -> str:
+    """The workspace's name (4-44 letters, digits and '-', not ending with '-')."""
+    return f"amw-{cluster}"[:44].rstrip("-")
+
+
+def grafana_name(config: MonitoringConfig, cluster: str) -> str:
+    """The Managed Grafana's name: the stack's, or 'amg-<cluster>' cut to 23 characters."""
+    return config.grafana.name or f"amg-{cluster}"[:23].rstrip("-")
+
+
+def rule_group_name(group: str, cluster: str) -> str:
+    """'<group>-<cluster>' as recordingrules/create.py names them (rule group names take up to 260 characters)."""
+    return f"{group}-{cluster}"[:260]
+
+
+class ManagedPrometheus(pulumi.ComponentResource):
+    """The Azure Monitor workspace (or an existing one), DCE, DCR, its association with the cluster, the recording and
+    alert rule groups, and optionally a Managed Grafana that reads the workspace."""
+
+    workspace_id: pulumi.Output[str]
+    """The Azure Monitor workspace's ARM ID."""
+    data_collection_rule_id: pulumi.Output[str]
+    """The data collection rule's ARM ID."""
+    grafana_endpoint: pulumi.Output[str] | None
+    """The Managed Grafana's URL, when one is created."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        config: MonitoringConfig,
+        cluster_name: str,
+        cluster_id: pulumi.Input[str],
+        resource_group_name: pulumi.Input[str],
+        location: str,
+        rule_groups: list[RuleGroup],
+        tags: dict[str, str] | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        super().__init__("aks-dra-vgpu:index:ManagedPrometheus", name, None, opts)
+        # Loaded only when managed Prometheus is on: a stack without it never imports these SDK modules.
+        from pulumi_azure_native import alertsmanagement, monitor
+
+        child = pulumi.ResourceOptions(parent=self)
+        tags = tags or None
+        if config.workspace_id is None:
+            workspace = monitor.AzureMonitorWorkspace(
+                f"{name}-workspace",
+                resource_group_name=resource_group_name,
+                azure_monitor_workspace_name=workspace_name(cluster_name),
+                location=location,
+                tags=tags,
+                opts=child,
+            )
+            self.workspace_id = workspace.id
+            region = location
+        else:
+            self.workspace_id = pulumi.Output.from_input(config.workspace_id)
+            region = config.workspace_location or location
+        dce = monitor.DataCollectionEndpoint(
+            f"{name}-dce",
+            resource_group_name=resource_group_name,
+            data_collection_endpoint_name=onboarding_name(region, cluster_name, 44),
+            location=region,
+            kind="Linux",
+            tags=tags,
+            opts=child,
+        )
+        dcr = monitor.DataCollectionRule(
+            f"{name}-dcr",
+            resource_group_name=resource_group_name,
+            data_collection_rule_name=onboarding_name(region, cluster_name, 64),
+            location=region,
+            kind="Linux",
+            description="DCR for Azure Monitor Metrics Profile (Managed Prometheus)",
+            data_collection_endpoint_id=dce.id,
+            data_sources=monitor.DataCollectionRuleDataSourcesArgs(
+                prometheus_forwarder=[monitor.PrometheusForwarderDataSourceArgs(
+                    name="PrometheusDataSource", streams=[PROMETHEUS_STREAM], label_include_filter={},
+                )],
+            ),
+            destinations=monitor.DataCollectionRuleDestinationsArgs(
+                monitoring_accounts=[monitor.MonitoringAccountDestinationArgs(
+                    account_resource_id=self.workspace_id, name=DESTINATION,
+                )],
+            ),
+            # KnownDataFlowStreams has no Prometheus member: the stream is passed as text.
+            data_flows=[monitor.DataFlowArgs(destinations=[DESTINATION], streams=[PROMETHEUS_STREAM])],
+            tags=tags,
+            opts=child,
+        )
+        self.data_collection_rule_id = dcr.id
+        monitor.DataCollectionRuleAssociation(
+            f"{name}-dcra",
+            resource_uri=cluster_id,
+            association_name=f"MSProm-{location}-{cluster_name}",
+            data_collection_rule_id=dcr.id,
+            description="Association of data collection rule. Deleting this association will break the data "
+            "collection for this AKS Cluster.",
+            opts=child,
+        )
+        for group in rule_groups:
+            alertsmanagement.PrometheusRuleGroup(
+                f"{name}-{group.name.lower()}",
+                resource_group_name=resource_group_name,
+                rule_group_name=rule_group_name(group.name, cluster_name),
+                location=region,
+                description=group.description,
+                cluster_name=cluster_name,
+                scopes=[self.workspace_id, cluster_id],
+                interval=f"PT{group.interval_minutes}M",
+                enabled=True,
+                rules=[alertsmanagement.PrometheusRuleArgs(**rule) for rule in azure_rules(group, config.alerts.severity)],
+                tags=tags,
+                opts=child,
+            )
+        self.grafana_endpoint = None
+        if config.grafana.enabled:
+            self.grafana_endpoint = self._grafana(name, config, cluster_name, resource_group_name, location, tags)
+        outputs: dict[str, Any] = {"workspaceId": self.workspace_id, "dataCollectionRuleId": self.data_collection_rule_id}
+        if self.grafana_endpoint is not None:
+            outputs["grafanaEndpoint"] = self.grafana_endpoint
+        self.register_outputs(outputs)
+
+    def _grafana(
+        self, name: str, config: MonitoringConfig, cluster_name: str, resource_group_name: pulumi.Input[str],
+        location: str, tags: dict[str, str] | None,
+    ) -> pulumi.Output[str]:
+        """The Managed Grafana linked to the workspace, and its identity's Monitoring Data Reader role on it."""
+        from pulumi_azure_native import authorization, dashboard
+
+        child = pulumi.ResourceOptions(parent=self)
+        grafana_workspace = grafana_name(config, cluster_name)
+        grafana = dashboard.Grafana(
+            f"{name}-grafana",
+            resource_group_name=resource_group_name,
+            workspace_name=grafana_workspace,
+            location=location,
+            sku=dashboard.ResourceSkuArgs(name=config.grafana.sku),
+            identity=dashboard.ManagedServiceIdentityArgs(type="SystemAssigned"),
+            properties=dashboard.ManagedGrafanaPropertiesArgs(
+                grafana_integrations=dashboard.GrafanaIntegrationsArgs(
+                    azure_monitor_workspace_integrations=[dashboard.AzureMonitorWorkspaceIntegrationArgs(
+                        azure_monitor_workspace_resource_id=self.workspace_id,
+                    )],
+                ),
+            ),
+            tags=tags,
+            opts=child,
+        )
+        subscription = self.workspace_id.apply(lambda arm_id: arm_id.split("/")[2] if arm_id.count("/") > 2 else arm_id)
+        authorization.RoleAssignment(
+            f"{name}-grafana-reader",
+            # No roleAssignmentName: pulumi-azure-native names it with a random UUID once and keeps it in the state
+            # (AutoNameUuid, provider/pkg/provider/provider.go), so the plan invents no GUID.
+            principal_id=grafana.identity.apply(lambda i: i.principal_id if i else ""),
+            principal_type="ServicePrincipal",
+            role_definition_id=subscription.apply(
+                lambda sub: f"/subscriptions/{sub}/providers/Microsoft.Authorization/roleDefinitions/{MONITORING_DATA_READER}"
+            ),
+            scope=self.workspace_id,
+            opts=child,
+        )
+        return grafana.properties.apply(lambda p: p.endpoint if p else "")

@@ -1,0 +1,118 @@
+"""The real dcgm-exporter chart (4.8.2), rendered by the real helm with GpuMetrics' values for each stack's GPU pools.
+
+It renders; every value sent is a key of the chart's values.yaml; the DaemonSet sets KUBERNETES_ENABLE_DRA, lands only
+on GPU nodes, tolerates every GPU pool's taint (AKS's spot taint included) and nothing else; its counter list has no
+profiling (DCP) field when a pool has fractional slices; the chart's own ServiceMonitor is off (the package declares the
+one scrape object); the RBAC DRA attribution needs is there; every built-in object passes Kubernetes 1.34's schema.
+
+Needs HELM (a helm binary) and DRA_CHARTS_DIR (the folder holding ``dcgm-exporter-4.8.2/``); skips without them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from components.config import GpuPoolConfig
+from components.config.monitoring import GpuMetricsConfig
+from components.observability.counters import COUNTERS
+from components.observability.exporter import exporter_values
+from tests.conftest import ROOT
+from tests.test_chart_render import _artifact, helm_template
+
+NAMESPACE = "gpu-metrics"
+RELEASE = "dcgm-exporter"
+SPOT_TAINT = "kubernetes.azure.com/scalesetpriority"
+
+
+def _pools(stack: str) -> list[GpuPoolConfig]:
+    data = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text())["config"]["aks-dra-vgpu:gpuPools"]
+    return [GpuPoolConfig.model_validate(p) for p in data]
+
+
+# Maps whose keys are the user's (labels, resource names), not chart values.
+_FREE_MAPS = {("nodeSelector",), ("resources", "requests"), ("resources", "limits")}
+
+
+def _flatten(values: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    if isinstance(values, dict) and values and prefix not in _FREE_MAPS:
+        return [path for key, value in values.items() for path in _flatten(value, (*prefix, key))]
+    return [prefix]
+
+
+@pytest.fixture(scope="module", params=["dev", "prod", "whole"])
+def rendered(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    helm = _artifact("HELM", "a helm binary")
+    chart = _artifact("DRA_CHARTS_DIR", "the folder holding the charts") / "dcgm-exporter-4.8.2"
+    if request.param == "whole":
+        pools = [GpuPoolConfig(name="full", vm_size="Standard_NV36ads_A10_v5", taints=["gpu=whole:NoSchedule"])]
+    else:
+        pools = _pools(request.param)
+    values = exporter_values(GpuMetricsConfig(enabled=True), pools)
+    result = helm_template(helm, chart, values, NAMESPACE, RELEASE, tmp_path_factory.mktemp(request.param))
+    assert result.returncode == 0, result.stderr
+    objects = [d for d in yaml.safe_load_all(result.stdout) if d]
+    return {"name": request.param, "pools": pools, "values": values, "objects": objects, "chart": chart}
+
+
+def _one(objects: list[dict[str, Any]], kind: str) -> dict[str, Any]:
+    found = [o for o in objects if o["kind"] == kind]
+    assert len(found) == 1, [o["kind"] for o in objects]
+    return found[0]
+
+
+def test_every_value_sent_is_a_chart_value(rendered):
+    chart_values = yaml.safe_load((Path(rendered["chart"]) / "values.yaml").read_text())
+    known = {p for p in _flatten(chart_values)}
+    prefixes = {p[:i] for p in known for i in range(1, len(p) + 1)}
+    # customMetrics is documented (commented) in values.yaml and read by templates/metrics-configmap.yaml.
+    for path in _flatten(rendered["values"]):
+        assert path in prefixes or path == ("customMetrics",), path
+
+
+def test_dra_attribution_is_on_with_its_rbac(rendered):
+    pod = _one(rendered["objects"], "DaemonSet")["spec"]["template"]["spec"]
+    env = {e["name"]: e.get("value") for e in pod["containers"][0]["env"]}
+    assert env["KUBERNETES_ENABLE_DRA"] == "true"
+    assert pod["automountServiceAccountToken"] is True
+    rule = _one(rendered["objects"], "ClusterRole")["rules"][0]
+    assert set(rule["resources"]) == {"pods", "resourceslices"} and "resource.k8s.io" in rule["apiGroups"]
+
+
+def test_only_on_gpu_nodes_tolerating_every_pool_taint(rendered):
+    pod = _one(rendered["objects"], "DaemonSet")["spec"]["template"]["spec"]
+    assert pod["nodeSelector"] == {"nvidia.com/gpu.present": "true"}
+    tolerated = {(t["key"], t.get("value"), t["effect"]) for t in pod.get("tolerations", [])}
+    taints = {(t.key, t.value, t.effect) for p in rendered["pools"] for t in p.parsed_taints}
+    assert tolerated == taints  # every pool's taint, and no other (the chart's control-plane toleration is gone)
+    if rendered["name"] == "prod":
+        assert SPOT_TAINT in {key for key, _, _ in tolerated}
+
+
+def test_no_profiling_counters_on_fractional_slices(rendered):
+    metrics = yaml.safe_load(yaml.safe_dump(_one(rendered["objects"], "ConfigMap")["data"]))["metrics"]
+    fields = {line.split(",")[0].strip() for line in metrics.splitlines() if line and not line.startswith("#")}
+    assert "DCGM_FI_DEV_GPU_UTIL" in fields and "DCGM_FI_DEV_FB_USED" in fields and "DCGM_FI_DEV_XID_ERRORS" in fields
+    profiling = {c.field for c in COUNTERS if c.profiling}
+    fractional = any(p.size.gpu_memory_gib < 24 for p in rendered["pools"])
+    assert (fields & profiling == set()) if fractional else (profiling <= fields)
+    # The DaemonSet reads exactly that list (the chart mounts the ConfigMap over its default file).
+    args = _one(rendered["objects"], "DaemonSet")["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert args == ["-f", "/etc/dcgm-exporter/default-counters.csv"]
+
+
+def test_pinned_image_and_resources_and_no_chart_service_monitor(rendered):
+    container = _one(rendered["objects"], "DaemonSet")["spec"]["template"]["spec"]["containers"][0]
+    assert container["image"] == "nvcr.io/nvidia/k8s/dcgm-exporter:4.5.3-4.8.2-distroless"
+    assert container["resources"]["requests"] == {"cpu": "100m", "memory": "128Mi"}
+    assert container["resources"]["limits"] == {"cpu": "200m", "memory": "512Mi"}
+    assert not [o for o in rendered["objects"] if o["kind"] == "ServiceMonitor"]
+
+
+def test_built_in_objects_pass_the_strict_schema(rendered):
+    for obj in rendered["objects"]:
+        kubernetes_validate.validate(obj, "1.34", strict=True)
