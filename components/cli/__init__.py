@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import NoReturn, TextIO
 
 from ..catalog.sdk_versions import unsupported
+from ..sizing.arguments import add_size_arguments
 
 EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_CHANGES, EXIT_POLICY = 0, 1, 2, 3, 4
 DEBUG_ENV = "AKS_DRA_VGPU_TRACEBACK"
@@ -88,22 +89,7 @@ def _parser() -> argparse.ArgumentParser:
 
     size = sub.add_parser("size", help="size GPU pools for workloads: slice sizes, claim templates, nodes, cost; exit 3 "
                           "when something does not fit")
-    size.add_argument("--workload", action="append", metavar="NAME=GiB[xCOUNT]",
-                      help="a workload: GPU memory per replica in GiB and replicas, e.g. embed=3x4 (repeatable)")
-    size.add_argument("--slice", action="append", metavar="NAME=GB[xCOUNT]",
-                      help="a workload asking for a nominal slice: GB one of 4, 8, 12, 24 (a whole A10), 48 (two on one "
-                      "node), e.g. chat=8x6 (repeatable)")
-    size.add_argument("--workloads", action="append", metavar="FILE.yaml",
-                      help="workloads from a YAML file: workloads: [{name, memoryGiB or slice, count, devices, spot}] "
-                      "(repeatable)")
-    size.add_argument("--spot", action="append", metavar="NAME",
-                      help="let this workload run on the stack's spot pools (evictable; repeatable)")
-    size.add_argument("--stack", help="check this stack's GPU pools against the workloads (and use its samples settings)")
-    size.add_argument("--project-dir", default=".", help="the Pulumi project's folder (default: current folder)")
-    size.add_argument("--prices", help="a price table (YAML) instead of the package's own, whose row the stack's location picks")
-    size_fmt = size.add_mutually_exclusive_group()
-    size_fmt.add_argument("--json", action="store_true", help="print the sizing plan as JSON")
-    size_fmt.add_argument("--format", choices=["text", "json", "markdown"], default=None, help="text (default), json or markdown")
+    add_size_arguments(size)
 
     docs = sub.add_parser("docs", help="regenerate the docs made from the code (config reference, stack schema, sizing, graph)")
     docs.add_argument("--project-dir", default=".", help="the repository's folder (default: current folder)")

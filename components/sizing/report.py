@@ -50,7 +50,7 @@ def to_dict(plan: SizingPlan) -> dict[str, Any]:
         "workloads": [
             {
                 "name": p.workload.name,
-                "memoryGiB": p.workload.memory_gib,
+                "memoryGiB": p.workload.memory_gib if p.workload.slice_gib is None else None,  # asked by slice
                 "slice": None if p.workload.slice_gib is None else p.workload.slice_gib * p.workload.devices,
                 "count": p.workload.count,
                 "devices": p.workload.devices,
