@@ -48,7 +48,7 @@ class Workload:
 class Finding:
     """One thing the planner reports: an error (something does not fit) or a warning, at a key when there is one."""
 
-    severity: Literal["error", "warning", "note"]
+    severity: Literal["error", "warning"]
     kind: str
     message: str
     key: str | None = None
