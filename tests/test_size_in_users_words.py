@@ -79,6 +79,13 @@ def test_what_fits_nowhere_keeps_every_pool_and_exits_3(capsys):
     assert "training nearly fits its slices" in full["message"] and "remove" not in full["message"]
 
 
+def test_with_nothing_placed_at_all_every_pool_is_still_suggested(capsys):
+    status, out, _ = run(capsys, "--workload", "training=24x2", "--stack", "prod", "--json")
+    doc = json.loads(out)
+    assert (status, doc["gpuPools"], doc["gpuPoolsChanges"], doc["pools"]) == (3, PROD_POOLS, [], [])
+    assert not any("remove" in p["message"] for p in doc["problems"])
+
+
 def test_text_lists_each_change_and_says_when_nothing_changes(capsys):
     status, out, _ = run(capsys, "--workload", "inference=7x8", "--stack", "prod")
     assert status == 3
