@@ -1,21 +1,43 @@
-"""GpuPlatform: composes cluster -> GPU pools in parallel with (provider -> NVIDIA DRA driver -> DRA samples)."""
+"""GpuPlatform: composes cluster -> GPU pools (side by side) in parallel with (provider -> NVIDIA DRA driver -> DRA samples)."""
 
 from __future__ import annotations
 
 import pulumi
 
-from .azure.cluster import AksCluster
-from .azure.gpu_pool import GpuNodePool, GpuNodePoolArgs
+from .azure.cluster import AksCluster, ClusterOutputs
+from .azure.gpu_pool import GpuNodePool, GpuNodePoolArgs, shared_subnet_predecessors
 from .config import StackConfig
 from .kubernetes.dra_driver import NvidiaDraDriver, NvidiaDraDriverArgs
 from .kubernetes.dra_samples import DraSamples, DraSamplesArgs
+from .outputs import lift, output, register_declared
 from .secret_config import secret_inputs, secret_texts
 
 GpuPlatformArgs = StackConfig
 """The whole platform's settings (see StackConfig)."""
 
 
-class GpuPlatform(pulumi.ComponentResource):
+class GpuPlatformOutputs(ClusterOutputs):
+    """What a GpuPlatform gives back, in Python and in every other language: its cluster's outputs, and these."""
+
+    gpu_pools: list[pulumi.Output[str]] = output("The GPU pools' agent pool names, in input order.")
+    dra_driver_release: pulumi.Output[str] | None = output(
+        "The NVIDIA DRA driver's Helm release name, unless draDriver.enabled is false."
+    )
+    device_class_name: pulumi.Output[str] | None = output(
+        "The DeviceClass that selects A10 vGPU devices, when the samples are enabled."
+    )
+    claim_template_names: dict[str, pulumi.Output[str]] | None = output(
+        "ResourceClaimTemplate per slice size, keyed like '8GiB', when the samples are enabled."
+    )
+    shared_claim_name: pulumi.Output[str] | None = output(
+        "The ResourceClaim several pods can share, when the samples and the shared claim are enabled."
+    )
+    samples_namespace: pulumi.Output[str] | None = output(
+        "The namespace of the sample claims and Job, when the samples are enabled."
+    )
+
+
+class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
     """AKS + NVadsA10_v5 pools + the NVIDIA DRA driver + DRA samples: the AKS team's recipe as one component.
 
     Only composes: cluster -> (GPU pools) in parallel with (Kubernetes provider -> driver, samples).
@@ -36,31 +58,37 @@ class GpuPlatform(pulumi.ComponentResource):
             opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(transformations=[secret_inputs(texts)]))
         super().__init__("aks-dra-vgpu:index:GpuPlatform", name, None, opts)
         self.cluster = AksCluster(f"{name}-cluster", args.cluster, pulumi.ResourceOptions(parent=self))
-        # Pools are chained, each after the one before: AKS refuses a second agent pool operation on a cluster while
-        # one runs ("OperationNotAllowed: Another agentpool operation ... is in progress"; cilium/cilium #25944,
-        # Azure/terraform-azurerm-avm-ptn-aks-production #25), and pulumi-azure-native does not retry it. The chain
-        # also makes a Kubernetes upgrade roll through the pools one at a time, after the control plane.
+        # Pools wait for the cluster (they name it) and for every other cluster-level write, because AKS refuses a
+        # cluster operation while a pool operation runs and the reverse ("Managed Cluster operation is not allowed:
+        # Another operation ... is in progress on agent pool ...": AKS troubleshooting, "Cluster pending operation
+        # (OperationNotAllowed) errors"; Azure/terraform-azurerm-avm-ptn-aks-production #25). A maintenance
+        # configuration is a child of the managed cluster, and no AKS source says whether its PUT counts as a cluster
+        # operation: the pools wait for it too, which costs seconds. Among themselves pools run side by side, except
+        # those sharing a bring-your-own subnet, chained in config order (shared_subnet_predecessors says why).
+        cluster_writes: list[pulumi.Resource] = list(self.cluster.maintenance_configurations)
+        pools = [pool.inheriting(args.cluster.tags, args.cluster.network.vnet_subnet_id) for pool in args.gpu_pools]
         self.pools = []
-        previous: list[pulumi.Resource] = []
-        for pool in args.gpu_pools:
+        for pool, before in zip(pools, shared_subnet_predecessors(pools), strict=True):
             node_pool = GpuNodePool(
                 f"{name}-{pool.name}",
                 GpuNodePoolArgs(
                     # Every pool inherits the cluster's tags and subnet unless it sets its own.
-                    **pool.inheriting(args.cluster.tags, args.cluster.network.vnet_subnet_id).model_dump(),
+                    **pool.model_dump(),
                     cluster_name=self.cluster.cluster_name,
                     resource_group_name=self.cluster.resource_group_name,
                     cluster_kubernetes_version=args.cluster.kubernetes_version,
                 ),
-                pulumi.ResourceOptions(parent=self, depends_on=previous),
+                # A pool waits for the AgentPool before it itself, not for its component: the same dependency (a
+                # component stands for its children, and this one has one), but the Python SDK checks every new
+                # dependency for a cycle by walking all that the target already depends on (pulumi/pulumi
+                # sdk/python/lib/pulumi/runtime/resource_cycle_breaker.py), and a chain through the components doubles
+                # both the walks and the chain they walk (docs/performance.md).
+                pulumi.ResourceOptions(
+                    parent=self,
+                    depends_on=[*cluster_writes, *([self.pools[before].agent_pool] if before is not None else [])],
+                ),
             )
             self.pools.append(node_pool)
-            # The next pool waits for this pool's AgentPool itself, not for its component: the same dependency
-            # (a component stands for its children, and this one has one), but the Python SDK checks every new
-            # dependency for a cycle by walking all that the target already depends on (pulumi/pulumi
-            # sdk/python/lib/pulumi/runtime/resource_cycle_breaker.py), and a chain through the components doubles
-            # both the walks and the chain they walk: ~1.5 s more of a 300-pool plan (docs/performance.md).
-            previous = [node_pool.agent_pool]
         # Kubernetes objects reach the cluster through its explicit provider only; none waits for a GPU pool
         # (the driver's DaemonSet waits for GPU nodes by itself), so pools and driver are created in parallel.
         # The samples do not wait for the driver either: the API server takes DeviceClasses and claims before any
@@ -86,20 +114,12 @@ class GpuPlatform(pulumi.ComponentResource):
                 ),
                 on_cluster,
             )
-        outputs = {
-            "clusterName": self.cluster.cluster_name,
-            "resourceGroupName": self.cluster.resource_group_name,
-            "clusterId": self.cluster.cluster_id,
-            "resourceUid": self.cluster.resource_uid,
-            "kubeconfig": self.cluster.kubeconfig,
-            "providerKubeconfig": self.cluster.provider_kubeconfig,
-            "gpuPools": [p.pool_name for p in self.pools],
-        }
-        if self.driver:
-            outputs["draDriverRelease"] = self.driver.release_name
-        if self.samples:
-            outputs["deviceClassName"] = self.samples.device_class_name
-            outputs["claimTemplateNames"] = self.samples.claim_template_names
-            outputs["sharedClaimName"] = self.samples.shared_claim_name
-            outputs["samplesNamespace"] = self.samples.namespace
-        self.register_outputs(outputs)
+        lift(self, self.cluster, ClusterOutputs)
+        samples = self.samples
+        self.gpu_pools = [p.pool_name for p in self.pools]
+        self.dra_driver_release = self.driver.release_name if self.driver else None
+        self.device_class_name = samples.device_class_name if samples else None
+        self.claim_template_names = samples.claim_template_names if samples else None
+        self.shared_claim_name = samples.shared_claim_name if samples else None
+        self.samples_namespace = samples.namespace if samples else None
+        register_declared(self)

@@ -1,6 +1,6 @@
 """The aks-dra-vgpu policy pack: the product's invariants, mandatory at `pulumi preview --policy-pack policy`.
 
-The invariants are written once, as pure functions in components/policies.py (which `python -m components plan
+The invariants are written once, as pure functions in components/policies/ (which `python -m components plan
 --policy` runs offline too); this file only wraps each in a ResourceValidationPolicy of the same name (the stack-wide one in a
 StackValidationPolicy).
 """

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,14 @@ def as_config(data: dict[str, Any], project: str = "aks-dra-vgpu") -> dict[str, 
 def preview(request: pytest.FixtureRequest) -> bool:
     """Run a case both as `pulumi preview` (unknown outputs) and as `pulumi up` would."""
     return request.param
+
+
+def scratch_project(folder: Path) -> Path:
+    """`folder` made a copy of the project's program and project file, with an empty stacks/ for a test's own stacks."""
+    shutil.copy(ROOT / "Pulumi.yaml", folder / "Pulumi.yaml")
+    shutil.copy(ROOT / "__main__.py", folder / "__main__.py")
+    (folder / "stacks").mkdir()
+    return folder
 
 
 @pytest.fixture

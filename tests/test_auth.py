@@ -7,7 +7,8 @@ import pulumi_kubernetes as k8s
 import pytest
 import yaml
 
-from components.azure.cluster import AKS_AAD_SERVER_ID, AksCluster, to_kubelogin_kubeconfig
+from components.azure.cluster import AksCluster
+from components.azure.kubeconfig import AKS_AAD_SERVER_ID, to_kubelogin_kubeconfig
 from components.config import AuthConfig, ClusterConfig, ConfigError, validate
 from components.offline import SECRET, capture
 from components.offline.mocks import entra_id_user_kubeconfig

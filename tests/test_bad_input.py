@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import importlib
 import re
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,7 @@ import pytest
 import yaml
 
 from components.cli import main
-from tests.conftest import ROOT
+from tests.conftest import ROOT, scratch_project
 
 engine = importlib.import_module("components.offline.capture")  # the module; the package exports its function
 
@@ -244,11 +243,7 @@ CASES: list[Case] = [
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One copy of the project's program and project file for the whole battery; each case writes its own stack."""
-    project = tmp_path_factory.mktemp("bad-input")
-    shutil.copy(ROOT / "Pulumi.yaml", project / "Pulumi.yaml")
-    shutil.copy(ROOT / "__main__.py", project / "__main__.py")
-    (project / "stacks").mkdir()
-    return project
+    return scratch_project(tmp_path_factory.mktemp("bad-input"))
 
 
 @pytest.fixture

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
 from components.cli import main
-from tests.conftest import ROOT
+from tests.conftest import ROOT, scratch_project
 
 NVADS = {"Standard_NV6ads_A10_v5", "Standard_NV12ads_A10_v5", "Standard_NV18ads_A10_v5",
          "Standard_NV36ads_A10_v5", "Standard_NV36adms_A10_v5", "Standard_NV72ads_A10_v5"}
@@ -97,13 +96,10 @@ def test_secrets_never_appear_in_plans(plans):
 
 
 # --- bad input -----------------------------------------------------------------------------------------------------
-@pytest.fixture
-def scratch_project(tmp_path: Path) -> Path:
+@pytest.fixture(name="scratch_project")
+def _scratch_project(tmp_path: Path) -> Path:
     """A copy of the project's program and project file, with no stacks yet."""
-    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
-    shutil.copy(ROOT / "__main__.py", tmp_path / "__main__.py")
-    (tmp_path / "stacks").mkdir()
-    return tmp_path
+    return scratch_project(tmp_path)
 
 
 def write_stack(project: Path, name: str, text: str) -> None:

@@ -6,7 +6,8 @@ import base64
 
 import yaml
 
-from components.azure.cluster import AksCluster, decode_kubeconfig
+from components.azure.cluster import AksCluster
+from components.azure.kubeconfig import decode_kubeconfig
 from components.config import ClusterConfig
 from components.offline import SECRET, capture
 

@@ -69,6 +69,21 @@ def test_yaml_number_for_a_version_is_explained(stack_data):
     assert any("quote the version" in p for p in problems(stack_data))
 
 
+@pytest.mark.parametrize("version", ["1.34.0", "1.34.1"])
+def test_a_pinned_134_patch_below_the_drivers_prerequisite_is_refused(stack_data, version):
+    stack_data["cluster"]["kubernetesVersion"] = version
+    assert problems(stack_data) == [
+        f"cluster.kubernetesVersion: '{version}' is too old; the NVIDIA DRA driver needs Kubernetes 1.34.2 or newer "
+        "(its prerequisites): write '1.34.2', or '1.34' for AKS's newest patch"
+    ]
+
+
+@pytest.mark.parametrize("version", ["1.34", "1.34.2", "1.34.9", "1.35.0"])
+def test_versions_that_meet_the_drivers_prerequisite_pass(stack_data, version):
+    stack_data["cluster"]["kubernetesVersion"] = version
+    assert stack_config_from_mapping(as_config(stack_data)).cluster.kubernetes_version == version
+
+
 def test_duplicate_pool_names(stack_data):
     stack_data["gpuPools"].append(dict(stack_data["gpuPools"][0]))
     assert any(p.startswith("gpuPools:") and "used twice" in p for p in problems(stack_data))

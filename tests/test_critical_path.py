@@ -5,9 +5,11 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+import yaml
 
 from components.cli import main
-from components.offline import Plan, Registration, load_project, run_project
+from components.config import StackConfig
+from components.offline import Plan, Registration, capture, load_project, run_project
 from components.offline.critical_path import (
     TYPICAL,
     Typical,
@@ -21,11 +23,13 @@ from components.offline.critical_path import (
     unordered_pools,
     waits_for,
 )
+from components.platform import GpuPlatform
 from tests.conftest import ROOT
 
 RG, AKS, POOL = "azure-native:resources:ResourceGroup", "azure-native:containerservice:ManagedCluster", (
     "azure-native:containerservice:AgentPool"
 )
+MAINTENANCE = "azure-native:containerservice:MaintenanceConfiguration"
 K8S, HELM, NS, JOB = (
     "pulumi:providers:kubernetes", "kubernetes:helm.sh/v3:Release", "kubernetes:core/v1:Namespace", "kubernetes:batch/v1:Job"
 )
@@ -33,12 +37,15 @@ MINUTES = {kind: t.minutes for kind, t in TYPICAL.items()}
 
 
 def res(name: str, type_: str, *, deps: tuple[str, ...] = (), provider: str | None = None, parent: str | None = None,
-        custom: bool = True) -> Registration:
+        custom: bool = True, inputs: dict | None = None) -> Registration:
     """A registration as the engine records it, urn made from the name."""
     return Registration(
         urn=f"urn:pulumi:t::p::{type_}::{name}", type=type_, name=name, custom=custom, parent=parent,
-        provider=provider, dependencies=list(deps), inputs={}, options={},
+        provider=provider, dependencies=list(deps), inputs=inputs or {}, options={},
     )
+
+
+SUBNET = "/subscriptions/0/resourceGroups/net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/snet-nodes"
 
 
 def urn(name: str, type_: str) -> str:
@@ -49,16 +56,18 @@ def plan_of(*resources: Registration) -> Plan:
     return Plan("p", "t", sorted(resources, key=lambda r: r.urn))
 
 
-def platform(*, pool_waits_for_pool: bool = True, driver_waits_for_pool: bool = False) -> Plan:
-    """Cluster, two pools (chained, as AKS needs), provider, driver, namespace and a job: the shape GpuPlatform declares."""
+def platform(*, pool_waits_for_pool: bool = False, driver_waits_for_pool: bool = False, subnet: str | None = None) -> Plan:
+    """Cluster, two pools (side by side, or chained on a shared subnet), provider, driver, namespace and a job: the
+    shape GpuPlatform declares."""
     rg, aks = urn("rg", RG), urn("aks", AKS)
     k8s = urn("k8s", K8S)
     on_cluster = f"{k8s}::k8s-id"
+    on_subnet = {"vnetSubnetID": subnet} if subnet else {}
     return plan_of(
         res("rg", RG),
         res("aks", AKS, deps=(rg,)),
-        res("pool-a", POOL, deps=(rg, aks)),
-        res("pool-b", POOL, deps=(rg, aks, *([urn("pool-a", POOL)] if pool_waits_for_pool else []))),
+        res("pool-a", POOL, deps=(rg, aks), inputs=on_subnet),
+        res("pool-b", POOL, deps=(rg, aks, *([urn("pool-a", POOL)] if pool_waits_for_pool else [])), inputs=on_subnet),
         res("k8s", K8S, deps=(aks,)),
         res("driver", HELM, provider=on_cluster, deps=(urn("pool-a", POOL),) if driver_waits_for_pool else ()),
         res("ns", NS, provider=on_cluster),
@@ -81,11 +90,18 @@ def test_a_chain_adds_up_and_is_named_in_order():
 def test_parallel_branches_take_the_longest_not_the_sum():
     result = critical_path(platform())
     expected = MINUTES["resource group"] + MINUTES["AKS cluster"] + max(
-        2 * MINUTES["GPU agent pool"], MINUTES["Kubernetes provider"] + MINUTES["Helm release"]
+        MINUTES["GPU agent pool"], MINUTES["Kubernetes provider"] + MINUTES["Helm release"]
     )
     assert result.minutes == pytest.approx(expected)
     assert result.steps[-1].kind == "GPU agent pool"
-    assert result.reaches_floor
+    assert result.reaches_floor and result.warnings == ()
+    assert "side by side" in result.notes[0]
+
+
+def test_pools_in_aks_own_network_run_side_by_side_and_a_chain_there_misses_the_floor():
+    chained = critical_path(platform(pool_waits_for_pool=True))
+    assert chained.warnings == () and not chained.reaches_floor
+    assert chained.minutes - chained.floor_minutes == pytest.approx(MINUTES["GPU agent pool"])
 
 
 def test_a_resource_waits_for_its_provider_resource():
@@ -144,13 +160,23 @@ def test_provider_reference_is_split_from_its_id():
     assert provider_urn(None) is None
 
 
-def test_pools_that_may_run_at_once_are_flagged_because_aks_refuses_the_second():
-    good, bad = critical_path(platform()), critical_path(platform(pool_waits_for_pool=False))
+def test_pools_on_one_subnet_that_may_run_at_once_are_flagged_and_the_chain_is_explained():
+    good = critical_path(platform(pool_waits_for_pool=True, subnet=SUBNET))
+    bad = critical_path(platform(subnet=SUBNET))
     assert good.reaches_floor and good.warnings == ()
-    assert bad.minutes == pytest.approx(good.minutes - MINUTES["GPU agent pool"])  # faster on paper, but it fails
+    assert "share the subnet snet-nodes: one after another" in good.notes[0] and "Azure/AKS #4522" in good.notes[0]
+    assert "note: GPU pools pool-a, pool-b share the subnet" in format_critical_path(good)
+    assert bad.minutes == pytest.approx(good.minutes - MINUTES["GPU agent pool"])  # faster on paper, but it may fail
     assert not bad.reaches_floor
-    assert "OperationNotAllowed" in bad.warnings[0]
-    assert "OperationNotAllowed" in format_critical_path(bad)
+    assert "SetVNetOwnershipFailed" in bad.warnings[0] and "chain them" in bad.warnings[0]
+    assert "SetVNetOwnershipFailed" in format_critical_path(bad)
+
+
+def test_subnet_ids_compare_case_insensitively():
+    shouting = platform(subnet=SUBNET)
+    pools = [dataclasses.replace(r, inputs={"vnetSubnetID": SUBNET.upper()}) if r.name == "pool-b" else r
+             for r in shouting.resources]
+    assert unordered_pools(dataclasses.replace(shouting, resources=pools))
 
 
 def test_a_driver_waiting_for_a_pool_is_caught_when_the_driver_is_slow():
@@ -173,16 +199,50 @@ def prod() -> Plan:
 
 
 def test_prod_reaches_the_floor(prod):
+    """Prod's pools share the cluster's bring-your-own subnet: one after another, after the maintenance window."""
     result = critical_path(prod)
     pools = prod.all(POOL)
     assert len(pools) >= 2
-    expected = MINUTES["resource group"] + MINUTES["AKS cluster"] + max(
+    expected = MINUTES["resource group"] + MINUTES["AKS cluster"] + MINUTES["maintenance configuration"] + max(
         len(pools) * MINUTES["GPU agent pool"],
         MINUTES["Kubernetes provider"] + MINUTES["Helm release"] + _sample_chain(prod),
     )
     assert floor_minutes(prod) == pytest.approx(expected)
     assert result.minutes == pytest.approx(expected) and result.reaches_floor
-    assert [s.kind for s in result.steps] == ["resource group", "AKS cluster", *["GPU agent pool"] * len(pools)]
+    assert [s.kind for s in result.steps] == [
+        "resource group", "AKS cluster", "maintenance configuration", *["GPU agent pool"] * len(pools)
+    ]
+    assert len(result.notes) == 1 and "share the subnet snet-aks-nodes: one after another" in result.notes[0]
+
+
+@pytest.fixture(scope="module")
+def prod_in_aks_network() -> Plan:
+    """Prod planned without its own subnet: the pools join AKS's own network."""
+    doc = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())
+    data = {key.split(":", 1)[1]: value for key, value in doc["config"].items()}
+    del data["cluster"]["network"]
+    config = StackConfig.model_validate(data)
+    return capture(lambda: GpuPlatform("gpu", config), preview=True)
+
+
+def test_prod_without_its_own_subnet_is_the_cluster_and_one_pool(prod_in_aks_network):
+    plan = prod_in_aks_network
+    result = critical_path(plan)
+    assert len(plan.all(POOL)) >= 2 and all("vnetSubnetID" not in p.inputs for p in plan.all(POOL))
+    assert [s.kind for s in result.steps] == ["resource group", "AKS cluster", "maintenance configuration", "GPU agent pool"]
+    assert result.minutes == pytest.approx(
+        MINUTES["resource group"] + MINUTES["AKS cluster"] + MINUTES["maintenance configuration"] + MINUTES["GPU agent pool"]
+    )
+    assert result.reaches_floor and result.warnings == () and "side by side" in result.notes[0]
+
+
+def test_every_pool_waits_for_the_cluster_and_its_maintenance_windows(prod, prod_in_aks_network):
+    for plan in (prod, prod_in_aks_network):
+        waits = waits_for(plan)
+        writes = {r.urn for r in plan.resources if r.type in (AKS, MAINTENANCE)}
+        assert len(writes) >= 2
+        for pool in plan.all(POOL):
+            assert writes <= set(waits[pool.urn]) | {u for w in waits[pool.urn] for u in waits.get(w, [])}, pool.name
 
 
 def _sample_chain(plan: Plan) -> float:
@@ -198,7 +258,7 @@ def _sample_chain(plan: Plan) -> float:
     return max(level(u) for u in objects) * MINUTES["Kubernetes object"]
 
 
-def test_prod_pools_run_one_after_another_and_the_driver_waits_for_no_pool(prod):
+def test_prod_pools_on_its_subnet_run_one_after_another_and_the_driver_waits_for_no_pool(prod):
     waits = waits_for(prod)
     pools = {r.urn for r in prod.all(POOL)}
     assert unordered_pools(prod) == []
@@ -216,7 +276,7 @@ def test_prod_samples_wait_only_for_what_they_reference(prod):
             assert all(prod.by_urn(u).type.startswith("kubernetes:") or u == provider for u in waits[r.urn]), r.name
 
 
-def test_prod_with_its_pool_chain_broken_is_caught(prod):
+def test_prod_with_its_subnet_chain_broken_is_caught(prod):
     pools = {r.urn for r in prod.all(POOL)}
     unchained = [dataclasses.replace(r, dependencies=[d for d in r.dependencies if d not in pools]) if r.urn in pools else r
                  for r in prod.resources]

@@ -22,7 +22,8 @@ from components.offline.diff import diff_plans, value_changes
 from components.offline.diff_text import format_diff
 from components.offline.diff_warnings import successor_name
 from components.offline.plan import SECRET
-from components.offline.replacement_rules import (
+from components.offline.replacement_rules import RULES, format_path, parse_path
+from components.offline.rules.model import (
     CLAIM,
     CLAIM_TEMPLATE,
     CLUSTER,
@@ -32,10 +33,7 @@ from components.offline.replacement_rules import (
     K8S_PROVIDER,
     POOL,
     RELEASE,
-    RULES,
     SAFE_CHANGES_DOC,
-    format_path,
-    parse_path,
 )
 from components.offline.urns import local_urn
 from tests.conftest import ROOT
@@ -243,6 +241,35 @@ def test_a_protected_cluster_that_would_be_replaced_is_refused_by_pulumi():
     assert any("protected" in w for w in cluster.warnings) and result.exit_status == 4
 
 
+def test_a_cluster_unprotected_in_the_same_update_is_replaced_delete_first():
+    """Pulumi refuses a replacement only when old and new are protected (step_generator.go: new.Protect && old.Protect)."""
+    result = diff_plans(cluster_doc("westeurope", "a#1", protect=True), cluster_doc("northeurope", "a#2", protect=False))
+    cluster = one(result, "aks")
+    assert cluster.operation == "replace" and cluster.refused_by is None and cluster.delete_before_replace is True
+    assert any("protect is turned off in this same update, so Pulumi replaces it" in w for w in cluster.warnings)
+    assert not any("stops with an error" in w for w in cluster.warnings)
+    assert result.exit_status == 3
+    assert "REPLACE (delete first)" in format_diff(result)
+
+
+def test_protecting_in_the_same_update_refuses_the_replacement_too():
+    result = diff_plans(cluster_doc("westeurope", "a#1"), cluster_doc("northeurope", "a#2", protect=True))
+    assert one(result, "aks").operation == "replace"  # the old state is not protected: the engine goes ahead
+    both = diff_plans(cluster_doc("westeurope", "a#1", protect=True), cluster_doc("northeurope", "a#2", protect=True))
+    assert any("turn protect off in the same update" in w for w in one(both, "aks").warnings)
+
+
+def test_a_protected_dependent_replaced_with_its_cluster_is_refused_even_when_unprotected_now():
+    old, new = cluster_doc("westeurope", "a#1"), cluster_doc("northeurope", "a#2")
+    for r in old["resources"]:
+        if r["name"] == "p":
+            r["options"]["protect"] = True
+    result = diff_plans(old, new)
+    pool_diff = one(result, "p")
+    assert pool_diff.operation == "refused" and pool_diff.refused_by == "Pulumi"
+    assert any("pulumi state unprotect" in w for w in pool_diff.warnings) and result.exit_status == 4
+
+
 def test_a_replaced_cluster_under_an_unchanged_identifier_must_not_be_applied():
     result = diff_plans(cluster_doc("westeurope", "same"), cluster_doc("northeurope", "same"))
     assert one(result, "aks").operation == "replace"
@@ -423,7 +450,20 @@ def test_the_pool_rules_follow_the_providers_force_new_list():
     assert {"vmSize", "agentPoolName", "gpuInstanceProfile", "resourceName", "resourceGroupName"} <= replacing
     assert not {"maxPods", "availabilityZones", "osDiskSizeGB"} & replacing  # attempted in place, refused by AKS
     refused = {r.path for r in RULES if r.type == POOL and r.effect == "refused"}
-    assert {"maxPods", "osType", "availabilityZones", "vnetSubnetID", "gpuProfile", "osDiskSizeGB"} <= refused
+    assert {"maxPods", "osType", "availabilityZones", "vnetSubnetID", "gpuProfile.driver", "osDiskSizeGB"} <= refused
+    assert "enableFIPS" not in refused and "enableFIPS" not in replacing  # AKS switches FIPS in place (a reimage)
+
+
+def test_fips_on_an_existing_pool_is_an_in_place_update_that_reimages():
+    result = diff_plans(plan(res(POOL, "p", pool())), plan(res(POOL, "p", pool(enableFIPS=True))))
+    change = one(result, "p")
+    assert change.operation == "update" and result.exit_status == 3
+    assert any("FIPS" in w and "reimages" in w for w in change.warnings)
+
+
+def test_every_rule_names_a_public_source():
+    for rule in RULES:
+        assert rule.source.startswith("https://") and rule.why, rule
 
 
 @pytest.mark.parametrize("text, parts", [

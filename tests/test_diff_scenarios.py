@@ -142,6 +142,9 @@ def test_a_chart_upgrade_is_in_place_and_a_downgrade_is_refused(scenario):
     # prod runs 0.4.1: going back to 25.8.1 is refused (the plugin's checkpoint is forward-only)
     assert release.operation == "refused" and up.exit_status == 4
     assert any("forward-only" in r.why for r in release.reasons)
+    # Neither Helm nor the API server stops a downgrade: the package refuses it as its own policy.
+    assert release.refused_by == "this package"
+    assert "REFUSED by this package's policy" in format_diff(up) and "Kubernetes API server" not in format_diff(up)
 
 
 def test_from_25_8_1_to_0_4_1_the_release_is_updated_in_place(scenario):
@@ -164,3 +167,17 @@ def test_a_renamed_driver_release_is_replaced_delete_first(scenario):
     result = scenario("dev", lambda c: c.setdefault(NS + "draDriver", {}).update(releaseName="dra"))
     (release,) = [r for r in result.resources if r.type == "kubernetes:helm.sh/v3:Release"]
     assert release.operation == "replace" and release.delete_before_replace is True
+
+
+def test_prod_moving_region_while_protected_is_refused(scenario):
+    result = scenario("prod", lambda c: c[NS + "cluster"].update(location="northeurope"))
+    (cluster,) = [r for r in result.resources if r.type == "azure-native:containerservice:ManagedCluster"]
+    assert cluster.operation == "refused" and cluster.refused_by == "Pulumi" and result.exit_status == 4
+
+
+def test_prod_moving_region_and_unprotecting_in_one_update_is_a_delete_first_replacement(scenario):
+    result = scenario("prod", lambda c: c[NS + "cluster"].update(location="northeurope", protect=False))
+    (cluster,) = [r for r in result.resources if r.type == "azure-native:containerservice:ManagedCluster"]
+    assert cluster.operation == "replace" and cluster.delete_before_replace is True
+    assert any("protect is turned off in this same update" in w for w in cluster.warnings)
+    assert result.exit_status == 3

@@ -22,6 +22,7 @@ from components.catalog import A10_SIZES, CHART_DEVICE_CLASSES, DEFAULT_CHART_VE
 from components.cli import main
 from components.cli.docs import (
     CONFIG_REFERENCE,
+    PLUGIN_SCHEMA,
     SIZING,
     SIZING_BLOCK,
     SIZING_EXAMPLE,
@@ -46,6 +47,7 @@ from components.config import (
 )
 from components.config.schema import stack_file_schema
 from components.config.syntax import DNS_LABEL, DNS_SUBDOMAIN, POOL_NAME, SURGE, json_pattern
+from components.host.contract import schema_text as plugin_schema
 from components.kubernetes.claim_templates import claim_template_name
 from components.kubernetes.selectors import max_memory_mib, min_memory_mib
 from tests.conftest import ROOT
@@ -419,14 +421,14 @@ def repo_copy(tmp_path: Path) -> Path:
 
 
 def test_docs_command_checks_then_writes(capsys, repo_copy):
+    generated = {CONFIG_REFERENCE: config_reference(), STACK_SCHEMA: stack_schema(), PLUGIN_SCHEMA: plugin_schema()}
     assert main(["docs", "--project-dir", str(repo_copy), "--check"]) == 3
-    assert capsys.readouterr().out.split() == [str(CONFIG_REFERENCE), str(STACK_SCHEMA)]
-    assert not (repo_copy / CONFIG_REFERENCE).exists()
-    assert not (repo_copy / STACK_SCHEMA).exists()
+    assert capsys.readouterr().out.split() == [str(path) for path in generated]
+    assert not any((repo_copy / path).exists() for path in generated)
     assert main(["docs", "--project-dir", str(repo_copy)]) == 0
-    assert capsys.readouterr().out.split() == [str(CONFIG_REFERENCE), str(STACK_SCHEMA)]
-    assert (repo_copy / CONFIG_REFERENCE).read_text(encoding="utf-8") == config_reference()
-    assert (repo_copy / STACK_SCHEMA).read_text(encoding="utf-8") == stack_schema()
+    assert capsys.readouterr().out.split() == [str(path) for path in generated]
+    for path, text in generated.items():
+        assert (repo_copy / path).read_text(encoding="utf-8") == text
     assert main(["docs", "--project-dir", str(repo_copy), "--check"]) == 0
     assert capsys.readouterr().out == ""
 

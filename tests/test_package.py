@@ -206,6 +206,14 @@ def test_the_wheel_holds_only_aks_dra_vgpu_and_both_packages_import(installed):
     assert found["top"] == [IMPORT_NAME, f"aks_dra_vgpu-{components.__version__}.dist-info"]
 
 
+def test_the_installed_package_ships_the_plugin_schema_it_serves(installed):
+    python, consumer = installed
+    code = f"from {IMPORT_NAME}.host.server import committed_schema; print(sorted(committed_schema()['resources']))"
+    result = _run(python, consumer, "-c", code)
+    assert result.returncode == 0, result.stderr
+    assert "'aks-dra-vgpu:index:DraClaimTemplates'" in result.stdout
+
+
 def test_the_installed_cli_plans_a_consumer_project_that_has_its_own_components(installed):
     python, consumer = installed
     result = _run(python, consumer, "-m", IMPORT_NAME, "plan", "--project-dir", str(consumer), "--stack", "dev", "--json")

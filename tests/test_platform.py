@@ -6,6 +6,7 @@ import copy
 
 import pytest
 
+from components.azure.gpu_pool import shared_subnet_predecessors
 from components.config import StackConfig
 from components.offline import Plan, Registration, capture
 from components.platform import GpuPlatform
@@ -90,28 +91,66 @@ def test_samples_wait_for_neither_pools_nor_the_release(plans, preview):
         assert CLUSTER in upstream, r.name
 
 
-def test_pools_wait_for_the_cluster_and_the_pool_before_them_never_for_kubernetes(plans, preview):
-    # AKS runs one agent pool operation per cluster at a time (OperationNotAllowed otherwise): the pools are a chain.
+SUBNET = (
+    "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/net/providers/Microsoft.Network/virtualNetworks/"
+    "vnet/subnets/snet-nodes"
+)
+
+
+def on_subnet(pool_subnets: list[str | None]) -> dict:
+    """STACK with the cluster on a bring-your-own subnet and each pool on the subnet given (None: the cluster's)."""
+    data = copy.deepcopy(STACK)
+    data["cluster"]["network"] = {"vnetSubnetId": SUBNET}
+    data["gpuPools"].append({"name": "spare", "vmSize": "Standard_NV12ads_A10_v5", "count": 1})
+    for pool, subnet in zip(data["gpuPools"], pool_subnets, strict=True):
+        if subnet:
+            pool["vnetSubnetId"] = subnet
+    return data
+
+
+def test_pools_in_aks_network_wait_for_the_cluster_only_never_for_each_other_or_kubernetes(plans, preview):
+    # AKS refuses a second operation on the same pool, not on two pools (AKS troubleshooting, OperationNotAllowed).
     plan = plans[preview]
-    pools = sorted(plan.all(POOL), key=lambda p: len(waits_for(plan, p.urn)))
+    pools = plan.all(POOL)
     assert len(pools) >= 2
-    for index, pool in enumerate(pools):
+    for pool in pools:
         upstream = waits_for(plan, pool.urn)
         assert plan.one(CLUSTER).urn in upstream
         assert not {t for t in types_of(plan, upstream) if t.startswith(("kubernetes:", "pulumi:providers"))}
-        assert {p.urn for p in pools[:index]} <= upstream and not {p.urn for p in pools[index:]} & upstream
+        assert not {p.urn for p in pools} & upstream, f"{pool.name} waits for another pool"
+    components = plan.all("aks-dra-vgpu:index:GpuNodePool")
+    assert [c.dependencies for c in components] == [[], []]
 
 
-def test_each_pool_and_its_component_depend_directly_on_the_agent_pool_before(plans, preview):
-    """The chain as the engine records it: pool n's AgentPool and its GpuNodePool both name pool n-1's AgentPool
-    (the platform hands over that AgentPool itself; a component would stand for the same single child)."""
-    plan = plans[preview]
-    components = {r.urn: r for r in plan.all("aks-dra-vgpu:index:GpuNodePool")}
-    by_config_order = [next(p for p in plan.all(POOL) if p.inputs["agentPoolName"] == name) for name in ("third", "full")]
-    first, second = by_config_order
-    assert first.urn in second.dependencies
-    assert components[second.parent].dependencies == [first.urn]
-    assert components[first.parent].dependencies == []
+def test_pools_on_one_bring_your_own_subnet_are_chained_in_config_order(preview):
+    other = SUBNET.replace("snet-nodes", "snet-other")
+    plan = make(preview, on_subnet([None, other, None]))
+    by_name = {p.inputs["agentPoolName"]: p for p in plan.all(POOL)}
+    assert by_name["third"].inputs["vnetSubnetID"] == by_name["spare"].inputs["vnetSubnetID"] == SUBNET
+    assert by_name["third"].urn in by_name["spare"].dependencies  # the same subnet: one after another
+    assert by_name["third"].urn not in by_name["full"].dependencies  # its own subnet: side by side
+    assert not {p.urn for p in by_name.values()} & set(by_name["third"].dependencies)
+    component = next(r for r in plan.all("aks-dra-vgpu:index:GpuNodePool") if r.urn == by_name["spare"].parent)
+    assert component.dependencies == [by_name["third"].urn]  # the AgentPool itself, not its component
+
+
+def test_subnet_predecessors_are_the_last_pool_on_the_same_subnet_case_insensitively():
+    shouting, other = SUBNET.replace("snet-nodes", "SNET-NODES"), SUBNET.replace("snet-nodes", "snet-b")
+    config = StackConfig.model_validate(on_subnet([None, shouting, other]))
+    pools = [p.inheriting({}, config.cluster.network.vnet_subnet_id) for p in config.gpu_pools]
+    assert shared_subnet_predecessors(pools) == [None, 0, None]
+    assert shared_subnet_predecessors([p.model_copy(update={"vnet_subnet_id": None}) for p in pools]) == [None] * 3
+
+
+def test_pools_wait_for_the_clusters_maintenance_windows(preview):
+    data = copy.deepcopy(STACK)
+    data["cluster"]["upgrades"] = {"channel": "patch", "nodeOsChannel": "NodeImage",
+                                   "maintenanceWindow": {"dayOfWeek": "Sunday", "startTime": "02:00"}}
+    plan = make(preview, data)
+    windows = {r.urn for r in plan.all("azure-native:containerservice:MaintenanceConfiguration")}
+    assert windows
+    for pool in plan.all(POOL):
+        assert windows <= set(pool.dependencies), pool.name
 
 
 def test_every_kubernetes_resource_uses_the_clusters_provider(plans, preview):

@@ -36,6 +36,9 @@ from pulumi.runtime.proto import (  # status_pb2: the SDK's own google.rpc.Statu
     status_pb2,
 )
 
+from components import __version__
+from components.host.hosted import HOSTED
+from components.host.server import committed_schema
 from components.offline import load_project, run_project
 from components.offline.capture import Engine, Monitor
 from components.offline.mocks import OfflineProviders
@@ -85,12 +88,12 @@ def engine() -> Iterator[tuple[str, Monitor, Engine]]:
 
 
 @contextlib.contextmanager
-def started_plugin(engine_address: str, cwd: Path) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+def started_plugin(engine_address: str, cwd: Path, folder: Path = ROOT) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
     """`python <repository folder> <engine address>`, from a consumer's folder as the language host does; yields the
     port the plugin printed and the process."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PULUMI_")}
     process = subprocess.Popen(
-        [sys.executable, str(ROOT), engine_address], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [sys.executable, str(folder), engine_address], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     lines: queue.Queue[bytes] = queue.Queue()
     threading.Thread(target=lambda: lines.put(process.stdout.readline()), daemon=True).start()  # type: ignore[union-attr]
@@ -136,6 +139,11 @@ def plugin(served) -> tuple[provider_pb2_grpc.ResourceProviderStub, str, Monitor
     return served
 
 
+def get_schema(stub: provider_pb2_grpc.ResourceProviderStub) -> dict[str, Any]:
+    """The package schema, asked for as `pulumi package add` asks for it."""
+    return json.loads(stub.GetSchema(provider_pb2.GetSchemaRequest(version=0), timeout=60).schema)
+
+
 def construct(stub: provider_pb2_grpc.ResourceProviderStub, monitor_address: str, type_name: str, name: str,
               inputs: dict[str, Any], **extra: Any) -> provider_pb2.ConstructResponse:
     """A Construct call as the engine makes it for a component a TypeScript program declares."""
@@ -153,11 +161,10 @@ POOL = {"name": "a10s", "vmSize": "Standard_NV6ads_A10_v5", "taints": ["sku=gpu:
 
 def test_started_as_a_plugin_it_prints_a_port_and_serves_the_schema(plugin):
     stub, _, monitor = plugin
-    schema = json.loads(stub.GetSchema(provider_pb2.GetSchemaRequest(version=0), timeout=60).schema)
-    assert schema["name"] == PACKAGE
-    assert sorted(schema["resources"]) == sorted(
-        f"{PACKAGE}:index:{n}" for n in ("AksCluster", "GpuNodePool", "NvidiaDraDriver", "DraSamples", "GpuPlatform")
-    )
+    schema = get_schema(stub)
+    # What the process serves is the committed, generated schema (with the package's version), every component in it.
+    assert schema == {**committed_schema(), "version": __version__}
+    assert sorted(schema["resources"]) == sorted(f"{PACKAGE}:index:{n}" for n in HOSTED)
     vm_size = schema["resources"][f"{PACKAGE}:index:GpuNodePool"]["inputProperties"]["vmSize"]
     assert vm_size["$ref"] == f"#/types/{PACKAGE}:index:VmSize"
     assert "Standard_NV6ads_A10_v5" in {e["value"] for e in schema["types"][f"{PACKAGE}:index:VmSize"]["enum"]}

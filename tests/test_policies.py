@@ -119,22 +119,19 @@ def test_driver_release_missing_flags_are_violations(good):
     ]
 
 
-@pytest.mark.parametrize("version", [None, "", ">=25.8.1", "25.8", "25.8.x", "~25.8.1"])
-def test_driver_release_version_must_be_pinned(good, version):
-    inputs = {**good[RELEASE], "version": version}
-    if version is None:
-        del inputs["version"]
+@pytest.mark.parametrize(
+    ("key", "value", "words"),
+    [
+        *(("version", v, "pin an exact chart version") for v in (None, "", ">=25.8.1", "25.8", "25.8.x", "~25.8.1")),
+        *(("namespace", v, "default namespace") for v in (None, "default")),
+    ],
+)
+def test_driver_release_pins_its_version_and_has_its_own_namespace(good, key, value, words):
+    inputs = {**good[RELEASE], key: value}
+    if value is None:
+        del inputs[key]
     (message,) = check_dra_driver_release(RELEASE, inputs)
-    assert message.startswith("version is") and "pin an exact chart version" in message
-
-
-@pytest.mark.parametrize("namespace", [None, "default"])
-def test_driver_release_needs_its_own_namespace(good, namespace):
-    inputs = {**good[RELEASE], "namespace": namespace}
-    if namespace is None:
-        del inputs["namespace"]
-    (message,) = check_dra_driver_release(RELEASE, inputs)
-    assert message.startswith("namespace is") and "default namespace" in message
+    assert message.startswith(f"{key} is") and words in message
 
 
 def test_only_the_driver_chart_is_checked(good):

@@ -19,7 +19,7 @@ from components.config.azure import (
     check_utc_offset,
     parse_arm_id,
 )
-from components.config.pools import SPOT_LABEL, SPOT_TAINT, ephemeral_os_disk_problem, ephemeral_os_disk_unchecked
+from components.config.pool_parts import SPOT_LABEL, SPOT_TAINT, ephemeral_os_disk_problem, ephemeral_os_disk_unchecked
 from components.config.upgrades import AUTO_UPGRADE_SCHEDULE, NODE_OS_UPGRADE_SCHEDULE
 from tests.conftest import MINIMAL_STACK
 

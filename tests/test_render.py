@@ -43,31 +43,34 @@ def manifests(folder: Path) -> dict[str, dict]:
     return {p.name: load(p) for p in sorted((folder / "kubernetes").glob("*.yaml"))}
 
 
-def test_dev_renders_one_file_per_object(rendered):
-    _, folder, written = rendered["dev"]
-    assert sorted(manifests(folder)) == [
+# What each stack renders: one file per Kubernetes object (the samples), named by kind and name.
+MANIFESTS = {
+    "dev": [
         "deviceclass-a10-vgpu.yaml",
         "job-nvidia-smi.yaml",
         "namespace-dra-samples.yaml",
         "networkpolicy-deny-all.yaml",
         "resourceclaim-a10-vgpu-shared.yaml",
         "resourceclaimtemplate-a10-vgpu-4gib.yaml",
-    ]
-    on_disk = sorted(p for p in folder.rglob("*") if p.is_file() and p.name != MANIFEST)
-    assert written == on_disk
-    assert [p.relative_to(folder).as_posix() for p in on_disk if p.parts[-3] == "helm"] == [
-        f"helm/{RELEASE}/release.yaml", f"helm/{RELEASE}/values.yaml"
-    ]
-
-
-def test_prod_renders_its_sizes_and_no_job(rendered):
-    _, folder, _ = rendered["prod"]
-    assert sorted(manifests(folder)) == [
+    ],
+    "prod": [
         "deviceclass-a10-vgpu.yaml",
         "namespace-dra-samples.yaml",
         "resourceclaim-a10-vgpu-shared.yaml",
         "resourceclaimtemplate-a10-vgpu-24gib.yaml",
         "resourceclaimtemplate-a10-vgpu-8gib.yaml",
+    ],
+}
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_each_stack_renders_one_file_per_object_and_its_release(rendered, stack):
+    _, folder, written = rendered[stack]
+    assert sorted(manifests(folder)) == MANIFESTS[stack]
+    on_disk = sorted(p for p in folder.rglob("*") if p.is_file() and p.name != MANIFEST)
+    assert written == on_disk
+    assert [p.relative_to(folder).as_posix() for p in on_disk if p.parts[-3] == "helm"] == [
+        f"helm/{RELEASE}/release.yaml", f"helm/{RELEASE}/values.yaml"
     ]
 
 

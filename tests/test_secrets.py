@@ -9,7 +9,6 @@ builds from it. Every test checks both preview and update modes where resources 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ from components import GpuPlatform, load_stack_config
 from components.cli import main
 from components.config import ConfigError, stack_config_from_mapping
 from components.offline import SECRET, capture
-from tests.conftest import MINIMAL_STACK, ROOT, as_config
+from tests.conftest import MINIMAL_STACK, as_config, scratch_project
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 CIPHER = "v1:c2VjcmV0LWNpcGhlcnRleHQtdGhhdC1tdXN0LW5vdC1sZWFr"
@@ -34,10 +33,8 @@ def stack_text(**sections: Any) -> str:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
-    shutil.copy(ROOT / "__main__.py", tmp_path / "__main__.py")
-    (tmp_path / "stacks").mkdir()
-    return tmp_path
+    """A copy of the project's program and project file, with no stacks yet."""
+    return scratch_project(tmp_path)
 
 
 def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
-from collections.abc import Mapping
 from typing import Any
 
 import pulumi
 import pulumi_azure_native.containerservice as containerservice
 import pulumi_azure_native.resources as resources
 import pulumi_kubernetes as k8s
-import yaml
 
 from ..config import AuthConfig, ClusterConfig
 from ..config.upgrades import AUTO_UPGRADE_SCHEDULE, NODE_OS_UPGRADE_SCHEDULE, MaintenanceWindowConfig
+from ..outputs import output, register_declared
+from .agent_pool import system_pool_profile
+from .kubeconfig import decode_kubeconfig, to_kubelogin_kubeconfig
 
 AksClusterArgs = ClusterConfig
 """The cluster's settings (see ClusterConfig)."""
@@ -23,7 +23,6 @@ AksClusterArgs = ClusterConfig
 
 def cluster_properties(config: ClusterConfig) -> dict[str, Any]:
     """The ManagedCluster's inputs (snake_case, as the SDK takes them) that follow from config alone."""
-    pool = config.system_pool
     props: dict[str, Any] = {
         "resource_name_": config.name,
         "location": config.location,
@@ -43,24 +42,7 @@ def cluster_properties(config: ClusterConfig) -> dict[str, Any]:
             network_policy="cilium",
             load_balancer_sku="standard",
         ),
-        # The only inline pool; GPU pools are separate AgentPool resources (editing inline pools updates the cluster).
-        "agent_pool_profiles": [
-            containerservice.ManagedClusterAgentPoolProfileArgs(
-                name=pool.name,
-                mode="System",
-                # The system pool upgrades with the control plane in the same PUT only when told to (Azure/AKS #2905).
-                orchestrator_version=config.kubernetes_version,
-                os_type="Linux",
-                vm_size=pool.vm_size,
-                count=pool.count,
-                availability_zones=pool.zones or None,
-                max_pods=pool.max_pods,
-                os_disk_size_gb=pool.os_disk_size_gb,
-                type="VirtualMachineScaleSets",
-                node_taints=["CriticalAddonsOnly=true:NoSchedule"] if pool.critical_addons_only else None,
-                vnet_subnet_id=config.network.vnet_subnet_id,
-            )
-        ],
+        "agent_pool_profiles": [system_pool_profile(config)],
         "tags": config.tags or None,
         "node_resource_group": config.node_resource_group,
     }
@@ -176,106 +158,34 @@ def _auth_properties(auth: AuthConfig) -> dict[str, Any]:
     }
 
 
-def decode_kubeconfig(value: str) -> str:
-    """The credential API returns each kubeconfig base64-encoded."""
-    return base64.b64decode(value).decode("utf-8")
+class ClusterOutputs:
+    """The cluster's outputs, which a GpuPlatform gives back as its own too."""
+
+    resource_group_name: pulumi.Output[str] = output("The resource group the cluster lives in.")
+    cluster_name: pulumi.Output[str] = output("The ManagedCluster's name.")
+    cluster_id: pulumi.Output[str] = output("The ManagedCluster's ARM id.")
+    resource_uid: pulumi.Output[str] = output(
+        "The ManagedCluster's resourceUID: changes only when the cluster is replaced (a new cluster of the same name)."
+    )
+    kubeconfig: pulumi.Output[str] = output(
+        "A user kubeconfig as AKS hands it out; with Entra ID it logs in by device code, for people only.", secret=True
+    )
+    provider_kubeconfig: pulumi.Output[str] = output(
+        "The kubeconfig the Kubernetes provider uses, for programs and CI: with Entra ID a non-interactive kubelogin "
+        "login, never interactive.",
+        secret=True,
+    )
 
 
-# AKS's Entra ID server application, the same in every tenant: API-server tokens are issued for it (kubelogin docs).
-AKS_AAD_SERVER_ID = "6dae42f8-4368-4678-94ff-3960e28e3630"
-# The exec credential API version kubelogin writes (and AKS's own kubeconfigs carry).
-KUBELOGIN_EXEC_API_VERSION = "client.authentication.k8s.io/v1beta1"
-KUBELOGIN_INSTALL_HINT = (
-    "\nkubelogin is not installed which is required to connect to AAD enabled cluster.\n\n"
-    "To learn more, please go to https://azure.github.io/kubelogin/\n"
-)
+class AksClusterOutputs(ClusterOutputs):
+    """What an AksCluster gives back, in Python and in every other language."""
+
+    oidc_issuer_url: pulumi.Output[str] = output("The cluster's OIDC issuer (for workload identity federation).")
 
 
-def _exec_arg(args: list[str], flag: str) -> str | None:
-    """The value that follows `flag` in an exec argument list, as kubelogin reads its own earlier arguments."""
-    for i, arg in enumerate(args[:-1]):
-        if arg == flag:
-            return args[i + 1]
-    return None
-
-
-def kubelogin_exec(current: Mapping[str, Any], auth: AuthConfig) -> dict[str, Any]:
-    """The exec block `kubelogin convert-kubeconfig -l <auth.login_mode>` writes for one kubelogin user.
-
-    Mirrors kubelogin's converter: --server-id always; azurecli takes --tenant-id only when set here (az login
-    decides otherwise); spn keeps the kubeconfig's --client-id, --tenant-id and --environment unless set here (the
-    AZURE_CLIENT_ID / AAD_SERVICE_PRINCIPAL_CLIENT_ID and *_CLIENT_SECRET variables override them when kubelogin runs,
-    so no secret is ever written); workloadidentity takes only what is set here and reads AZURE_CLIENT_ID,
-    AZURE_TENANT_ID, AZURE_FEDERATED_TOKEN_FILE and AZURE_AUTHORITY_HOST from the environment.
-    """
-    old = list(current.get("args") or [])
-    args = ["get-token", "--login", auth.login_mode, "--server-id", _exec_arg(old, "--server-id") or AKS_AAD_SERVER_ID]
-    cache_dir = _exec_arg(old, "--cache-dir") or _exec_arg(old, "--token-cache-dir")
-    if cache_dir:
-        args += ["--cache-dir", cache_dir]
-    if auth.login_mode == "spn":
-        client_id = auth.client_id or _exec_arg(old, "--client-id")
-        tenant_id = auth.tenant_id or _exec_arg(old, "--tenant-id")
-        missing = [f"cluster.auth.{key}" for key, value in (("clientId", client_id), ("tenantId", tenant_id)) if not value]
-        if missing:
-            raise ValueError(f"kubelogin's spn login needs {' and '.join(missing)} (the kubeconfig names none)")
-        args += ["--client-id", client_id, "--tenant-id", tenant_id]
-        environment = auth.environment or _exec_arg(old, "--environment")
-        if environment:
-            args += ["--environment", environment]
-        if "--legacy" in old:
-            args.append("--legacy")
-    else:
-        if auth.login_mode == "workloadidentity" and auth.client_id:
-            args += ["--client-id", auth.client_id]
-        if auth.tenant_id:
-            args += ["--tenant-id", auth.tenant_id]
-    return {
-        "apiVersion": KUBELOGIN_EXEC_API_VERSION,
-        "command": "kubelogin",
-        "args": args,
-        "env": None,
-        "installHint": current.get("installHint") or KUBELOGIN_INSTALL_HINT,
-        "provideClusterInfo": False,
-    }
-
-
-def to_kubelogin_kubeconfig(kubeconfig: str, auth: AuthConfig) -> str:
-    """Rewrites every kubelogin user of a kubeconfig (YAML text) to `auth`'s non-interactive login, as
-    `kubelogin convert-kubeconfig -l <mode>` does; clusters, contexts and other users stay exactly as they were.
-
-    AKS hands out Entra ID kubeconfigs that log in by device code, which waits for a person: a provider that CI runs
-    must never use one. With local accounts (no kubelogin user) the text comes back unchanged.
-    """
-    if auth.mode != "entraId":
-        return kubeconfig
-    doc = yaml.safe_load(kubeconfig)
-    for entry in doc.get("users") or []:
-        user = entry.get("user") or {}
-        current = user.get("exec") or {}
-        if "kubelogin" not in str(current.get("command", "")).lower():
-            continue
-        entry["user"] = {**user, "exec": kubelogin_exec(current, auth)}
-    return yaml.safe_dump(doc, sort_keys=False)
-
-
-class AksCluster(pulumi.ComponentResource):
+class AksCluster(AksClusterOutputs, pulumi.ComponentResource):
     """An AKS cluster for DRA (Kubernetes >= 1.34) with an explicit Kubernetes provider for everything that follows."""
 
-    resource_group_name: pulumi.Output[str]
-    """The resource group the cluster lives in."""
-    cluster_name: pulumi.Output[str]
-    """The ManagedCluster's name."""
-    cluster_id: pulumi.Output[str]
-    """The ManagedCluster's ARM id."""
-    resource_uid: pulumi.Output[str]
-    """The ManagedCluster's resourceUID: changes only when the cluster is replaced (a new cluster of the same name)."""
-    oidc_issuer_url: pulumi.Output[str]
-    """The cluster's OIDC issuer (for workload identity federation)."""
-    kubeconfig: pulumi.Output[str]
-    """A user kubeconfig as AKS hands it out (secret); with Entra ID it logs in by device code, for people only."""
-    provider_kubeconfig: pulumi.Output[str]
-    """The kubeconfig the provider uses (secret), for programs and CI: with Entra ID a non-interactive kubelogin login."""
     provider: k8s.Provider
     """The Kubernetes provider built from that kubeconfig; never the ambient KUBECONFIG."""
     maintenance_configurations: list[containerservice.MaintenanceConfiguration]
@@ -348,14 +258,4 @@ class AksCluster(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, depends_on=[cluster]),
         )
 
-        self.register_outputs(
-            {
-                "resourceGroupName": self.resource_group_name,
-                "clusterName": self.cluster_name,
-                "clusterId": self.cluster_id,
-                "resourceUid": self.resource_uid,
-                "oidcIssuerUrl": self.oidc_issuer_url,
-                "kubeconfig": self.kubeconfig,
-                "providerKubeconfig": self.provider_kubeconfig,
-            }
-        )
+        register_declared(self)

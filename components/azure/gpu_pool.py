@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 import pulumi
 import pulumi_azure_native.containerservice as containerservice
 from pydantic import Field, model_validator
 
 from ..config import GpuPoolConfig, KeyedProblemsError, StrInput, Taint
-from ..config.pools import ephemeral_os_disk_unchecked
+from ..config.pool_parts import ephemeral_os_disk_unchecked
 from ..config.versions import pool_skew_problem
+from ..outputs import output, register_declared
+from .agent_pool import agent_pool_properties, ignored_changes
 
 
 class GpuNodePoolArgs(GpuPoolConfig):
@@ -39,57 +41,27 @@ class GpuNodePoolArgs(GpuPoolConfig):
         return self.kubernetes_version or self.cluster_kubernetes_version
 
 
-def agent_pool_properties(pool: GpuPoolConfig, orchestrator_version: str | None = None) -> dict[str, Any]:
-    """The AgentPool's inputs (snake_case, as the SDK takes them) that follow from the pool's config alone."""
-    props: dict[str, Any] = {
-        # Separately managed pools upgrade only through their own orchestratorVersion (Azure/AKS #2905, #3087).
-        "orchestrator_version": orchestrator_version or pool.kubernetes_version,
-        "agent_pool_name": pool.name,
-        "mode": "User",
-        "os_type": pool.os_type,
-        "os_sku": pool.os_sku,
-        "type": "VirtualMachineScaleSets",
-        "vm_size": pool.vm_size,
-        # AKS installs its GRID driver on NVadsA10_v5 (the DRA driver uses the host driver). Not the preview
-        # "managed GPU" mode: that adds the nvidia.com/gpu device plugin, which collides with DRA.
-        "gpu_profile": containerservice.GPUProfileArgs(driver="Install"),
-        "node_labels": pool.node_labels,
-        # With AKS's own spot taint on a spot pool: AKS reports it back, so declaring it keeps refreshes clean.
-        "node_taints": pool.node_taints or None,
-        "availability_zones": pool.zones or None,
-        "max_pods": pool.max_pods,
-        "os_disk_size_gb": pool.os_disk_size_gb,
-        "os_disk_type": pool.effective_os_disk_type,
-        "scale_down_mode": pool.scale_down_mode,
-        "capacity_reservation_group_id": pool.capacity_reservation_group_id,
-        "vnet_subnet_id": pool.vnet_subnet_id,
-        "tags": pool.tags or None,
-        # Sent at creation; with autoscaling the autoscaler owns it afterwards (see ignore_changes below).
-        "count": pool.initial_count,
-    }
-    surge = pool.upgrade_surge
-    if surge is not None:
-        props["upgrade_settings"] = containerservice.AgentPoolUpgradeSettingsArgs(max_surge=surge)
-    if pool.spot is not None:
-        props.update(
-            scale_set_priority="Spot",
-            scale_set_eviction_policy=pool.spot.eviction_policy,
-            spot_max_price=pool.spot.max_price,
-        )
-    if pool.autoscaling:
-        props.update(
-            enable_auto_scaling=True,
-            min_count=pool.autoscaling.min_count,
-            max_count=pool.autoscaling.max_count,
-        )
-    else:
-        props["enable_auto_scaling"] = False
-    return props
+def shared_subnet_predecessors(pools: Sequence[GpuPoolConfig]) -> list[int | None]:
+    """Per pool, the index of the last pool before it on the same bring-your-own subnet (None: nothing to wait for).
 
-
-def ignored_changes(pool: GpuPoolConfig) -> list[str]:
-    """Inputs Pulumi must not diff: an autoscaled pool's count drifts by design (pulumi-azure-native #2943)."""
-    return ["count"] if pool.autoscaling else []
+    Pools of one cluster need no order among themselves: AKS refuses a second operation on the *same* pool while one
+    runs, not operations on two pools (AKS troubleshooting, "Cluster pending operation (OperationNotAllowed) errors";
+    cilium/cilium #25944 was an operation on a pool still Creating). What fails is two pools joining one
+    bring-your-own subnet at once: AKS sets the virtual network's ownership for each and refuses while it is Updating
+    (SetVNetOwnershipFailed / VirtualNetworkNotInSucceededState, Azure/AKS #4522), which is why terraform-provider-azurerm
+    locks the subnet while it creates a pool (internal/services/containers/kubernetes_cluster_node_pool_resource.go,
+    `locks.MultipleByID(&subnetIDsToLock)`; hashicorp/terraform-provider-azurerm #32001, #32682). Pools in AKS's own
+    network (no vnetSubnetID) run side by side. Compose GpuNodePools yourself: pass the AgentPool of the pool this
+    names in `depends_on`, as GpuPlatform does.
+    """
+    last: dict[str, int] = {}
+    found: list[int | None] = []
+    for index, pool in enumerate(pools):
+        subnet = pool.vnet_subnet_id.lower() if pool.vnet_subnet_id else None  # ARM IDs compare case-insensitively
+        found.append(last.get(subnet) if subnet else None)
+        if subnet:
+            last[subnet] = index
+    return found
 
 
 def _waits_for(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:
@@ -100,19 +72,21 @@ def _waits_for(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:
     return [given] if isinstance(given, pulumi.Resource) else [r for r in given if isinstance(r, pulumi.Resource)]
 
 
-class GpuNodePool(pulumi.ComponentResource):
+class GpuNodePoolOutputs:
+    """What a GpuNodePool gives back, in Python and in every other language."""
+
+    pool_name: pulumi.Output[str] = output("The AKS agent pool name.")
+    node_labels: dict[str, str] = output("Labels every node carries (includes nvidia.com/gpu.present=true).")
+    taints: list[Taint] = output(
+        "Taints every node carries ('key=value:Effect', AKS's spot taint included); GPU workloads must tolerate them."
+    )
+    gpu_memory_gib: int = output("Nominal GPU memory (GiB) of each vGPU device on this pool's nodes.")
+    devices_per_node: int = output("vGPU devices each node presents.")
+
+
+class GpuNodePool(GpuNodePoolOutputs, pulumi.ComponentResource):
     """One NVadsA10_v5 pool: every node presents fixed A10 vGPU slices that the DRA driver publishes."""
 
-    pool_name: pulumi.Output[str]
-    """The AKS agent pool name."""
-    node_labels: dict[str, str]
-    """Labels every node carries (includes nvidia.com/gpu.present=true)."""
-    taints: list[Taint]
-    """Taints every node carries (AKS's spot taint included); the DRA plugin and GPU workloads must tolerate them."""
-    gpu_memory_gib: int
-    """Nominal GPU memory of each vGPU device on this pool's nodes."""
-    devices_per_node: int
-    """vGPU devices each node presents."""
     config: GpuPoolConfig
     """The validated pool settings (for the driver and samples)."""
     agent_pool: containerservice.AgentPool
@@ -128,7 +102,8 @@ class GpuNodePool(pulumi.ComponentResource):
             resource_group_name=args.resource_group_name,
             resource_name_=args.cluster_name,
             **agent_pool_properties(self.config, args.orchestrator_version),
-            # What the component waits for, its AgentPool waits for (in GpuPlatform: the pool before it).
+            # What the component waits for, its AgentPool waits for (in GpuPlatform: the cluster's maintenance
+            # configurations, and the pool before it on a shared bring-your-own subnet).
             opts=pulumi.ResourceOptions(
                 parent=self, ignore_changes=ignored_changes(self.config), depends_on=_waits_for(opts)
             ),
@@ -145,12 +120,4 @@ class GpuNodePool(pulumi.ComponentResource):
         self.taints = self.config.effective_taints
         self.gpu_memory_gib = self.config.size.gpu_memory_gib
         self.devices_per_node = self.config.size.devices_per_node
-        self.register_outputs(
-            {
-                "poolName": self.pool_name,
-                "nodeLabels": self.node_labels,
-                "taints": [str(t) for t in self.taints],
-                "gpuMemoryGib": self.gpu_memory_gib,
-                "devicesPerNode": self.devices_per_node,
-            }
-        )
+        register_declared(self)

@@ -13,27 +13,43 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import NoReturn
 
 from ..catalog.sdk_versions import unsupported
 from ..sizing.arguments import add_size_arguments
+from .diff import cmd_diff
+from .output import (
+    EXIT_BAD_INPUT,
+    EXIT_CHANGES,
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_POLICY,
+    BadInputError,
+    _report,
+    printable,
+    printable_lines,
+    write,
+)
+from .plan import cmd_plan
+from .regenerate import cmd_docs
+from .render import cmd_render
+from .size import cmd_size
 
-EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_CHANGES, EXIT_POLICY = 0, 1, 2, 3, 4
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_CHANGES",
+    "EXIT_ERROR",
+    "EXIT_OK",
+    "EXIT_POLICY",
+    "BadInputError",
+    "main",
+    "printable",
+    "printable_lines",
+    "write",
+]
+
 DEBUG_ENV = "AKS_DRA_VGPU_TRACEBACK"
-MAX_LINE = 1000
 MAX_TIMEOUT = 86400.0
-
-
-class BadInputError(Exception):
-    """Input the user can fix: each line is one problem."""
-
-    def __init__(self, lines: list[str]):
-        super().__init__("\n".join(lines))
-        self.lines = lines
 
 
 class _Parser(argparse.ArgumentParser):
@@ -97,193 +113,8 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-# --- running a project's program -----------------------------------------------------------------------------------------
-@contextmanager
-def program_problems(directory: Path, passthrough: tuple[type[BaseException], ...] = ()) -> Iterator[None]:
-    """Whatever running a project's program raises (but `passthrough`), as BadInputError with one line per problem."""
-    from pulumi.errors import InputPropertiesError, InputPropertyError
-
-    from ..config import ConfigError
-    from ..offline import StackFileError
-    from ..offline.running import ProgramError, describe_failure, one_line
-
-    try:
-        yield
-    except StackFileError as exc:
-        raise BadInputError(exc.lines) from None
-    except ProgramError as exc:
-        raise BadInputError([str(exc)]) from None
-    except ConfigError as exc:
-        raise BadInputError([one_line(str(p), MAX_LINE) for p in exc.problems]) from None
-    except InputPropertiesError as exc:
-        lines = [one_line(f"{e['property_path']}: {e['reason']}", MAX_LINE) for e in (exc.errors or [])]
-        raise BadInputError(lines or [one_line(exc.message)]) from None
-    except InputPropertyError as exc:
-        raise BadInputError([one_line(f"{exc.property_path}: {exc.reason}", MAX_LINE)]) from None
-    except (KeyboardInterrupt, BadInputError, *passthrough):
-        raise
-    except BaseException as exc:  # the program's own failure (even a bare BaseException): where and what, in one line
-        raise BadInputError([describe_failure(exc, directory)]) from None
-
-
-def run_plan(project_dir: str, stack: str, timeout: float | None):
-    """The stack's plan (a first preview); BadInputError with one line per problem for anything the user can fix."""
-    from ..offline import load_project, run_project
-    from ..offline.project import stack_name
-
-    with program_problems(Path(project_dir)):
-        stack_name(stack)
-        project = load_project(project_dir)
-    with program_problems(project.directory):
-        return run_project(project, stack, preview=True, timeout=timeout)
-
-
-def cmd_plan(args: argparse.Namespace) -> int:
-    """`plan`: the tree (for people), the JSON document (for machines) or a Mermaid graph."""
-    plan = run_plan(args.project_dir, args.stack, args.timeout)
-    fmt = "json" if args.json else (args.format or "tree")
-    if fmt == "json":
-        out = plan.to_json()
-    elif fmt == "mermaid":
-        from ..offline.mermaid import to_mermaid
-
-        out = to_mermaid(plan)
-    else:
-        from ..offline.tree import render_tree
-
-        out = printable_lines(render_tree(plan))
-    status = EXIT_OK
-    extra: list[str] = []
-    if args.critical_path:
-        from ..offline.critical_path import critical_path, format_critical_path
-
-        extra.append(format_critical_path(critical_path(plan)))
-    if args.policy:
-        from ..policies import check_plan, format_violations
-
-        violations = check_plan(plan)
-        extra.append(format_violations(violations))
-        if any(v.mandatory for v in violations):
-            status = EXIT_POLICY
-    from ..policies import plan_findings
-
-    # Two components creating one cluster-scoped object is refused, not just reported; advisories are warnings.
-    errors, warnings = plan_findings(plan)
-    write(sys.stdout, out)
-    # The JSON and Mermaid documents stay parseable: reports go beside them, on stderr.
-    report = sys.stdout if fmt == "tree" else sys.stderr
-    for block in extra:
-        write(report, printable_lines(block))
-    for line in errors:
-        write(sys.stderr, printable(f"error: {line}") + "\n")
-    for line in warnings:
-        write(sys.stderr, printable(f"warning: {line}") + "\n")
-    return EXIT_POLICY if errors else status
-
-
-def cmd_render(args: argparse.Namespace) -> int:
-    """`render`: one YAML file per Kubernetes object and per Helm release its values and chart."""
-    from ..offline.output_dir import OutputError, check_folder
-    from ..offline.render import render
-
-    try:
-        check_folder(args.out)  # before the program runs: a wrong --out costs nothing
-    except OutputError as exc:
-        raise BadInputError([str(exc)]) from None
-    out = Path(args.out).absolute()  # fixed before the program runs, whatever folder it moves to
-    plan = run_plan(args.project_dir, args.stack, args.timeout)
-    notes: list[str] = []
-    try:
-        written = [Path(args.out) / path.relative_to(out) for path in render(plan, out, notes)]
-    except OutputError as exc:
-        raise BadInputError([str(exc)]) from None
-    for note in notes:
-        write(sys.stderr, printable(note) + "\n")
-    for path in written:
-        write(sys.stdout, printable(str(path)) + "\n")
-    return EXIT_OK
-
-
-def cmd_diff(args: argparse.Namespace) -> int:
-    """`diff`: added / changed / replaced / deleted resources between two plans."""
-    import json
-
-    from ..offline.diff import diff_plans
-    from ..offline.diff_text import format_diff
-    from ..offline.plan_input import PlanDocumentError, read_plan
-
-    try:
-        old, new = read_plan(args.old), read_plan(args.new)
-        result = diff_plans(old, new)
-    except PlanDocumentError as exc:
-        raise BadInputError(exc.lines) from None
-    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
-        # A document that passed the shape check but still trips the diff: a bad plan all the same.
-        raise BadInputError([f"not a plan document the diff can read ({type(exc).__name__}: {exc}); make plans with "
-                             "`plan --json`"]) from None
-    text = json.dumps(result.to_dict(), indent=2, sort_keys=True) + "\n" if args.json else printable_lines(format_diff(result))
-    write(sys.stdout, text)
-    return result.exit_status  # 0 no change, 3 changes, 4 a change that would fail or must not be applied
-
-
-def cmd_docs(args: argparse.Namespace) -> int:
-    """`docs`: write docs/configuration.md, the sizing table and the README's resource graph; print what changed."""
-    from .docs import DocsError, sync_docs
-
-    directory = Path(args.project_dir).absolute()
-    own = (DocsError, OSError, UnicodeError)
-    try:
-        with program_problems(directory.resolve(), passthrough=own):
-            changed = sync_docs(directory, check=args.check)
-    except own as exc:
-        raise BadInputError([" ".join(str(exc).split())]) from None
-    for path in changed:
-        write(sys.stdout, printable(str(path)) + "\n")
-    return EXIT_CHANGES if args.check and changed else EXIT_OK
-
-
-def cmd_size(args: argparse.Namespace) -> int:
-    """`size`: the sizing planner (components.sizing.command)."""
-    from ..config import ConfigError
-    from ..sizing.command import run
-
-    try:
-        return run(args)
-    except ConfigError as exc:
-        raise BadInputError([str(p) for p in exc.problems]) from None
-
-
 COMMANDS = {"plan": cmd_plan, "render": cmd_render, "diff": cmd_diff, "size": cmd_size, "docs": cmd_docs}
-
-
-# --- output that cannot be hijacked ------------------------------------------------------------------------------------------
-def printable(line: str, limit: int = MAX_LINE) -> str:
-    """The line with every non-printable character escaped (terminal escapes, bidi controls, NUL, undecodable bytes);
-    a line over `limit` keeps its start (the key) and its end (what is allowed), the middle (a quoted value) elided."""
-    text = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in line)
-    if len(text) <= limit:
-        return text
-    head = limit // 3
-    return f"{text[:head]} ... {text[-(limit - head - 5):]}"
-
-
-def printable_lines(text: str) -> str:
-    """Multi-line output with each line made printable (tabs kept)."""
-    return "\n".join(printable(line.replace("\t", "    "), limit=1 << 20) for line in text.split("\n"))
-
-
-def write(stream: TextIO, text: str) -> None:
-    """Writes text; characters the stream's encoding cannot hold are escaped rather than raising."""
-    try:
-        stream.write(text)
-    except UnicodeEncodeError:
-        encoding = getattr(stream, "encoding", None) or "utf-8"
-        stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
-
-
-def _report(lines: list[str]) -> None:
-    for line in lines or ["bad input"]:
-        write(sys.stderr, printable(str(line)) + "\n")  # a newline inside a problem is escaped: one line each
+"""Each subcommand's function, in a module of its own."""
 
 
 def main(argv: list[str] | None = None) -> int:

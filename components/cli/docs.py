@@ -1,5 +1,5 @@
 """Documentation generated from the code, so it cannot drift: the configuration reference and the stack file's JSON Schema,
-the sizing table, the README graph.
+the plugin's package schema, the sizing table, the README graph.
 
 `python -m components docs` writes them (`--check` only reports what is out of date); the tests fail when a committed
 copy differs from what the code generates now.
@@ -14,10 +14,12 @@ from pathlib import Path
 from ..catalog import A10_SIZES, A10Size
 from ..config import SamplesConfig
 from ..config.reference import REGENERATE, STACK_SCHEMA, config_reference, stack_schema
+from ..host.contract import schema_text as plugin_schema
 from ..kubernetes.claim_templates import claim_template_name, pair_template_name
 from ..kubernetes.selectors import SIZE_CLASSES, max_memory_mib, min_memory_mib
 
 CONFIG_REFERENCE = Path("docs/configuration.md")
+PLUGIN_SCHEMA = Path("components/host/schema.json")
 SIZING = Path("docs/sizing.md")
 SAFE_CHANGES = Path("docs/safe-changes.md")
 RULES_BLOCK = "diff-rules"
@@ -179,6 +181,7 @@ def expected_files(project_dir: Path) -> dict[Path, str]:
         SAFE_CHANGES: replace_block(safe_changes, RULES_BLOCK, rules_table(), str(SAFE_CHANGES)),
         CONFIG_REFERENCE: config_reference(),
         STACK_SCHEMA: stack_schema(),
+        PLUGIN_SCHEMA: plugin_schema(),
         SIZING: replace_block(
             replace_block(
                 replace_block(sizing, SIZING_BLOCK, sizing_table(), str(SIZING)), SIZING_EXAMPLE_BLOCK, sizing_example(),

@@ -9,20 +9,16 @@ stack is reported at once, each naming the path the user wrote (``gpuPools[0].vm
 - ``loading``: the stack's sections from Pulumi config
 """
 
+from .access import ApiServerConfig, AuthConfig, NetworkConfig
 from .base import Model, PoolName, Zones
-from .cluster import (
-    ApiServerConfig,
-    AuthConfig,
-    ClusterConfig,
-    MonitoringConfig,
-    NetworkConfig,
-    ResourceGroupConfig,
-    SystemPoolConfig,
-)
+from .cluster import ClusterConfig, ResourceGroupConfig, SystemPoolConfig
 from .driver import DraDriverConfig
-from .errors import ConfigError, KeyedProblemsError, Problem, validate
+from .errors import ConfigError, KeyedProblemsError, Problem
 from .loading import PROJECT, STACK_KEYS, load_stack_config, near_miss, stack_config_from_mapping
-from .pools import AutoscalingConfig, GpuPoolConfig, SpotConfig
+from .monitoring import MonitoringConfig
+from .pool_parts import AutoscalingConfig, SpotConfig
+from .pools import GpuPoolConfig
+from .problems import validate
 from .samples import SamplesConfig
 from .stack import StackConfig
 from .syntax import (

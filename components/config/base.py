@@ -19,8 +19,9 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
-from ..catalog import MIN_KUBERNETES_VERSION
-from .errors import python_args_error
+from ..catalog import MIN_KUBERNETES_PATCH, MIN_KUBERNETES_VERSION
+from .aliases import remember
+from .problems import python_args_error
 from .syntax import POOL_NAME, json_pattern, parse_k8s_version
 
 
@@ -52,6 +53,13 @@ def _dra_ready(value: str) -> str:
     if parse_k8s_version(value) < MIN_KUBERNETES_VERSION:
         minimum = ".".join(map(str, MIN_KUBERNETES_VERSION))
         raise ValueError(f"'{value}' is too old; DRA (resource.k8s.io/v1) needs Kubernetes {minimum} or newer")
+    parts = tuple(int(part) for part in value.split("."))
+    if len(parts) == 3 and parts[:2] == MIN_KUBERNETES_PATCH[:2] and parts < MIN_KUBERNETES_PATCH:
+        patch = ".".join(map(str, MIN_KUBERNETES_PATCH))
+        raise ValueError(
+            f"'{value}' is too old; the NVIDIA DRA driver needs Kubernetes {patch} or newer (its prerequisites): "
+            f"write '{patch}', or '{value.rsplit('.', 1)[0]}' for AKS's newest patch"
+        )
     return value
 
 
@@ -106,6 +114,11 @@ class Model(BaseModel, metaclass=_PythonArgs):
         # No coercion: `protect: 1`, `count: true` or `enabled: "yes"` would otherwise pass as something else.
         strict=True,
     )
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        remember(cls)  # error messages name a key as the Python caller writes it (aliases.py)
 
     @field_validator("*", mode="before")
     @classmethod

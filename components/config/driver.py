@@ -24,7 +24,8 @@ from ..catalog.host_drivers import (
 )
 from .base import Model
 from .errors import KeyedProblemsError
-from .syntax import DNS_LABEL, DRIVER_VERSION, MISSING, StrInput, value_at
+from .syntax import DNS_LABEL, MISSING, StrInput, value_at
+from .types import DriverVersion, ReleaseName
 
 # Every gate some chart knows: a schema cannot tie the gates to the chartVersion beside them; the model check does.
 _ANY_CHART_GATES = sorted(set().union(*(chart.feature_gates for chart in DRIVER_CHARTS.values())))
@@ -47,7 +48,7 @@ class DraDriverConfig(Model):
     )
     # A namespace the caller manages (another resource's output) is checked by Kubernetes and the chart, not here.
     namespace: StrInput = Field("nvidia-dra-driver-gpu", description="Namespace of the release (never 'default').")
-    release_name: str = Field("nvidia-dra-driver-gpu", description="Helm release name.")
+    release_name: ReleaseName = Field("nvidia-dra-driver-gpu", description="Helm release name.")
     compute_domains: bool = Field(
         False, description="Install the ComputeDomain controller (multi-node NVLink/IMEX; meaningless on A10 vGPU)."
     )
@@ -56,7 +57,7 @@ class DraDriverConfig(Model):
         description="Extra driver feature gates; only gates the chart version knows.",
         json_schema_extra={"propertyNames": {"enum": _ANY_CHART_GATES}},
     )
-    host_driver_version: str | None = Field(
+    host_driver_version: DriverVersion | None = Field(
         None,
         description=f"NVIDIA driver version the GPU nodes run; unset means AKS's GRID driver for A10 "
         f"({AKS_MIN_SUPPORTED_GRID_DRIVER} or newer on node images {AKS_MIN_SUPPORTED_NODE_IMAGE}+). Checked against "
@@ -85,20 +86,6 @@ class DraDriverConfig(Model):
     def _namespace(cls, v: StrInput) -> StrInput:
         if isinstance(v, str) and (v == "default" or not DNS_LABEL.fullmatch(v)):
             raise ValueError(f"'{v}' cannot hold the driver; use a DNS label other than 'default'")
-        return v
-
-    @field_validator("release_name")
-    @classmethod
-    def _release(cls, v: str) -> str:
-        if not DNS_LABEL.fullmatch(v) or len(v) > 53:
-            raise ValueError(f"'{v}' is not a Helm release name; use a DNS label of at most 53 characters")
-        return v
-
-    @field_validator("host_driver_version")
-    @classmethod
-    def _host_driver(cls, v: str | None) -> str | None:
-        if v is not None and not DRIVER_VERSION.fullmatch(v):
-            raise ValueError(f"'{v}' is not a driver version; write it like '580.65.06'")
         return v
 
     @model_validator(mode="after")

@@ -18,7 +18,8 @@ from typing import Any
 
 import pulumi
 
-from .errors import ConfigError, Problem, validate
+from .errors import ConfigError, Problem
+from .problems import validate
 from .stack import StackConfig, partial_problems
 
 PROJECT = "aks-dra-vgpu"

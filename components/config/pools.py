@@ -12,76 +12,21 @@ import difflib
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
+from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from ..catalog import A10_SIZES, GPU_PRESENT_LABEL, RESERVED_LABEL_PREFIXES, A10Size
-from .azure import CAPACITY_RESERVATION_GROUP, SUBNET, arm_id_or_error
 from .base import KubernetesVersion, Model, PoolName, Zones
 from .errors import KeyedProblemsError
-from .syntax import SURGE, Taint, check_label_key, check_label_value, parse_taint
-
-# What AKS puts on every spot node, label and taint (learn.microsoft.com/azure/aks/spot-node-pool, "Limitations").
-# A spot pool declares both itself: AKS reports them in the pool's nodeLabels/nodeTaints, so leaving them out makes every
-# refresh show drift (terraform-provider-azurerm #9454 / PR #14030, cluster-api-provider-azure #3976).
-SPOT_LABEL = ("kubernetes.azure.com/scalesetpriority", "spot")
-SPOT_TAINT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
-# Spot prices are US dollars per hour with at most five decimals (learn.microsoft.com/azure/virtual-machines/spot-vms).
-SPOT_PRICE_DECIMALS = 5
-# One extra node at a time: a GPU node is expensive, and each upgrade reimages (and reinstalls GRID on) every node.
-DEFAULT_SURGE = "1"
-
-
-class SpotConfig(Model):
-    """Run the pool on Azure Spot VMs: far cheaper, no SLA, evicted whenever Azure needs the capacity back."""
-
-    eviction_policy: Literal["Delete", "Deallocate"] = Field(
-        "Delete",
-        description="What happens to an evicted VM (scaleSetEvictionPolicy): Delete (default; the autoscaler can "
-        "replace it) or Deallocate (kept stopped, still counts against your quota, and its disks are billed).",
-    )
-    max_price: float = Field(
-        -1,
-        description="Highest price per VM-hour in US dollars (spotMaxPrice, up to 5 decimals); -1 (default) pays up "
-        "to the pay-as-you-go price, so VMs are evicted only for capacity, never for price.",
-    )
-
-    @field_validator("max_price", mode="before")
-    @classmethod
-    def _price_is_a_number(cls, v: object) -> object:
-        if isinstance(v, bool):
-            raise ValueError(f"{v} is not a price; write -1 or a price in US dollars greater than 0, e.g. 0.5")
-        return v
-
-    @field_validator("max_price")
-    @classmethod
-    def _price(cls, v: float) -> float:
-        if v != -1 and v <= 0:
-            raise ValueError(f"{v} is not a price; write -1 (up to the pay-as-you-go price) or a price greater than 0")
-        if round(v, SPOT_PRICE_DECIMALS) != v:
-            raise ValueError(f"{v} has more than {SPOT_PRICE_DECIMALS} decimals; Azure takes spot prices to 5 decimals")
-        return v
-
-
-def _taint(text: str) -> str:
-    parse_taint(text)  # one taint at a time, so a problem names its item (taints[1])
-    return text
-
-
-TaintText = Annotated[str, AfterValidator(_taint)]
-"""A node taint as AKS takes it: ``key=value:Effect`` (or ``key:Effect``)."""
-
-
-class AutoscalingConfig(Model):
-    """Cluster-autoscaler bounds; with autoscaling the node count is the autoscaler's, never drift."""
-
-    min_count: int = Field(ge=0, le=1000, description="Fewest nodes (0-1000; 0 lets the pool scale to zero).")
-    max_count: int = Field(ge=1, le=1000, description="Most nodes (1-1000), at least minCount.")
-
-    @model_validator(mode="after")
-    def _bounds(self) -> AutoscalingConfig:
-        if self.min_count > self.max_count:
-            raise KeyedProblemsError(("minCount", f"{self.min_count} is greater than maxCount {self.max_count}; need min <= max"))
-        return self
+from .pool_parts import (
+    DEFAULT_SURGE,
+    SPOT_LABEL,
+    SPOT_TAINT,
+    AutoscalingConfig,
+    SpotConfig,
+    ephemeral_os_disk_problem,
+)
+from .syntax import Taint, check_label_key, check_label_value, parse_taint
+from .types import CapacityReservationGroupId, SubnetId, Surge, TaintText
 
 
 class GpuPoolConfig(Model):
@@ -111,7 +56,7 @@ class GpuPoolConfig(Model):
     os_type: Literal["Linux"] = Field("Linux", description="GPU pools are Linux: the DRA driver runs only there.")
     os_sku: Literal["Ubuntu", "AzureLinux"] = Field("Ubuntu", description="Node OS image; immutable.")
     os_disk_size_gb: int = Field(128, ge=30, le=2048, description="OS disk size in GB.")
-    max_surge: str | None = Field(
+    max_surge: Surge | None = Field(
         None,
         description="Upgrade surge: extra nodes during upgrades, a number or a percentage (default '1'). Not for spot "
         "pools (AKS upgrades spot nodes without surge).",
@@ -134,13 +79,13 @@ class GpuPoolConfig(Model):
         "checked against the size's temp disk where the catalog knows it) or Managed. Unset: AKS picks Ephemeral "
         "when it fits, except with scaleDownMode Deallocate (Managed). Fixed at creation (a change replaces the pool).",
     )
-    capacity_reservation_group_id: str | None = Field(
+    capacity_reservation_group_id: CapacityReservationGroupId | None = Field(
         None,
         description="ARM ID of a capacity reservation group (/subscriptions/…/resourceGroups/…/providers/"
         "Microsoft.Compute/capacityReservationGroups/…) whose reserved NVadsA10_v5 capacity the pool's VMs use "
         "(capacityReservationGroupID). The cluster identity needs access to it. Fixed at creation.",
     )
-    vnet_subnet_id: str | None = Field(
+    vnet_subnet_id: SubnetId | None = Field(
         None,
         description="ARM ID of the subnet for this pool's nodes (vnetSubnetID); default cluster.network.vnetSubnetId. "
         "Must be in the same virtual network as the cluster's subnet.",
@@ -204,23 +149,6 @@ class GpuPoolConfig(Model):
                     f"'{first}' and '{text}' have the same key and effect; Kubernetes allows one taint per key and effect"
                 )
         return v
-
-    @field_validator("max_surge")
-    @classmethod
-    def _surge(cls, v: str | None) -> str | None:
-        if v is not None and not SURGE.fullmatch(v):
-            raise ValueError(f"'{v}' is not a surge; write a node count like '1' or a percentage like '33%'")
-        return v
-
-    @field_validator("capacity_reservation_group_id")
-    @classmethod
-    def _capacity_reservation_group(cls, v: str | None) -> str | None:
-        return arm_id_or_error(v, CAPACITY_RESERVATION_GROUP)
-
-    @field_validator("vnet_subnet_id")
-    @classmethod
-    def _subnet(cls, v: str | None) -> str | None:
-        return arm_id_or_error(v, SUBNET)
 
     @model_validator(mode="after")
     def _spot_and_disks(self) -> GpuPoolConfig:
@@ -308,21 +236,6 @@ class GpuPoolConfig(Model):
         return self.autoscaling.min_count if self.autoscaling else 1
 
 
-
-
-def ephemeral_os_disk_problem(size: A10Size, os_disk_size_gb: int) -> str | None:
-    """Why an ephemeral OS disk of this size cannot live on the VM's temp disk, or None (also when the size is unknown)."""
-    if size.temp_disk_gib is None or os_disk_size_gb <= size.temp_disk_gib:
-        return None
-    return (
-        f"{os_disk_size_gb} GB does not fit {size.vm_size}'s {size.temp_disk_gib} GiB temp disk, where an Ephemeral OS "
-        f"disk lives; choose at most {size.temp_disk_gib}, or osDiskType Managed"
-    )
-
-
-def ephemeral_os_disk_unchecked(size: A10Size) -> bool:
-    """Whether the catalog cannot check an ephemeral OS disk on this size (its temp disk is not known)."""
-    return size.temp_disk_gib is None
 def _pool_settings(value: Any) -> Any:
     """A pool given as its GpuNodePool (or GpuNodePoolArgs) stands for its settings: each pool is defined once."""
     if not isinstance(value, list):

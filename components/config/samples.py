@@ -8,7 +8,8 @@ from pydantic import Field, field_validator
 
 from ..catalog import CHART_DEVICE_CLASSES
 from .base import Model
-from .syntax import DNS_LABEL, DNS_SUBDOMAIN, IMAGE, check_label_key, parse_k8s_version
+from .syntax import DNS_SUBDOMAIN, IMAGE, check_label_key, parse_k8s_version
+from .types import NamespaceName
 
 # Kubernetes versions from which a DeviceClass's extendedResourceName works by default: the DRAExtendedResource gate is
 # alpha (off) in 1.34 and 1.35, beta (on) from 1.36 (kubernetes/kubernetes pkg/features/versioned_kube_features.go;
@@ -35,7 +36,7 @@ class SamplesConfig(Model):
     """The resource.k8s.io/v1 objects that show and use the A10 vGPUs: DeviceClass, claim templates, a shared claim, a Job."""
 
     enabled: bool = Field(True, description="Create the DeviceClass, claim templates and shared claim.")
-    namespace: str = Field(
+    namespace: NamespaceName = Field(
         "dra-samples",
         description="Namespace for the claims and the sample Job; this package creates it (pod security 'restricted', "
         "all traffic denied), so never 'default', 'kube-*' or the driver's namespace.",
@@ -78,8 +79,6 @@ class SamplesConfig(Model):
     @field_validator("namespace")
     @classmethod
     def _namespace(cls, v: str) -> str:
-        if not DNS_LABEL.fullmatch(v):
-            raise ValueError(f"'{v}' is not a namespace name; use a DNS label (lowercase, digits, '-')")
         if v == "default" or v.startswith("kube-"):
             raise ValueError(
                 f"'{v}' is refused: the samples label their namespace pod-security 'restricted' and deny all traffic "

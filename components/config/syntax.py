@@ -19,11 +19,13 @@ def _rule(pattern: str) -> re.Pattern[str]:
 
 POOL_NAME = _rule(r"[a-z][a-z0-9]{0,11}")
 DNS_LABEL = _rule(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
+HELM_RELEASE = _rule(r"(?=.{1,53}\Z)[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 DNS_SUBDOMAIN = _rule(r"(?=.{1,253}\Z)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 LABEL_NAME = _rule(r"(?=.{1,63}\Z)[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
 LABEL_VALUE = _rule(r"|(?=.{1,63}\Z)[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
 CLUSTER_NAME = _rule(r"[A-Za-z0-9]([-_A-Za-z0-9]{0,61}[A-Za-z0-9])?")
 # Azure's rule for a managed cluster's dnsPrefix: 1-54 letters, digits and '-', alphanumeric at both ends.
+DNS_PREFIX_RULE = "use 1-54 letters, digits and '-', starting and ending with a letter or digit"
 DNS_PREFIX = _rule(r"[A-Za-z0-9]([-A-Za-z0-9]{0,52}[A-Za-z0-9])?")
 RESOURCE_GROUP = _rule(r"[-\w._()]{0,89}[-\w_()]")
 LOCATION = _rule(r"[a-z][a-z0-9]+")

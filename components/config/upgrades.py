@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, model_validator
 
-from .azure import check_hh_mm, check_utc_offset
 from .base import Model
 from .errors import KeyedProblemsError
+from .types import HhMm, UtcOffset
 
 UpgradeChannel = Literal["none", "patch", "stable", "rapid", "node-image"]
 NodeOsChannel = Literal["None", "Unmanaged", "NodeImage", "SecurityPatch"]
@@ -38,25 +38,10 @@ class MaintenanceWindowConfig(Model):
     """A weekly window in which AKS may run the automatic upgrades this stack turns on."""
 
     day_of_week: WeekDay = Field(description="Day the window opens.")
-    start_time: str = Field(description="Time the window opens, 'HH:MM' (00:00-23:59) in utcOffset's time zone.")
+    start_time: HhMm = Field(description="Time the window opens, 'HH:MM' (00:00-23:59) in utcOffset's time zone.")
     duration_hours: int = Field(4, ge=4, le=24, description="Length of the window in hours (4-24, AKS's bounds).")
-    utc_offset: str = Field("+00:00", description="Time zone of startTime, '+HH:MM' or '-HH:MM' (default UTC).")
+    utc_offset: UtcOffset = Field("+00:00", description="Time zone of startTime, '+HH:MM' or '-HH:MM' (default UTC).")
 
-    @field_validator("start_time")
-    @classmethod
-    def _start(cls, v: str) -> str:
-        problem = check_hh_mm(v)
-        if problem:
-            raise ValueError(problem)
-        return v
-
-    @field_validator("utc_offset")
-    @classmethod
-    def _offset(cls, v: str) -> str:
-        problem = check_utc_offset(v)
-        if problem:
-            raise ValueError(problem)
-        return v
 
 
 class UpgradesConfig(Model):

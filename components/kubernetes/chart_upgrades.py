@@ -52,7 +52,7 @@ def chart_transition(old_chart: str, old_version: str, new_chart: str, new_versi
                 False, False,
                 f"{chart_name(chart)} {version} is not a chart this package knows; known: "
                 + ", ".join(f"{c.chart} {c.version}" for c in DRIVER_CHARTS.values()),
-                "components/catalog.py",
+                "components/catalog/charts.py",
             )
     assert old is not None and new is not None  # for the type checker: both were found above
     if old.version == new.version:

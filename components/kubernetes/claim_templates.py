@@ -27,8 +27,10 @@ import pulumi
 from pydantic import Field, field_validator
 
 from ..catalog import A10_SIZES
-from ..config import Model, StrInput
+from ..config import Model
 from ..config.samples import Fit, check_device_class_name
+from ..config.types import NamespaceInput
+from ..outputs import output, register_declared
 from .providers import require_kubernetes_provider
 from .selectors import SIZE_CLASSES, check_size_class, device_class_selector, size_class_selector
 
@@ -198,7 +200,7 @@ def declare_claims(
 class DraClaimTemplatesArgs(ClaimSettings):
     """Claim templates (and optionally a shared claim, and the DeviceClass) in a namespace the consumer owns."""
 
-    namespace: StrInput = Field(
+    namespace: NamespaceInput = Field(
         description="The namespace the templates go in (a name, or another resource's output); never created here."
     )
     shared_claim: bool = Field(False, description="Also a ResourceClaim of the smallest size that several pods share.")
@@ -208,14 +210,6 @@ class DraClaimTemplatesArgs(ClaimSettings):
         "leave off when DraSamples or another stack already does).",
     )
 
-    @field_validator("namespace")
-    @classmethod
-    def _namespace(cls, v: StrInput) -> StrInput:
-        from ..config.syntax import DNS_LABEL
-
-        if isinstance(v, str) and not DNS_LABEL.fullmatch(v):
-            raise ValueError(f"'{v}' is not a namespace name; use a DNS label (lowercase, digits, '-')")
-        return v
 
 
 def _depends_on(opts: pulumi.ResourceOptions | None) -> list[Any]:
@@ -226,20 +220,22 @@ def _depends_on(opts: pulumi.ResourceOptions | None) -> list[Any]:
     return list(found) if isinstance(found, (list, tuple)) else [found]
 
 
-class DraClaimTemplates(pulumi.ComponentResource):
+class DraClaimTemplatesOutputs:
+    """What a DraClaimTemplates gives back, in Python and in every other language."""
+
+    claim_template_names: dict[str, pulumi.Output[str]] = output(
+        "ResourceClaimTemplate per slice size, keyed like '8GiB' (and '2x24GiB' for two devices on one node)."
+    )
+    shared_claim_name: pulumi.Output[str] | None = output("The ResourceClaim several pods can share, when asked for.")
+    device_class_name: pulumi.Output[str] = output("The DeviceClass the requests name (created here only with deviceClass).")
+    namespace: pulumi.Output[str] = output("The namespace the templates are in.")
+
+
+class DraClaimTemplates(DraClaimTemplatesOutputs, pulumi.ComponentResource):
     """Best-fit claim templates for A10 vGPU slice sizes in a namespace the consumer owns (it never creates or owns it).
 
     Needs an explicit Kubernetes provider. What the component is told to wait for (`depends_on`), its objects wait for.
     """
-
-    claim_template_names: dict[str, pulumi.Output[str]]
-    """ResourceClaimTemplate per slice size, keyed like '8GiB' (and '2x24GiB' for two devices on one node)."""
-    shared_claim_name: pulumi.Output[str] | None
-    """The ResourceClaim several pods can share, when asked for."""
-    device_class_name: pulumi.Output[str]
-    """The DeviceClass the requests name (created here only with `device_class`)."""
-    namespace: pulumi.Output[str]
-    """The namespace the templates are in."""
     templates: dict[str, Any]
     """The ResourceClaimTemplate resources, by the same keys (for `depends_on`)."""
 
@@ -262,11 +258,4 @@ class DraClaimTemplates(pulumi.ComponentResource):
         self.shared_claim_name = shared.metadata.name if shared is not None else None
         self.device_class_name = pulumi.Output.from_input(device_class_name)
         self.namespace = pulumi.Output.from_input(args.namespace)
-        self.register_outputs(
-            {
-                "claimTemplateNames": self.claim_template_names,
-                "sharedClaimName": self.shared_claim_name,
-                "deviceClassName": self.device_class_name,
-                "namespace": self.namespace,
-            }
-        )
+        register_declared(self)

@@ -18,6 +18,7 @@ from pydantic import Field
 from ..catalog import GPU_PRESENT_LABEL, RESOURCE_API_VERSION, DriverChart
 from ..config import DraDriverConfig, GpuPoolConfig
 from ..config.pools import GpuPools
+from ..outputs import output, register_declared
 from .providers import require_kubernetes_provider
 from .tolerations import pool_tolerations
 
@@ -97,8 +98,9 @@ def driver_values(config: DraDriverConfig, pools: list[GpuPoolConfig]) -> dict[s
         },
     }
     if config.compute_domains:
-        # The chart's controller wants a control-plane node, which AKS does not have: clear its placement (null
-        # deletes a chart default) and tolerate the system pool's CriticalAddonsOnly taint.
+        # The chart's controller asks for a control-plane node, which AKS does not have: 25.x requires one (a pod that
+        # stays Pending), 0.4.x only prefers one and tolerates CriticalAddonsOnly. Either way clear its placement
+        # (null deletes a chart default) and tolerate the system pool's CriticalAddonsOnly taint.
         values["controller"] = {"nodeSelector": None, "affinity": None, "tolerations": copy.deepcopy(CONTROLLER_TOLERATIONS)}
     if config.chart.needs_name_override:
         values["nameOverride"] = LEGACY_NAME
@@ -154,22 +156,22 @@ def release_chart(chart: DriverChart) -> tuple[str, str | None]:
     return chart.chart, chart.repository
 
 
-class NvidiaDraDriver(pulumi.ComponentResource):
+class NvidiaDraDriverOutputs:
+    """What a NvidiaDraDriver gives back, in Python and in every other language."""
+
+    release_name: pulumi.Output[str] = output("The Helm release's name.")
+    namespace: pulumi.Output[str] = output("The namespace the driver runs in.")
+    chart_version: str = output("The pinned chart version.")
+    values: dict[str, Any] = output("The exact Helm values passed to the release.")
+
+
+class NvidiaDraDriver(NvidiaDraDriverOutputs, pulumi.ComponentResource):
     """The NVIDIA DRA driver (helm.v3.Release) that publishes each node's A10 vGPU as a DRA device.
 
     Needs an explicit Kubernetes provider (``providers={"kubernetes": provider}``, or from its parent) and refuses to
     start without one. It waits for nothing but that provider's cluster: the kubelet plugin DaemonSet waits for GPU
     nodes by itself, so GPU pools and the driver are created in parallel.
     """
-
-    release_name: pulumi.Output[str]
-    """The Helm release's name."""
-    namespace: pulumi.Output[str]
-    """The namespace the driver runs in."""
-    chart_version: str
-    """The pinned chart version."""
-    values: dict[str, Any]
-    """The exact Helm values passed to the release."""
 
     def __init__(
         self,
@@ -212,9 +214,10 @@ class NvidiaDraDriver(pulumi.ComponentResource):
             repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=repository) if repository else None,
             namespace=args.namespace,
             create_namespace=True,
-            # A null deletes a chart default (controller placement). Inline nulls are dropped on the way to Helm unless
-            # the deprecated allowNullValues is set (pulumi-kubernetes #2034, #3811; deprecated from 4.30); nulls in a
-            # values file always arrive. So the nulls go in a values file, and everything else inline.
+            # A null deletes a chart default (controller placement). pulumi-kubernetes before 4.30 drops inline nulls on
+            # the way to Helm unless allowNullValues is set (#2034, #3811); from 4.30 it keeps them and allowNullValues
+            # has no effect (helm_release.go, #4293). This package supports 4.26 and up, and nulls in a values file
+            # arrive with every release: so the nulls go in a values file, and everything else inline.
             values=pulumi.Output.secret(without_nulls(self.values)) if secret_values else without_nulls(self.values),
             value_yaml_files=[pulumi.StringAsset(yaml.safe_dump(nulls, sort_keys=True))] if nulls else None,
             atomic=True,  # a failed install or upgrade rolls back instead of leaving a half-installed driver
@@ -229,7 +232,4 @@ class NvidiaDraDriver(pulumi.ComponentResource):
         )
         self.release_name = release.name
         self.namespace = release.namespace
-        self.register_outputs(
-            {"releaseName": self.release_name, "namespace": self.namespace, "chartVersion": self.chart_version,
-             "values": pulumi.Output.secret(self.values) if secret_values else self.values}
-        )
+        register_declared(self, values=pulumi.Output.secret(self.values) if secret_values else self.values)

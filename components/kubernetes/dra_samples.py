@@ -15,6 +15,7 @@ from pydantic import Field, model_validator
 from ..config import GpuPoolConfig, KeyedProblemsError, SamplesConfig
 from ..config.pools import GpuPools
 from ..config.samples import extended_resource_problem
+from ..outputs import output, register_declared
 from .claim_templates import (
     PAIR_SIZE,
     REQUEST_NAME,
@@ -175,23 +176,24 @@ def job_metadata(namespace: pulumi.Input[str], image: str = "") -> dict[str, Any
     return {"name": JOB_NAME, "namespace": namespace, "annotations": annotations}
 
 
-class DraSamples(pulumi.ComponentResource):
+class DraSamplesOutputs:
+    """What a DraSamples gives back, in Python and in every other language."""
+
+    device_class_name: pulumi.Output[str] = output("The DeviceClass that selects A10 vGPU devices.")
+    claim_template_names: dict[str, pulumi.Output[str]] = output(
+        "ResourceClaimTemplate per slice size, keyed like '8GiB' (and '2x24GiB' where nodes have two devices)."
+    )
+    shared_claim_name: pulumi.Output[str] | None = output("The ResourceClaim several pods can share, when enabled.")
+    job_name: pulumi.Output[str] | None = output("The sample Job, when enabled.")
+    namespace: pulumi.Output[str] = output("The namespace of the claims and the Job.")
+
+
+class DraSamples(DraSamplesOutputs, pulumi.ComponentResource):
     """A DeviceClass for A10 vGPUs, a claim template per slice size in use, a shared claim, and an optional sample Job.
 
     Needs an explicit Kubernetes provider. Nothing here waits for the driver's Helm release or the GPU pools: the API
     server accepts DeviceClasses and claims before any device exists, and the Job is created without waiting.
     """
-
-    device_class_name: pulumi.Output[str]
-    """The DeviceClass that selects A10 vGPU devices."""
-    claim_template_names: dict[str, pulumi.Output[str]]
-    """ResourceClaimTemplate per slice size, keyed like '8GiB' (and '2x24GiB' where nodes have two devices)."""
-    shared_claim_name: pulumi.Output[str] | None
-    """The ResourceClaim several pods can share, when enabled."""
-    job_name: pulumi.Output[str] | None
-    """The sample Job, when enabled."""
-    namespace: pulumi.Output[str]
-    """The namespace of the claims and the Job."""
 
     def __init__(self, name: str, args: DraSamplesArgs, opts: pulumi.ResourceOptions | None = None):
         require_kubernetes_provider("DraSamples", opts)
@@ -236,12 +238,4 @@ class DraSamples(pulumi.ComponentResource):
                 ),
             )
             self.job_name = job.metadata.name
-        self.register_outputs(
-            {
-                "deviceClassName": self.device_class_name,
-                "claimTemplateNames": self.claim_template_names,
-                "sharedClaimName": self.shared_claim_name,
-                "jobName": self.job_name,
-                "namespace": self.namespace,
-            }
-        )
+        register_declared(self)

@@ -14,75 +14,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .plan import Plan, Registration
+from .plan import Plan
+from .pool_order import pool_notes, subnet_of, unordered_pools
+from .provisioning_times import TYPICAL, Typical, kind_of
 from .urns import provider_urn
+from .waits import waits_for
 
-
-@dataclass(frozen=True)
-class Typical:
-    """How long one kind of resource typically takes to create, and where that figure comes from."""
-
-    kind: str
-    minutes: float
-    source: str
-
-
-# Typical first-creation times. Where no primary source states a figure, the source says so: treat it as an estimate.
-TYPICAL: dict[str, Typical] = {
-    t.kind: t
-    for t in (
-        Typical("resource group", 0.1, "estimate: a synchronous ARM write (Azure Resource Manager), seconds"),
-        Typical(
-            "AKS cluster",
-            8.0,
-            "estimate: AKS quickstarts (learn.microsoft.com/azure/aks) say 'a few minutes'; measured runs of 5-18 min "
-            "are reported",
-        ),
-        Typical(
-            "GPU agent pool",
-            6.0,
-            "estimate: VM scale set plus AKS's GRID driver install; Microsoft Q&A reports 5-10 min for a GPU node on AKS",
-        ),
-        Typical("Kubernetes provider", 0.0, "Pulumi docs (explicit providers): a provider holds configuration only"),
-        Typical(
-            "Helm release",
-            2.0,
-            "estimate: helm.v3.Release waits for the release's workloads (Pulumi docs: Release, skipAwait=false); "
-            "the driver images come from nvcr.io",
-        ),
-        Typical(
-            "Kubernetes object",
-            0.05,
-            "estimate: Pulumi's await logic treats Namespaces, DeviceClasses, claims and policies as ready when created; "
-            "the sample Job is skipAwait",
-        ),
-        Typical("node label", 0.1, "estimate: one `kubectl label nodes` (manual recipe only)"),
-        Typical("other provider", 0.0, "Pulumi docs (explicit providers): a provider holds configuration only"),
-        Typical("component", 0.0, "Pulumi docs (component resources): a logical grouping, nothing is provisioned"),
-        Typical("other", 1.0, "estimate: a resource kind this table does not know"),
-    )
-}
-
-_KIND_OF_TYPE = {
-    "azure-native:resources:ResourceGroup": "resource group",
-    "azure-native:containerservice:ManagedCluster": "AKS cluster",
-    "azure-native:containerservice:AgentPool": "GPU agent pool",
-    "pulumi:providers:kubernetes": "Kubernetes provider",
-    "kubernetes:helm.sh/v3:Release": "Helm release",
-}
-
-
-def kind_of(resource: Registration) -> str:
-    """The row of the table a resource is priced by."""
-    if not resource.custom:
-        return "component"
-    if resource.type in _KIND_OF_TYPE:
-        return _KIND_OF_TYPE[resource.type]
-    if resource.type.startswith("kubernetes:"):
-        return "Kubernetes object"
-    if resource.type.startswith("pulumi:providers:"):
-        return "other provider"
-    return "other"
+__all__ = [
+    "TYPICAL", "CriticalPath", "ManualStep", "Step", "Typical", "critical_path", "floor_minutes", "format_critical_path",
+    "kind_of", "longest_chain", "manual_recipe", "provider_urn", "schedule", "unordered_pools", "waits_for",
+]
 
 
 @dataclass(frozen=True)
@@ -121,6 +62,7 @@ class CriticalPath:
     manual: tuple[ManualStep, ...]
     table: tuple[Typical, ...]
     warnings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # why the plan orders its pools as it does
 
     @property
     def manual_minutes(self) -> float:
@@ -136,42 +78,6 @@ class CriticalPath:
     def chain(self) -> str:
         """The chain by resource name, first to last."""
         return " -> ".join(s.name for s in self.steps)
-
-
-def waits_for(plan: Plan) -> dict[str, list[str]]:
-    """Per custom resource (by urn), the custom resources it waits for: dependencies and provider; a dependency on a
-    component stands for every custom resource inside it. Resources outside the plan (default providers) are ignored."""
-    by_urn = {r.urn: r for r in plan.resources}
-    children: dict[str, list[str]] = {}
-    for r in plan.resources:
-        if r.parent:
-            children.setdefault(r.parent, []).append(r.urn)
-
-    inside: dict[str, list[str]] = {}
-
-    def custom_inside(urn: str) -> list[str]:
-        if urn not in inside:  # many resources may wait for one component: walk it once
-            found, todo = [], [urn]
-            while todo:
-                current = todo.pop()
-                for child in children.get(current, []):
-                    if by_urn[child].custom:
-                        found.append(child)
-                    todo.append(child)
-            inside[urn] = found
-        return inside[urn]
-
-    result: dict[str, list[str]] = {}
-    for r in plan.resources:
-        if not r.custom:
-            continue
-        wanted: set[str] = set()
-        for dep in [*r.dependencies, provider_urn(r.provider)]:
-            if dep is None or dep not in by_urn or dep == r.urn:
-                continue
-            wanted.update([dep] if by_urn[dep].custom else custom_inside(dep))
-        result[r.urn] = sorted(wanted)
-    return result
 
 
 def _finish_times(waits: Mapping[str, list[str]], minutes: Mapping[str, float]) -> dict[str, float]:
@@ -225,12 +131,18 @@ def longest_chain(plan: Plan, table: Mapping[str, Typical] = TYPICAL) -> tuple[S
 
 
 def floor_minutes(plan: Plan, table: Mapping[str, Typical] = TYPICAL) -> float:
-    """The least a design can take: what the cluster needs, the cluster, then the longer of (its GPU pools, one after
-    another: AKS runs one agent pool operation per cluster at a time) and (provider and driver release, then the longest
-    chain among the Kubernetes objects, as if they followed the driver)."""
+    """The least a design can take: what the cluster needs, the cluster and its other cluster-level writes (maintenance
+    configurations: pools must not run beside a cluster operation), then the longer of (the GPU pools: side by side,
+    except those sharing a bring-your-own subnet, one after another; pool_order) and (provider and driver release, then
+    the longest chain among the Kubernetes objects, as if they followed the driver)."""
     steps = schedule(plan, table)
-    ready = max((s.finish for s in steps.values() if s.kind == "AKS cluster"), default=0.0)
-    pools = sum(s.minutes for s in steps.values() if s.kind == "GPU agent pool")
+    ready = max((s.finish for s in steps.values() if s.kind in ("AKS cluster", "maintenance configuration")), default=0.0)
+    by_subnet: dict[str, float] = {}
+    for s in steps.values():
+        if s.kind == "GPU agent pool":
+            key = subnet_of(plan.by_urn(s.urn)) or s.urn
+            by_subnet[key] = by_subnet.get(key, 0.0) + s.minutes
+    pools = max(by_subnet.values(), default=0.0)
     driver = sum(
         max((s.minutes for s in steps.values() if s.kind == kind), default=0.0)
         for kind in ("Kubernetes provider", "Helm release")
@@ -270,35 +182,6 @@ def manual_recipe(plan: Plan, table: Mapping[str, Typical] = TYPICAL) -> tuple[M
     return tuple(steps)
 
 
-def unordered_pools(plan: Plan) -> list[str]:
-    """GPU pools that the plan lets run at the same time: AKS refuses the second one ("OperationNotAllowed: Another
-    agentpool operation ... is in progress"; cilium/cilium #25944), so `pulumi up` would fail."""
-    waits = waits_for(plan)
-    pools = sorted(r.urn for r in plan.resources if kind_of(r) == "GPU agent pool")
-    before: dict[str, set[str]] = {}
-
-    def upstream(urn: str) -> set[str]:
-        if urn not in before:
-            before[urn] = set()
-            stack = list(waits.get(urn, []))
-            while stack:
-                dep = stack.pop()
-                if dep not in before[urn]:
-                    before[urn].add(dep)
-                    stack.extend(waits.get(dep, []))
-        return before[urn]
-
-    found = []
-    for i, a in enumerate(pools):
-        for b in pools[i + 1:]:
-            if a not in upstream(b) and b not in upstream(a):
-                found.append(
-                    f"GPU pools {a.rsplit('::', 1)[-1]} and {b.rsplit('::', 1)[-1]} may run at once: AKS allows one agent "
-                    "pool operation per cluster at a time (OperationNotAllowed), so `pulumi up` would fail; chain them"
-                )
-    return found
-
-
 def critical_path(plan: Plan, table: Mapping[str, Typical] = TYPICAL) -> CriticalPath:
     """The plan's critical path for a first `pulumi up`, its floor and the manual recipe, from typical times."""
     chain = longest_chain(plan, table)
@@ -311,6 +194,7 @@ def critical_path(plan: Plan, table: Mapping[str, Typical] = TYPICAL) -> Critica
         manual=manual,
         table=tuple(t for kind, t in table.items() if kind in used),
         warnings=tuple(unordered_pools(plan)),
+        notes=tuple(pool_notes(plan)),
     )
 
 
@@ -322,8 +206,10 @@ def format_critical_path(result: CriticalPath) -> str:
     lines.append(f"  = {result.minutes:.2f} min: {result.chain or 'nothing to create'}")
     verdict = "reached" if result.reaches_floor else f"NOT reached: {result.minutes - result.floor_minutes:.2f} min over"
     lines.append(
-        f"  floor, cluster + max(GPU pools one after another, driver + samples): {result.floor_minutes:.2f} min ({verdict})"
+        f"  floor, cluster + max(GPU pools, one after another only on a shared subnet; driver + samples): "
+        f"{result.floor_minutes:.2f} min ({verdict})"
     )
+    lines += [f"  note: {n}" for n in result.notes]
     lines += [f"  ! {w}" for w in result.warnings]
     lines.append(f"manual recipe, one command after the other: {result.manual_minutes:.2f} min")
     for m in result.manual:

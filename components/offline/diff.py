@@ -21,10 +21,6 @@ from .diff_model import DiffResult, Operation, ResourceDiff, ValueChange
 from .diff_warnings import blocked_reasons, plan_warnings, resource_warnings
 from .replacement_rules import (
     PROVIDER_CHANGED,
-    RELEASE,
-    PathPart,
-    Refuser,
-    Rule,
     cascade_rules,
     format_path,
     input_rules,
@@ -32,6 +28,7 @@ from .replacement_rules import (
     parse_path,
     replace_on_changes_rule,
 )
+from .rules.model import RELEASE, PathPart, Refuser, Rule
 from .upgrade_rules import chart_rules, upgrade_rule, version_rules
 from .urns import local_urn, provider_urn
 
@@ -153,7 +150,11 @@ def moved(old_index: dict[str, Any], new_index: dict[str, Any]) -> dict[str, str
 
 
 # --- deciding ----------------------------------------------------------------------------------------------------------
-def _refuser(type_: str) -> Refuser:
+def _refuser(type_: str, refused: list[Rule], charts: list[Rule]) -> Refuser:
+    """Who refuses: a chart downgrade only this package (neither Helm nor the API server refuses one: upstream says
+    downgrades are not supported, docs/upgrade.md), otherwise the service behind the resource."""
+    if refused and all(rule in charts for rule in refused):
+        return "this package"
     return "the Kubernetes API server" if type_.startswith("kubernetes:") else "Azure"
 
 
@@ -216,7 +217,8 @@ def diff_plans(old: dict[str, Any], new: dict[str, Any]) -> DiffResult:
             operation = "update"
         else:
             continue
-        protected = (old_res.get("options") or {}).get("protect") and operation == "replace"
+        own = any("replace" in c.effects for c in changes) or any(r.after is None for r in replaced.get(key, ()))
+        protected = operation == "replace" and _replace_protected(old_res, new_res, own)
         if protected:
             operation = "refused"
         diffs.append(ResourceDiff(
@@ -225,7 +227,7 @@ def diff_plans(old: dict[str, Any], new: dict[str, Any]) -> DiffResult:
             tuple([*resource_warnings(operation, old_res, new_res, changes, protected),
                    *(f"chart: {r.why}" for r in charts if r.effect == "note")]),
             _delete_before_replace(old_res, new_res, key in by_provider) if operation == "replace" else None,
-            ("Pulumi" if protected else _refuser(new_res["type"])) if operation == "refused" else None,
+            ("Pulumi" if protected else _refuser(new_res["type"], refused, charts)) if operation == "refused" else None,
             pairs[key] if key in renamed else None,
         ))
     for key in sorted(set(new_index) - set(pairs)):
@@ -254,6 +256,15 @@ def diff_plans(old: dict[str, Any], new: dict[str, Any]) -> DiffResult:
         warnings=tuple(plan_warnings(diffs, outputs)),
         blocked=tuple(blocked_reasons(diffs, new_index)),
     )
+
+
+def _replace_protected(old: dict[str, Any], new: dict[str, Any], own_change: bool) -> bool:
+    """Whether Pulumi refuses to replace: for the resource's own change only when the old *and* the new state are
+    protected ("we do allow unprotecting and replacing to happen in a single update"), for a dependent replaced with a
+    dependency when its old state is (pulumi/pulumi pkg/resource/deploy/step_generator.go, continueStepsFromDiff and
+    calculateDependentReplacements)."""
+    was = bool((old.get("options") or {}).get("protect"))
+    return was and (bool((new.get("options") or {}).get("protect")) or not own_change)
 
 
 def _provider_key(res: dict[str, Any]) -> str | None:

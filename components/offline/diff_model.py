@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from ..config.syntax import MISSING
 from .plan import SECRET
-from .replacement_rules import Refuser, Rule
+from .rules.model import Refuser, Rule
 
 Operation = Literal["create", "update", "replace", "refused", "delete"]
 OPERATIONS: tuple[Operation, ...] = ("create", "update", "replace", "refused", "delete")

@@ -15,6 +15,10 @@ _SYMBOL = {"create": "+ ", "update": "~ ", "replace": "+-", "refused": "!~", "de
 def _label(d: ResourceDiff) -> str:
     if d.operation == "replace":
         return "REPLACE (delete first)" if d.delete_before_replace else "REPLACE (create first)"
+    if d.operation == "refused" and d.refused_by == "this package":
+        return "REFUSED by this package's policy: do not apply it (Helm would not stop it)"
+    if d.operation == "refused" and d.refused_by == "the Kubernetes API server":
+        return "REFUSED by the Kubernetes API server: `pulumi preview` already fails (server-side apply's dry run)"
     if d.operation == "refused":
         return f"REFUSED by {d.refused_by}: `pulumi up` fails"
     return d.operation

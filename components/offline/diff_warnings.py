@@ -7,15 +7,28 @@ from typing import TYPE_CHECKING, Any
 
 from ..config.syntax import MISSING
 from .plan import SECRET
-from .replacement_rules import CLUSTER, IMPACTS, K8S_PROVIDER, POOL, SAFE_CHANGES_DOC
+from .replacement_rules import IMPACTS
+from .rules.model import CLUSTER, K8S_PROVIDER, POOL, SAFE_CHANGES_DOC
 from .urns import local_urn
 
 if TYPE_CHECKING:
     from .diff_model import ResourceDiff, ValueChange
 
 _PROTECTED = (
+    "protected: `pulumi up` stops with an error instead of replacing it; to do this on purpose, turn protect off in "
+    "the same update (Pulumi refuses a replacement only when the old and the new state are protected)"
+)
+_PROTECTED_DELETE = (
     "protected: `pulumi up` stops with an error instead of deleting it; to do this on purpose, turn protect off in one "
-    "update and make the change in the next"
+    "update and remove it in the next (or `pulumi state unprotect`)"
+)
+_PROTECTED_CASCADE = (
+    "protected: replacing what it depends on would replace it too, and Pulumi refuses that for a protected resource; "
+    "unprotect it first (`pulumi state unprotect`, or protect off in an earlier update)"
+)
+_UNPROTECTED = (
+    "protect is turned off in this same update, so Pulumi replaces it (the engine refuses only when the old and the new "
+    "state are both protected: pkg/resource/deploy/step_generator.go)"
 )
 
 
@@ -44,8 +57,11 @@ def resource_warnings(
     type_ = old["type"]
     old_options = old.get("options") or {}
     impact = IMPACTS.get(type_)
+    own_replacement = any("replace" in c.effects for c in changes)
     if protected:
-        found.append(_PROTECTED)
+        found.append(_PROTECTED_DELETE if new is None else _PROTECTED if own_replacement else _PROTECTED_CASCADE)
+    if operation == "replace" and old_options.get("protect") and not ((new or {}).get("options") or {}).get("protect"):
+        found.append(_UNPROTECTED)
     if operation == "replace" and impact:
         found.append(impact.replaced)
     if operation == "delete" and impact and impact.deleted:
@@ -55,7 +71,6 @@ def resource_warnings(
         found.append(f"retainOnDelete: Pulumi forgets it but it stays {where} until removed there")
     if operation == "replace" and old_options.get("retainOnDelete"):
         found.append("retainOnDelete: the old one is left in Azure; a replacement with the same name then collides with it")
-    own_replacement = any("replace" in c.effects for c in changes)
     own_refusal = any("refused" in c.effects for c in changes)
     if type_ == POOL and ((operation == "replace" and own_replacement) or (operation == "refused" and own_refusal)):
         # Only the pool's own settings can move to a pool beside it; a pool replaced with its cluster cannot.
@@ -69,8 +84,11 @@ def resource_warnings(
     for change in changes:
         for rule in change.rules:
             if rule.effect == "refused" and operation == "refused":
-                who = "the Kubernetes API server" if type_.startswith("kubernetes:") else "Azure"
-                found.append(f"{who} refuses {change.path} in place, so `pulumi up` fails: {rule.why} ({SAFE_CHANGES_DOC})")
+                if type_.startswith("kubernetes:"):
+                    who, fails = "the Kubernetes API server", "`pulumi preview` already fails (server-side apply's dry run)"
+                else:
+                    who, fails = "Azure", "`pulumi up` fails"
+                found.append(f"{who} refuses {change.path} in place, so {fails}: {rule.why} ({SAFE_CHANGES_DOC})")
             elif rule.effect == "rebuild" and new is not None and change.path.endswith("orchestratorVersion"):
                 found.append(_pool_upgrade(new, change))
             elif rule.effect == "rebuild":

@@ -7,24 +7,13 @@ from typing import Any
 
 from ..config import MISSING, value_at
 from .plan import Plan, walk
+from .replacement_rules import tree_settings
+from .rules.model import CLUSTER, GROUP, MAINTENANCE, POOL
 
-# Per type: the input paths worth a glance (dotted; missing ones are skipped).
+# Per type: the input paths worth a glance (dotted; missing ones are skipped). The Azure types' rows come from the
+# diff's rules and in-place entries (each marks its row), so a setting's rule and its place in the tree are one entry.
 KEY_SETTINGS: dict[str, tuple[str, ...]] = {
-    "azure-native:resources:ResourceGroup": ("resourceGroupName", "location"),
-    "azure-native:containerservice:ManagedCluster": (
-        "resourceName", "kubernetesVersion", "location", "agentPoolProfiles", "networkProfile.networkPluginMode",
-        "disableLocalAccounts", "nodeResourceGroup", "apiServerAccessProfile", "autoUpgradeProfile",
-        "azureMonitorProfile.metrics.enabled",
-    ),
-    "azure-native:containerservice:AgentPool": (
-        "agentPoolName", "vmSize", "mode", "count", "enableAutoScaling", "minCount", "maxCount", "availabilityZones",
-        "nodeLabels", "nodeTaints", "gpuProfile.driver", "scaleSetPriority", "scaleSetEvictionPolicy", "spotMaxPrice",
-        "scaleDownMode", "osDiskType", "capacityReservationGroupID", "vnetSubnetID",
-    ),
-    "azure-native:containerservice:MaintenanceConfiguration": (
-        "configName", "maintenanceWindow.schedule.weekly.dayOfWeek", "maintenanceWindow.startTime",
-        "maintenanceWindow.durationHours", "maintenanceWindow.utcOffset",
-    ),
+    **{type_: tree_settings(type_) for type_ in (GROUP, CLUSTER, POOL, MAINTENANCE)},
     "pulumi:providers:kubernetes": ("kubeconfig",),
     "kubernetes:helm.sh/v3:Release": ("name", "chart", "version", "namespace", "repositoryOpts.repo", "skipCrds"),
     "kubernetes:yaml/v2:ConfigFile": ("file",),

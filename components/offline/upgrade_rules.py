@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..config.versions import pool_skew_problem, upgrade_problem
-from .replacement_rules import CLUSTER, POOL, RELEASE, Rule
+from .rules.model import CLUSTER, POOL, RELEASE, Rule
 
 _UPGRADE_BLOCKED = "https://learn.microsoft.com/troubleshoot/azure/azure-kubernetes/error-codes/aks-upgrade-blocked"
 _POOL_VERSION = (

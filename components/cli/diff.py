@@ -1,0 +1,30 @@
+"""`diff`: two plan documents compared as an update preview would; exit 3 on changes, 4 on a change that would fail."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .output import BadInputError, printable_lines, write
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    """`diff`: added / changed / replaced / deleted resources between two plans."""
+    import json
+
+    from ..offline.diff import diff_plans
+    from ..offline.diff_text import format_diff
+    from ..offline.plan_input import PlanDocumentError, read_plan
+
+    try:
+        old, new = read_plan(args.old), read_plan(args.new)
+        result = diff_plans(old, new)
+    except PlanDocumentError as exc:
+        raise BadInputError(exc.lines) from None
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+        # A document that passed the shape check but still trips the diff: a bad plan all the same.
+        raise BadInputError([f"not a plan document the diff can read ({type(exc).__name__}: {exc}); make plans with "
+                             "`plan --json`"]) from None
+    text = json.dumps(result.to_dict(), indent=2, sort_keys=True) + "\n" if args.json else printable_lines(format_diff(result))
+    write(sys.stdout, text)
+    return result.exit_status  # 0 no change, 3 changes, 4 a change that would fail or must not be applied

@@ -1,0 +1,48 @@
+"""What every subcommand shares: exit statuses, the one-line BadInputError, and output that cannot be hijacked (every
+line printable, control characters escaped)."""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_CHANGES, EXIT_POLICY = 0, 1, 2, 3, 4
+DEBUG_ENV = "AKS_DRA_VGPU_TRACEBACK"
+MAX_LINE = 1000
+
+
+class BadInputError(Exception):
+    """Input the user can fix: each line is one problem."""
+
+    def __init__(self, lines: list[str]):
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
+def printable(line: str, limit: int = MAX_LINE) -> str:
+    """The line with every non-printable character escaped (terminal escapes, bidi controls, NUL, undecodable bytes);
+    a line over `limit` keeps its start (the key) and its end (what is allowed), the middle (a quoted value) elided."""
+    text = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in line)
+    if len(text) <= limit:
+        return text
+    head = limit // 3
+    return f"{text[:head]} ... {text[-(limit - head - 5):]}"
+
+
+def printable_lines(text: str) -> str:
+    """Multi-line output with each line made printable (tabs kept)."""
+    return "\n".join(printable(line.replace("\t", "    "), limit=1 << 20) for line in text.split("\n"))
+
+
+def write(stream: TextIO, text: str) -> None:
+    """Writes text; characters the stream's encoding cannot hold are escaped rather than raising."""
+    try:
+        stream.write(text)
+    except UnicodeEncodeError:
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
+
+
+def _report(lines: list[str]) -> None:
+    for line in lines or ["bad input"]:
+        write(sys.stderr, printable(str(line)) + "\n")  # a newline inside a problem is escaped: one line each

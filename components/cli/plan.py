@@ -1,0 +1,52 @@
+"""`plan`: what a stack declares, as a tree, a JSON document or a Mermaid graph; critical path and policy on request."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .output import EXIT_OK, EXIT_POLICY, printable, printable_lines, write
+from .running import run_plan
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    """`plan`: the tree (for people), the JSON document (for machines) or a Mermaid graph."""
+    plan = run_plan(args.project_dir, args.stack, args.timeout)
+    fmt = "json" if args.json else (args.format or "tree")
+    if fmt == "json":
+        out = plan.to_json()
+    elif fmt == "mermaid":
+        from ..offline.mermaid import to_mermaid
+
+        out = to_mermaid(plan)
+    else:
+        from ..offline.tree import render_tree
+
+        out = printable_lines(render_tree(plan))
+    status = EXIT_OK
+    extra: list[str] = []
+    if args.critical_path:
+        from ..offline.critical_path import critical_path, format_critical_path
+
+        extra.append(format_critical_path(critical_path(plan)))
+    if args.policy:
+        from ..policies import check_plan, format_violations
+
+        violations = check_plan(plan)
+        extra.append(format_violations(violations))
+        if any(v.mandatory for v in violations):
+            status = EXIT_POLICY
+    from ..policies import plan_findings
+
+    # Two components creating one cluster-scoped object is refused, not just reported; advisories are warnings.
+    errors, warnings = plan_findings(plan)
+    write(sys.stdout, out)
+    # The JSON and Mermaid documents stay parseable: reports go beside them, on stderr.
+    report = sys.stdout if fmt == "tree" else sys.stderr
+    for block in extra:
+        write(report, printable_lines(block))
+    for line in errors:
+        write(sys.stderr, printable(f"error: {line}") + "\n")
+    for line in warnings:
+        write(sys.stderr, printable(f"warning: {line}") + "\n")
+    return EXIT_POLICY if errors else status

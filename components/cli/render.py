@@ -1,0 +1,33 @@
+"""`render`: the Kubernetes manifests and Helm values a stack declares, written to a folder."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .output import EXIT_OK, BadInputError, printable, write
+from .running import run_plan
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    """`render`: one YAML file per Kubernetes object and per Helm release its values and chart."""
+    from ..offline.output_dir import OutputError, check_folder
+    from ..offline.render import render
+
+    try:
+        check_folder(args.out)  # before the program runs: a wrong --out costs nothing
+    except OutputError as exc:
+        raise BadInputError([str(exc)]) from None
+    out = Path(args.out).absolute()  # fixed before the program runs, whatever folder it moves to
+    plan = run_plan(args.project_dir, args.stack, args.timeout)
+    notes: list[str] = []
+    try:
+        written = [Path(args.out) / path.relative_to(out) for path in render(plan, out, notes)]
+    except OutputError as exc:
+        raise BadInputError([str(exc)]) from None
+    for note in notes:
+        write(sys.stderr, printable(note) + "\n")
+    for path in written:
+        write(sys.stdout, printable(str(path)) + "\n")
+    return EXIT_OK

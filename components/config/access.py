@@ -1,0 +1,145 @@
+"""How the cluster is reached: Entra ID access (AuthConfig), its own network (NetworkConfig) and the API server's
+exposure (ApiServerConfig)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+from pydantic.alias_generators import to_snake
+
+from .azure import check_cidr
+from .base import Model
+from .errors import KeyedProblemsError
+from .syntax import GUID, INTERACTIVE_LOGINS, StrInput
+from .types import CloudName, SubnetId
+
+
+class AuthConfig(Model):
+    """How Kubernetes API access is authenticated."""
+
+    mode: Literal["localAccounts", "entraId"] = Field(
+        "localAccounts",
+        description="localAccounts: Kubernetes RBAC with cluster-local credentials (simple, for dev); entraId: Entra ID "
+        "(AAD) with Azure RBAC and local accounts disabled.",
+    )
+    # IDs may come from other resources (an Entra ID group, an application, a managed identity): checked when plain.
+    admin_group_object_ids: list[StrInput] = Field(
+        default_factory=list, description="Entra ID group object IDs that are cluster admins (entraId only)."
+    )
+    login_mode: Literal["azurecli", "workloadidentity", "spn"] = Field(
+        "azurecli",
+        description="kubelogin's non-interactive login mode for the Kubernetes provider (entraId only); "
+        "never device code, so `pulumi up` works in CI.",
+    )
+    tenant_id: StrInput | None = Field(
+        None,
+        description="Entra ID tenant for kubelogin's --tenant-id (entraId only). Default: azurecli uses the tenant of "
+        "`az login`, spn the cluster's tenant, workloadidentity AZURE_TENANT_ID.",
+    )
+    client_id: StrInput | None = Field(
+        None,
+        description="Application (client) ID kubelogin signs in as, for spn and workloadidentity (entraId only). "
+        "Default: AZURE_CLIENT_ID (or AAD_SERVICE_PRINCIPAL_CLIENT_ID for spn) at run time. Never a secret: the "
+        "secret comes from AZURE_CLIENT_SECRET or AAD_SERVICE_PRINCIPAL_CLIENT_SECRET.",
+    )
+    environment: CloudName | None = Field(
+        None,
+        description="Azure cloud for spn logins, e.g. 'AzurePublicCloud', 'AzureUSGovernmentCloud', 'AzureChinaCloud' "
+        "(entraId only). Default: the cloud named in the cluster's kubeconfig.",
+    )
+
+    @field_validator("login_mode", mode="before")
+    @classmethod
+    def _non_interactive(cls, v: Any) -> Any:
+        # A clearer word than "not allowed" for the one mistake that matters: an interactive login hangs in CI.
+        if v in INTERACTIVE_LOGINS:
+            raise ValueError(
+                f"'{v}' waits for a person to sign in, so `pulumi up` would hang in CI; "
+                "choose 'azurecli', 'workloadidentity' or 'spn'"
+            )
+        return v
+
+    @field_validator("admin_group_object_ids")
+    @classmethod
+    def _group_ids(cls, v: list[StrInput]) -> list[StrInput]:
+        bad = [g for g in v if isinstance(g, str) and not GUID.fullmatch(g)]
+        if bad:
+            verb = "is not an object ID" if len(bad) == 1 else "are not object IDs"
+            raise ValueError(f"{', '.join(repr(g) for g in bad)} {verb}; write each as a GUID")
+        return v
+
+    @field_validator("tenant_id", "client_id")
+    @classmethod
+    def _guid(cls, v: StrInput | None) -> StrInput | None:
+        if isinstance(v, str) and not GUID.fullmatch(v):
+            raise ValueError(f"'{v}' is not a GUID; copy the ID from Entra ID, e.g. '00000000-0000-0000-0000-000000000000'")
+        return v
+
+    @model_validator(mode="after")
+    def _entra_only(self) -> AuthConfig:
+        if self.mode == "entraId":
+            return self
+        given = [key for key in ("tenantId", "clientId", "environment") if getattr(self, to_snake(key)) is not None]
+        if given:
+            raise KeyedProblemsError(*((key, "needs mode 'entraId'; allowed only with Entra ID") for key in given))
+        return self
+
+
+class NetworkConfig(Model):
+    """Where the nodes live: a subnet of your own virtual network, or (unset) a network AKS creates."""
+
+    vnet_subnet_id: SubnetId | None = Field(
+        None,
+        description="ARM ID of an existing subnet (/subscriptions/…/resourceGroups/…/providers/Microsoft.Network/"
+        "virtualNetworks/…/subnets/…) for the system pool's and every GPU pool's nodes (vnetSubnetID); a GPU pool's "
+        "own vnetSubnetId overrides it, in the same virtual network. The cluster identity needs Network Contributor on "
+        "it. AKS cannot move existing nodes to another subnet (docs/safe-changes.md).",
+    )
+
+
+# AKS accepts up to 200 authorized ranges on a public API server (learn.microsoft.com/azure/aks/
+# api-server-authorized-ip-ranges, "Limitations and considerations").
+MAX_AUTHORIZED_RANGES = 200
+
+
+class ApiServerConfig(Model):
+    """Who can reach the Kubernetes API server (apiServerAccessProfile)."""
+
+    authorized_ip_ranges: list[str] | None = Field(
+        None,
+        description="CIDR ranges allowed to reach the public API server (authorizedIPRanges, at most 200), e.g. your "
+        "CI runners' egress and your office; everyone else is refused before authentication. Not with private: true. "
+        "'0.0.0.0/32' allows only the cluster's own egress; [] removes the restriction; unset leaves it as it is.",
+    )
+    private: bool = Field(
+        False,
+        description="A private cluster (enablePrivateCluster): the API server gets only a private IP in the nodes' "
+        "network, so `pulumi up` (the Kubernetes provider) must run from a machine that reaches it; see "
+        "docs/production.md. Fixed at creation: AKS cannot make an existing cluster private.",
+    )
+
+    @field_validator("authorized_ip_ranges")
+    @classmethod
+    def _ranges(cls, v: list[str] | None) -> list[str] | None:
+        if v is None:
+            return v
+        problems = [p for p in (check_cidr(r) for r in v) if p]
+        twice = sorted({r for r in v if v.count(r) > 1})
+        if twice:
+            problems.append(f"{', '.join(repr(r) for r in twice)} listed twice; list each range once")
+        if len(v) > MAX_AUTHORIZED_RANGES:
+            problems.append(f"{len(v)} ranges; AKS allows at most {MAX_AUTHORIZED_RANGES}")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return v
+
+    @model_validator(mode="after")
+    def _private_has_no_public_ranges(self) -> ApiServerConfig:
+        if self.private and self.authorized_ip_ranges:
+            raise KeyedProblemsError((
+                "authorizedIpRanges",
+                "cannot be used with private: true (AKS applies authorized ranges to the public API server only); "
+                "remove the ranges or set private: false",
+            ))
+        return self

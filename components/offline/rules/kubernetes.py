@@ -1,0 +1,32 @@
+"""What changing a Kubernetes object or the Helm release does (pulumi-kubernetes' force-new lists and the Kubernetes API)."""
+
+from __future__ import annotations
+
+from .model import CLAIM, CLAIM_TEMPLATE, DEVICE_CLASS, JOB, RELEASE, Rule
+
+_K8S_FORCE_NEW = "https://github.com/pulumi/pulumi-kubernetes/blob/master/provider/pkg/provider/diff.go"
+_HELM_RELEASE_DIFF = "https://github.com/pulumi/pulumi-kubernetes/blob/master/provider/pkg/provider/helm_release.go"
+_K8S_DEVICE_CLASS = "https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/device-class-v1/"
+_IMMUTABLE_SPEC = (
+    "'s spec is immutable, and pulumi-kubernetes has no force-new rule for resource.k8s.io objects, so it plans an "
+    "update the API server refuses (422 field is immutable) already at `pulumi preview`, in server-side apply's dry "
+    "run; the package's claim objects carry replaceOnChanges [spec] (with deleteBeforeReplace) so Pulumi replaces them"
+)
+
+RULES: tuple[Rule, ...] = (
+    Rule("kubernetes:*", "metadata.name", "replace", "provider", "an object's name is its identity", _K8S_FORCE_NEW),
+    Rule("kubernetes:*", "metadata.namespace", "replace", "provider", "an object cannot move to another namespace",
+         _K8S_FORCE_NEW),
+    *(
+        Rule(JOB, path, "replace", "provider", "immutable in a Job", _K8S_FORCE_NEW)
+        for path in ("spec.template", "spec.completions", "spec.parallelism", "spec.selector")
+    ),
+    Rule(CLAIM_TEMPLATE, "spec", "refused", "api", "a ResourceClaimTemplate" + _IMMUTABLE_SPEC, _K8S_FORCE_NEW),
+    Rule(CLAIM, "spec", "refused", "api", "a ResourceClaim" + _IMMUTABLE_SPEC, _K8S_FORCE_NEW),
+    Rule(DEVICE_CLASS, "spec", "note", "api",
+         "a DeviceClass's spec is mutable and updated in place; claims already allocated keep the devices they got "
+         "under the old selectors, only new allocations use the new ones", _K8S_DEVICE_CLASS),
+    Rule(RELEASE, "name", "replace", "provider", "a Helm release's name is its identity", _HELM_RELEASE_DIFF),
+    Rule(RELEASE, "namespace", "replace", "provider", "a Helm release cannot move to another namespace",
+         _HELM_RELEASE_DIFF),
+)

@@ -1,0 +1,63 @@
+"""What each planned resource waits for before Pulumi creates it: its dependencies and its provider."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from .plan import Plan
+from .urns import provider_urn
+
+
+def waits_for(plan: Plan) -> dict[str, list[str]]:
+    """Per custom resource (by urn), the custom resources it waits for: dependencies and provider; a dependency on a
+    component stands for every custom resource inside it. Resources outside the plan (default providers) are ignored."""
+    by_urn = {r.urn: r for r in plan.resources}
+    children: dict[str, list[str]] = {}
+    for r in plan.resources:
+        if r.parent:
+            children.setdefault(r.parent, []).append(r.urn)
+
+    inside: dict[str, list[str]] = {}
+
+    def custom_inside(urn: str) -> list[str]:
+        if urn not in inside:  # many resources may wait for one component: walk it once
+            found, todo = [], [urn]
+            while todo:
+                current = todo.pop()
+                for child in children.get(current, []):
+                    if by_urn[child].custom:
+                        found.append(child)
+                    todo.append(child)
+            inside[urn] = found
+        return inside[urn]
+
+    result: dict[str, list[str]] = {}
+    for r in plan.resources:
+        if not r.custom:
+            continue
+        wanted: set[str] = set()
+        for dep in [*r.dependencies, provider_urn(r.provider)]:
+            if dep is None or dep not in by_urn or dep == r.urn:
+                continue
+            wanted.update([dep] if by_urn[dep].custom else custom_inside(dep))
+        result[r.urn] = sorted(wanted)
+    return result
+
+
+def upstream_of(waits: Mapping[str, list[str]]) -> Callable[[str], set[str]]:
+    """A function giving everything a resource waits for, directly or through others (each walk done once)."""
+    before: dict[str, set[str]] = {}
+
+    def upstream(urn: str) -> set[str]:
+        if urn not in before:
+            found: set[str] = set()
+            stack = list(waits.get(urn, []))
+            while stack:
+                dep = stack.pop()
+                if dep not in found:
+                    found.add(dep)
+                    stack.extend(waits.get(dep, []))
+            before[urn] = found
+        return before[urn]
+
+    return upstream

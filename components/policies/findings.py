@@ -1,0 +1,140 @@
+"""The pack: every check named, with its level (`POLICIES`), and what a plan's findings are (violations per resource, the
+stack-wide DeviceClass rule, the advisories `plan` prints as warnings)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .rules import (
+    check_device_class_name,
+    check_dra_driver_release,
+    check_gpu_pool,
+    check_kubernetes_version,
+    check_scale_from_zero,
+    check_unique_device_classes,
+)
+
+__all__ = [
+    "POLICIES",
+    "UNIQUE_DEVICE_CLASS",
+    "UNIQUE_DEVICE_CLASS_DESCRIPTION",
+    "PolicyCheck",
+    "Violation",
+    "check_plan",
+    "check_resource",
+    "format_violations",
+    "plan_findings",
+]
+
+Check = Callable[[str, Mapping[str, Any]], list[str]]
+
+
+@dataclass(frozen=True)
+class PolicyCheck:
+    """One named invariant: the policy pack turns each into a ResourceValidationPolicy of the same name."""
+
+    name: str
+    description: str
+    check: Check
+    mandatory: bool = True
+
+
+POLICIES: tuple[PolicyCheck, ...] = (
+    PolicyCheck(
+        "a10-gpu-pool",
+        "GPU node pools are NVadsA10_v5, labelled nvidia.com/gpu.present=true, with gpuProfile.driver Install.",
+        check_gpu_pool,
+    ),
+    PolicyCheck(
+        "dra-driver-release",
+        "The NVIDIA DRA driver release sets resources.gpus.enabled, gpuResourcesEnabledOverride and "
+        "featureGates.IMEXDaemonsWithDNSNames=false, pins its version and avoids the default namespace.",
+        check_dra_driver_release,
+    ),
+    PolicyCheck(
+        "no-chart-device-class",
+        "No DeviceClass reuses a name the NVIDIA DRA driver chart creates.",
+        check_device_class_name,
+    ),
+    PolicyCheck(
+        "kubernetes-1-34",
+        "The AKS cluster runs Kubernetes 1.34 or newer (DRA resource.k8s.io/v1 is GA).",
+        check_kubernetes_version,
+    ),
+    PolicyCheck(
+        "dra-pool-scale-from-zero",
+        "A GPU pool that serves DRA claims keeps at least one node: the cluster autoscaler cannot scale it up from zero "
+        "for a ResourceClaim.",
+        check_scale_from_zero,
+        mandatory=False,
+    ),
+)
+
+UNIQUE_DEVICE_CLASS = "unique-device-class"
+"""The stack-wide policy: no two resources declare the same DeviceClass name."""
+UNIQUE_DEVICE_CLASS_DESCRIPTION = "No two resources of a stack declare the same (cluster-scoped) DeviceClass."
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One policy violated by one resource."""
+
+    policy: str
+    urn: str
+    message: str
+    mandatory: bool
+
+
+def check_resource(type_token: str, inputs: Mapping[str, Any], urn: str = "") -> list[Violation]:
+    """Every policy's violations for one resource."""
+    return [
+        Violation(policy.name, urn, message, policy.mandatory)
+        for policy in POLICIES
+        for message in policy.check(type_token, inputs)
+    ]
+
+
+def _resources(plan: Any) -> Iterable[tuple[str, str, Mapping[str, Any]]]:
+    """(urn, type, inputs) of a Plan, or of a plan document (`plan --json`)."""
+    if isinstance(plan, Mapping):
+        return [(r["urn"], r["type"], r.get("inputs") or {}) for r in plan["resources"]]
+    return [(r.urn, r.type, r.inputs) for r in plan.resources]
+
+
+def check_plan(plan: Any) -> list[Violation]:
+    """Every violation in an offline plan (a Plan, or the `plan --json` document): per resource in resource order, then
+    the stack-wide ones."""
+    resources = list(_resources(plan))
+    found = [v for urn, type_, inputs in resources for v in check_resource(type_, inputs, urn)]
+    found += [Violation(UNIQUE_DEVICE_CLASS, urn, message, True) for urn, message in check_unique_device_classes(resources)]
+    return found
+
+
+def plan_findings(plan: Any) -> tuple[list[str], list[str]]:
+    """What `plan` itself reports on stderr: (errors, warnings). Errors: objects two components would both create;
+    warnings: the advisory policies."""
+    resources = list(_resources(plan))
+    errors = [f"{urn}: {message}" for urn, message in check_unique_device_classes(resources)]
+    warnings = [
+        message
+        for _, type_, inputs in resources
+        for policy in POLICIES
+        if not policy.mandatory
+        for message in policy.check(type_, inputs)
+    ]
+    return errors, warnings
+
+
+def format_violations(violations: list[Violation]) -> str:
+    """The policy report for people: one block per violation, or a line saying every policy held."""
+    if not violations:
+        names = [*(p.name for p in POLICIES), UNIQUE_DEVICE_CLASS]
+        return f"\npolicy: no violations ({len(names)} policies: {', '.join(names)})\n"
+    mandatory = sum(v.mandatory for v in violations)
+    lines = [f"\npolicy: {len(violations)} violation{'s' if len(violations) != 1 else ''} ({mandatory} mandatory)"]
+    for v in violations:
+        lines.append(f"  [{'mandatory' if v.mandatory else 'advisory'}] {v.policy}: {v.urn}")
+        lines.append(f"      {v.message}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,221 @@
+"""The checks: pure functions from a resource's type token and inputs (camelCase, as the engine sees them) to
+violation messages.
+
+Inputs may be plain dicts and lists (the offline plan) or the policy SDK's read-only Mapping/Sequence proxies, so the
+checks only ever use the Mapping protocol. A value the plan cannot see (``[unknown]``, ``[secret]``) is no violation by
+itself; under the policy SDK reading an unknown value raises, and the SDK reports that it could not check it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..catalog import (
+    A10_SIZES,
+    CHART_DEVICE_CLASSES,
+    DEFAULT_CHART_VERSION,
+    DRIVER_CHARTS,
+    GPU_PRESENT_LABEL,
+    MIN_KUBERNETES_VERSION,
+    REQUIRED_VALUES,
+)
+from ..config import MISSING, parse_k8s_version, value_at
+
+__all__ = [
+    "SCALE_FROM_ZERO_WHY",
+    "check_device_class_name",
+    "check_dra_driver_release",
+    "check_gpu_pool",
+    "check_kubernetes_version",
+    "check_scale_from_zero",
+    "check_unique_device_classes",
+]
+
+# What the offline plan writes for values it cannot see (components.offline.engine: SECRET, UNKNOWN).
+_HIDDEN = ("[secret]", "[unknown]")
+# Azure's GPU VM families: NC, ND, NG, NV (every N-series size has a GPU).
+# ASCII only: under IGNORECASE, Unicode case folding lets U+017F (long s) match 's'; `\Z`, since `$` passes a trailing newline.
+_GPU_VM_SIZE = re.compile(r"^Standard_N[CDGV]", re.IGNORECASE | re.ASCII)
+_EXACT_VERSION = re.compile(r"^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?\Z", re.ASCII)
+_IMEX_GATE = ("featureGates", "IMEXDaemonsWithDNSNames")
+_MIN_VERSION = ".".join(map(str, MIN_KUBERNETES_VERSION))
+
+# The Azure node template models GPUs only as nvidia.com/gpu capacity (azure_template.go), and TemplateNodeInfo hands the
+# simulator that node with no ResourceSlices (azure_scale_set.go: framework.NewNodeInfo(node, nil, ...)).
+SCALE_FROM_ZERO_WHY = (
+    "the cluster autoscaler's Azure node template has no ResourceSlices (kubernetes/autoscaler "
+    "cluster-autoscaler/cloudprovider/azure/azure_template.go), so it cannot tell that a new node would satisfy a "
+    "ResourceClaim: pods waiting on one stay Pending"
+)
+
+
+def _hidden(value: Any) -> bool:
+    return isinstance(value, str) and value in _HIDDEN
+
+
+def _get(data: Any, *path: str) -> Any:
+    """The value at a key path of nested mappings, or MISSING; a hidden value on the way is returned as it is."""
+    return value_at(data, path, stop=_hidden)
+
+
+def _show(value: Any) -> str:
+    return "missing" if value is MISSING else repr(value)
+
+
+def _is_type(token: str, package_module: str, kind: str) -> bool:
+    """Whether a type token names `kind` in `package:module`, whatever the API version (e.g. azure-native's
+    `containerservice/v20240901` or Kubernetes' `resource.k8s.io/v1beta2`)."""
+    parts = token.split(":")
+    if len(parts) != 3:
+        return False
+    package, module, name = parts
+    wanted_package, _, wanted_module = package_module.partition(":")
+    return package == wanted_package and module.split("/")[0] == wanted_module and name == kind
+
+
+# --- the checks ------------------------------------------------------------------------------------------------------------
+def check_gpu_pool(type_token: str, inputs: Mapping[str, Any]) -> list[str]:
+    """A GPU pool is NVadsA10_v5, labelled nvidia.com/gpu.present=true, with the GRID driver installed by AKS.
+
+    A pool counts as a GPU pool when its VM size is an N-series (GPU) size, or it carries the label or a gpuProfile:
+    so a GPU pool that lost its label, or moved to another GPU family, is still caught; a CPU pool is left alone.
+    """
+    if not _is_type(type_token, "azure-native:containerservice", "AgentPool"):
+        return []
+    vm_size = _get(inputs, "vmSize")
+    labels = _get(inputs, "nodeLabels")
+    label_key, label_value = GPU_PRESENT_LABEL
+    label = _get(labels, label_key)
+    driver = _get(inputs, "gpuProfile", "driver")
+    gpu_size = isinstance(vm_size, str) and bool(_GPU_VM_SIZE.match(vm_size))
+    if not (gpu_size or label is not MISSING or _get(inputs, "gpuProfile") is not MISSING):
+        return []
+    problems = []
+    if not _hidden(vm_size) and vm_size not in A10_SIZES:
+        problems.append(
+            f"vmSize {_show(vm_size)} is not an NVadsA10_v5 size: the DeviceClass, claims and Helm values assume A10 "
+            f"vGPU slices; use one of {', '.join(A10_SIZES)}"
+        )
+    if not _hidden(label) and label != label_value:
+        problems.append(
+            f"nodeLabels['{label_key}'] is {_show(label)}, must be '{label_value}': the DRA kubelet plugin runs only on "
+            "nodes with it, so the pool would publish no ResourceSlice"
+        )
+    if not _hidden(driver) and driver != "Install":
+        problems.append(
+            f"gpuProfile.driver is {_show(driver)}, must be 'Install' (set explicitly): the DRA driver uses the GRID "
+            "driver AKS installs on the host"
+        )
+    return problems
+
+
+# Why each required Helm value matters, said in the violation so that the fix is obvious.
+_WHY_VALUE: dict[tuple[str, ...], str] = {
+    ("resources", "gpus", "enabled"): "the driver must publish GPUs",
+    ("gpuResourcesEnabledOverride",): "the chart refuses GPU mode without it",
+    ("nvidiaDriverRoot",): "AKS installs the GRID driver on the host",
+    _IMEX_GATE: "the gate needs GRID >= 570.158.01, newer than AKS's A10 driver",
+}
+
+
+def _is_driver_chart(chart: Any) -> bool:
+    if not isinstance(chart, str):
+        return False
+    names = {c.chart for c in DRIVER_CHARTS.values()}
+    return chart in names or chart.rsplit("/", 1)[-1] in names  # a full OCI reference ends with the chart's name
+
+
+def check_dra_driver_release(type_token: str, inputs: Mapping[str, Any]) -> list[str]:
+    """The NVIDIA DRA driver's Helm release sets the flags A10 vGPU on AKS needs, pins its version, and does not run
+    in the default namespace. Other Helm releases are not checked."""
+    if not _is_type(type_token, "kubernetes:helm.sh", "Release") or not _is_driver_chart(_get(inputs, "chart")):
+        return []
+    problems = []
+    for path, required in [*REQUIRED_VALUES.items(), (_IMEX_GATE, False)]:
+        actual = _get(inputs, "values", *path)
+        # Type too: a string "true" is not Helm's boolean true.
+        if not _hidden(actual) and (actual != required or type(actual) is not type(required)):
+            why = _WHY_VALUE.get(path, "A10 vGPU on AKS needs it")
+            problems.append(f"values.{'.'.join(path)} is {_show(actual)}, must be {required!r}: {why}")
+    version = _get(inputs, "version")
+    if not _hidden(version) and not (isinstance(version, str) and _EXACT_VERSION.match(version)):
+        problems.append(
+            f"version is {_show(version)}: pin an exact chart version (e.g. '{DEFAULT_CHART_VERSION}'), "
+            "since the driver's gates and guards differ from version to version"
+        )
+    namespace = _get(inputs, "namespace")
+    if not _hidden(namespace) and namespace in (MISSING, None, "", "default"):
+        problems.append(
+            f"namespace is {_show(namespace)}: the chart refuses the default namespace; give the release its own "
+            "(e.g. 'nvidia-dra-driver-gpu')"
+        )
+    return problems
+
+
+def check_device_class_name(type_token: str, inputs: Mapping[str, Any]) -> list[str]:
+    """No DeviceClass takes a name the NVIDIA chart creates: two owners of one object would overwrite each other."""
+    if not (type_token.startswith("kubernetes:resource.k8s.io/") and type_token.endswith(":DeviceClass")):
+        return []
+    name = _get(inputs, "metadata", "name")
+    if isinstance(name, str) and name in CHART_DEVICE_CLASSES:
+        return [
+            f"metadata.name '{name}' is a DeviceClass the NVIDIA chart creates; choose another name "
+            f"(taken: {', '.join(sorted(CHART_DEVICE_CLASSES))})"
+        ]
+    return []
+
+
+def check_kubernetes_version(type_token: str, inputs: Mapping[str, Any]) -> list[str]:
+    """The cluster runs Kubernetes 1.34 or newer, where DRA (resource.k8s.io/v1) is GA."""
+    if not _is_type(type_token, "azure-native:containerservice", "ManagedCluster"):
+        return []
+    version = _get(inputs, "kubernetesVersion")
+    if _hidden(version):
+        return []
+    if version is MISSING or version is None:
+        return [f"kubernetesVersion is not set: AKS would pick its default, which may be older; pin {_MIN_VERSION} or newer"]
+    try:
+        too_old = parse_k8s_version(str(version)) < MIN_KUBERNETES_VERSION
+    except ValueError as exc:
+        return [f"kubernetesVersion: {exc}"]
+    if too_old:
+        return [f"kubernetesVersion '{version}' is older than {_MIN_VERSION}: DRA (resource.k8s.io/v1) is GA from {_MIN_VERSION}"]
+    return []
+
+
+def check_scale_from_zero(type_token: str, inputs: Mapping[str, Any]) -> list[str]:
+    """Advisory: a DRA-serving GPU pool (labelled for the kubelet plugin) that autoscales from minCount 0 may never get
+    a node for a pod waiting on a ResourceClaim."""
+    if not _is_type(type_token, "azure-native:containerservice", "AgentPool"):
+        return []
+    label_key, label_value = GPU_PRESENT_LABEL
+    if _get(inputs, "nodeLabels", label_key) != label_value or _get(inputs, "enableAutoScaling") is not True:
+        return []
+    if _get(inputs, "minCount") != 0:
+        return []
+    name = _get(inputs, "agentPoolName")
+    return [
+        f"pool {name if isinstance(name, str) else '?'} autoscales from minCount 0: {SCALE_FROM_ZERO_WHY}; "
+        "set autoscaling.minCount to 1 to keep a node (and its devices) ready"
+    ]
+
+
+def check_unique_device_classes(resources: Iterable[tuple[str, str, Mapping[str, Any]]]) -> list[tuple[str, str]]:
+    """(urn, message) for every DeviceClass whose name an earlier resource of the plan already declares: a DeviceClass is
+    cluster-scoped, so two components creating one name would overwrite (and on delete remove) each other's object."""
+    first: dict[str, str] = {}
+    found = []
+    for urn, type_token, inputs in resources:
+        if not (type_token.startswith("kubernetes:resource.k8s.io/") and type_token.endswith(":DeviceClass")):
+            continue
+        name = _get(inputs, "metadata", "name")
+        if not isinstance(name, str) or _hidden(name):
+            continue
+        if name in first:
+            found.append((urn, f"DeviceClass '{name}' is also declared by {first[name]}: a DeviceClass is cluster-scoped, "
+                               "so only one component may create it; let the others name it without creating it"))
+        else:
+            first[name] = urn
+    return found

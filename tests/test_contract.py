@@ -1,0 +1,74 @@
+"""One contract: a setting added to a config model needs no second edit to reach the stack file's schema, the Python
+args and the plugin's GetSchema. Proved on a scratch copy of the repository: add a field to the pool model,
+regenerate (`python -m components docs`), start the copy as Pulumi starts a plugin and ask it for its schema.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import grpc
+from pulumi.runtime.proto import provider_pb2_grpc
+
+from tests.conftest import ROOT
+from tests.test_plugin import consumer, engine, get_schema, started_plugin  # noqa: F401 (fixtures)
+
+PACKAGE = "aks-dra-vgpu"
+POOL_MODEL = Path("components/config/pools.py")
+NEW_FIELD = '    probe_interval_seconds: int = Field(17, ge=1, description="A setting the contract test adds.")\n'
+
+
+def scratch_copy(target: Path) -> Path:
+    """The repository's tracked files (as `git ls-files` lists them, working-tree content) copied to `target`."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    return target
+
+
+def add_pool_field(repo: Path) -> None:
+    """Adds NEW_FIELD to GpuPoolConfig, right after its docstring: the one edit a new setting takes."""
+    path = repo / POOL_MODEL
+    lines = path.read_text().splitlines(keepends=True)
+    model = next(n for n in ast.parse("".join(lines)).body if isinstance(n, ast.ClassDef) and n.name == "GpuPoolConfig")
+    after_docstring = model.body[0].end_lineno or 0
+    path.write_text("".join([*lines[:after_docstring], NEW_FIELD, *lines[after_docstring:]]))
+
+
+def run(repo: Path, *args: str, code: int = 0) -> str:
+    result = subprocess.run([sys.executable, *args], cwd=repo, capture_output=True, text=True, timeout=300)
+    assert result.returncode == code, result.stderr
+    return result.stdout
+
+
+def test_a_field_added_to_the_pool_model_reaches_every_schema_with_no_second_edit(tmp_path, engine, consumer):  # noqa: F811
+    repo = scratch_copy(tmp_path / "repo")
+    add_pool_field(repo)
+    stale = run(repo, "-m", "components", "docs", "--check", code=3).split()
+    assert {"docs/stack.schema.json", "components/host/schema.json"} <= set(stale)  # --check sees the schema is stale
+    run(repo, "-m", "components", "docs")
+    run(repo, "-m", "components", "docs", "--check")  # nothing else is stale: the one edit was enough
+
+    stack = json.loads((repo / "docs/stack.schema.json").read_text())
+    assert stack["$defs"]["GpuPoolConfig"]["properties"]["probeIntervalSeconds"]["default"] == 17
+    fields = run(repo, "-c", "from components.azure.gpu_pool import GpuNodePoolArgs; print(*GpuNodePoolArgs.model_fields)")
+    assert "probe_interval_seconds" in fields.split()
+
+    address = engine[0]
+    with started_plugin(address, consumer, folder=repo) as (port, _), grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        served = get_schema(provider_pb2_grpc.ResourceProviderStub(channel))
+    for spec in (served["resources"][f"{PACKAGE}:index:GpuNodePool"]["inputProperties"],
+                 served["types"][f"{PACKAGE}:index:GpuPool"]["properties"]):
+        assert spec["probeIntervalSeconds"] == {"description": "A setting the contract test adds.", "type": "integer",
+                                                "default": 17, "plain": True}
+    # This checkout's plugin has no such setting: the copy served its own models, not these.
+    assert "probeIntervalSeconds" not in json.loads((ROOT / "components/host/schema.json").read_text())["types"][
+        f"{PACKAGE}:index:GpuPool"]["properties"]
