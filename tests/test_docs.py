@@ -394,6 +394,15 @@ def test_sizing_md_has_the_generated_worked_example():
         assert f"--workload {workload}" in committed
 
 
+def test_sizing_md_has_the_generated_stack_example_with_prods_pools_unchanged():
+    from components.cli.docs import SIZING_STACK_BLOCK, sizing_stack_example
+
+    committed = read_block((ROOT / SIZING).read_text(encoding="utf-8"), SIZING_STACK_BLOCK)
+    assert committed == sizing_stack_example(ROOT), f"the stack example in {SIZING} is {REGENERATE}"
+    assert "--slice training=24x2 --stack prod" in committed and "Everything fits." in committed
+    assert "Changes to the stack's gpuPools: none (every pool as written)." in committed
+
+
 def test_the_margin_keeps_a_slightly_short_slice_in_its_own_class():
     # An 8 GB slice has been seen reporting about 7.8 GiB: the 8 GiB template must still take it.
     assert min_memory_mib(8, SamplesConfig.model_fields["memory_margin_percent"].default) <= 7.8 * 1024

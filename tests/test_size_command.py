@@ -36,9 +36,11 @@ def test_json_keys_and_exit_0_when_everything_fits(capsys):
     doc = json.loads(out)
     assert {"workloads", "pools", "cost", "problems"} <= set(doc)
     assert doc["workloads"][0] == {
-        "name": "embed", "memoryGiB": 3.0, "count": 4, "devices": 1, "sizeClassGiB": 4,
-        "vmSize": "Standard_NV6ads_A10_v5", "claimTemplate": "a10-vgpu-4gib", "tolerations": [],
+        "name": "embed", "memoryGiB": 3.0, "slice": None, "count": 4, "devices": 1, "spot": False, "sizeClassGiB": 4,
+        "usableGiB": 3.6, "vmSize": "Standard_NV6ads_A10_v5", "claimTemplate": "a10-vgpu-4gib", "stackPools": [],
+        "tolerations": [],
     }
+    assert doc["usableGiB"] == {"4": 3.6, "8": 7.2, "12": 10.8, "24": 21.6}
     assert [(p["vmSize"], p["nodes"], p["devices"]) for p in doc["pools"]] == [
         ("Standard_NV6ads_A10_v5", 4, 4), ("Standard_NV12ads_A10_v5", 2, 2)]
     cost = doc["cost"]
@@ -61,15 +63,15 @@ def test_a_stack_lacking_a_needed_size_exits_3_and_prints_a_snippet_that_fits(ca
     # prod has 8 GiB and 24 GiB pools: a 3 GiB workload needs the 4 GiB size it lacks.
     status, out, _ = run(capsys, "--workload", "embed=3x2", "--workload", "chat=7x2", "--stack", "prod")
     assert status == 3
-    assert "no pool offers 4 GiB slices (Standard_NV6ads_A10_v5), which embed needs" in out
+    assert "no pool offers 4 GiB slices (Standard_NV6ads_A10_v5) to embed" in out
     snippet = yaml.safe_load(out.split("gpuPools that would fit:\n", 1)[1].rsplit("\n\n", 1)[0])
     pools = snippet["aks-dra-vgpu:gpuPools"]
-    # the missing 4 GiB size first, then prod's own 8 GiB pools that the 7 GiB workload can use (spot included)
-    assert pools[0]["vmSize"] == "Standard_NV6ads_A10_v5"
-    assert {p["vmSize"] for p in pools[1:]} == {"Standard_NV12ads_A10_v5"}
-    third = next(p for p in pools if p["name"] == "a10third")
-    assert third["taints"] == ["nvidia.com/gpu=present:NoSchedule"]
-    assert "a10full" in out and "none of these workloads needs it" in out  # prod's whole-A10 pool
+    # prod's three pools as written, then the missing 4 GiB size
+    prod = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())["config"]["aks-dra-vgpu:gpuPools"]
+    assert pools[:3] == prod
+    assert pools[3] == {"name": "nv6ads", "vmSize": "Standard_NV6ads_A10_v5",
+                        "autoscaling": {"minCount": 1, "maxCount": 2}}
+    assert "a10full (Standard_NV36ads_A10_v5, 24 GiB slices): no workload listed here runs on it" in out
     assert "chat" in out and "nvidia.com/gpu=present:NoSchedule" in out  # tolerations from the stack's pools
 
 
@@ -92,7 +94,8 @@ def test_markdown_for_pull_requests(capsys):
     status, out, _ = run(capsys, "--workload", "embed=3x4", "--format", "markdown")
     assert status == 0
     assert out.startswith("### GPU sizing\n")
-    assert "| embed | 3 | 4 | 1 | Standard_NV6ads_A10_v5 | a10-vgpu-4gib | - |" in out
+    assert ("| embed | 3 GiB | 4 | 1 | - | 4 GB (3.6 GiB usable) | Standard_NV6ads_A10_v5 | a10-vgpu-4gib | - |"
+            in out)
     assert "#### Cost" in out and "```yaml\naks-dra-vgpu:gpuPools:" in out
 
 
@@ -122,7 +125,7 @@ def test_prices_file_overrides_the_table(capsys, tmp_path: Path):
 
 @pytest.mark.parametrize(("argv", "words"), [
     (["--workload", "embed"], "--workload 'embed': expected NAME=GiB[xCOUNT]"),
-    ([], "no workloads: give --workload NAME=GiB[xCOUNT] or --workloads FILE"),
+    ([], "no workloads: give --workload NAME=GiB[xCOUNT], --slice NAME=GB[xCOUNT] or --workloads FILE"),
     (["--workload", "a=3", "--workload", "a=4"], "workload 'a' is named twice"),
     (["--workload", "a=3", "--stack", "nosuch"], "Pulumi.nosuch.yaml: no such stack file"),
     (["--workload", "a=3", "--workloads", "missing.yaml"], "missing.yaml: no such file"),

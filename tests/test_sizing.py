@@ -129,7 +129,7 @@ def test_a_price_table_without_a_size_leaves_cost_out_and_says_so():
 def test_the_packaged_price_table_records_region_currency_date_source():
     table = load_prices()
     assert (table.region, table.currency, table.hours_per_month) == ("eastus", "USD", 730)
-    assert table.date and table.source and "not checked" in table.source
+    assert table.date and table.source and "Retail Prices API" in table.source
     from components.catalog import A10_SIZES
 
     assert set(table.prices) == set(A10_SIZES)
@@ -150,10 +150,13 @@ def test_a_stack_lacking_a_needed_size_is_refused():
     assert not plan.fits
     (error,) = [f for f in plan.findings if f.severity == "error"]
     assert (error.kind, error.key) == ("missing-size", "gpuPools")
-    assert "no pool offers 24 GiB slices (Standard_NV36ads_A10_v5), which ft needs" in error.message
+    assert "no pool offers 24 GiB slices (Standard_NV36ads_A10_v5) to ft" in error.message
     assert [p["vmSize"] for p in plan.gpu_pools] == ["Standard_NV12ads_A10_v5", "Standard_NV36ads_A10_v5"]
     assert plan.gpu_pools[1] == {"name": "nv36ads", "vmSize": "Standard_NV36ads_A10_v5",
                                  "autoscaling": {"minCount": 1, "maxCount": 1}}
+    (change,) = plan.changes
+    assert str(change) == ("nv36ads: new pool (Standard_NV36ads_A10_v5 with maxCount 1: no pool offers its slices "
+                           "to ft)")
 
 
 def test_a_pool_too_small_names_its_max_count_and_the_snippet_raises_it():
@@ -162,8 +165,10 @@ def test_a_pool_too_small_names_its_max_count_and_the_snippet_raises_it():
     plan = plan_sizing([Workload("chat", 7, 5)], PRICES, stack)
     (error,) = plan.findings
     assert (error.kind, error.key) == ("max-count", "gpuPools[0].autoscaling.maxCount")
-    assert "third (Standard_NV12ads_A10_v5) can grow to 2 nodes (2 devices); the workloads need 5" in error.message
-    assert "raise it to 5" in error.message
+    assert error.message == ("third (Standard_NV12ads_A10_v5) has maxCount 2 (2 devices); chat needs 5 nodes (5 devices): "
+                             "raise third's maxCount to 5")
+    (change,) = plan.changes
+    assert (change.pool, change.key, change.old, change.new) == ("third", "autoscaling.maxCount", 2, 5)
     assert plan.gpu_pools == [{"name": "third", "vmSize": "Standard_NV12ads_A10_v5", "taints": ["sku=gpu:NoSchedule"],
                                "autoscaling": {"minCount": 1, "maxCount": 5}}]
     (p,) = plan.placements
@@ -184,9 +189,10 @@ def test_pools_nothing_needs_and_scale_from_zero_are_warnings():
     plan = plan_sizing([Workload("chat", 7, 2)], PRICES, stack)
     assert plan.fits
     found = {(f.kind, f.key) for f in plan.findings}
-    assert found == {("unneeded-pool", "gpuPools[1]"), ("scale-from-zero", "gpuPools[0].autoscaling.minCount")}
-    assert [p["name"] for p in plan.gpu_pools] == ["third"]  # the unneeded pool is left out
-    assert plan.gpu_pools[0]["autoscaling"] == {"minCount": 1, "maxCount": 4}
+    assert found == {("unused-pool", "gpuPools[1]"), ("scale-from-zero", "gpuPools[0].autoscaling.minCount")}
+    assert [p["name"] for p in plan.gpu_pools] == ["third", "full"]  # the unused pool is kept, as written
+    assert plan.gpu_pools[0]["autoscaling"] == {"minCount": 0, "maxCount": 4}  # minCount as written
+    assert plan.changes == []
 
 
 def test_a_stack_pool_of_the_class_is_used_over_the_catalogs_smallest():

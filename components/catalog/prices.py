@@ -1,63 +1,123 @@
-"""The price table the sizing planner costs pools with: data (components/catalog/data/prices.yaml), or the user's own file."""
+"""The price tables the sizing planner costs pools with: the package's own, one row per Azure region
+(components/catalog/data/prices.yaml, source and date per row), or the user's own file (one region, or rows by region).
+
+The stack's location picks the row; a region the table lacks is costed at the table's fallback region, and says so.
+"""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
-from ..config import ConfigError, Model, Problem, validate
+from ..config import ConfigError, KeyedProblemsError, Model, Problem, validate
 from ..config.base import matching
 from . import A10_SIZES
 
 DEFAULT_PRICES = Path(__file__).resolve().parent / "data" / "prices.yaml"
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 _CURRENCY = re.compile(r"[A-Z]{3}", re.ASCII)
+Date = Annotated[str, matching(_DATE, "is not a date; write YYYY-MM-DD")]
+Currency = Annotated[str, matching(_CURRENCY, "is not a currency code; write three capital letters, e.g. 'USD'")]
+
+
+def _check_prices(v: dict[str, float]) -> dict[str, float]:
+    unknown = sorted(set(v) - set(A10_SIZES))
+    if unknown:
+        raise ValueError(f"{', '.join(unknown)} not an NVadsA10_v5 size; price some of {', '.join(A10_SIZES)}")
+    negative = sorted(k for k, price in v.items() if price <= 0)
+    if negative:
+        raise ValueError(f"{', '.join(negative)}: a price must be more than 0")
+    return v
 
 
 class PriceTable(Model):
     """Per-hour prices of NVadsA10_v5 VM sizes in one region and currency, with where and when they were taken."""
 
     region: str = Field(min_length=1, description="Azure region the prices are for, e.g. 'eastus'.")
-    currency: Annotated[str, matching(_CURRENCY, "is not a currency code; write three capital letters, e.g. 'USD'")] = (
-        Field(description="ISO 4217 currency code, e.g. 'USD'.")
-    )
-    date: Annotated[str, matching(_DATE, "is not a date; write YYYY-MM-DD")] = Field(
-        description="When the prices were taken, YYYY-MM-DD."
-    )
+    currency: Currency = Field(description="ISO 4217 currency code, e.g. 'USD'.")
+    date: Date = Field(description="When the prices were taken, YYYY-MM-DD.")
     source: str = Field(min_length=1, description="Where the prices come from.")
     hours_per_month: float = Field(730, gt=0, le=744, description="Hours in a month for monthly figures (Azure uses 730).")
     prices: dict[str, float] = Field(description="Price per VM-hour by VM size; sizes left out are not costed.")
 
-    @field_validator("prices")
-    @classmethod
-    def _prices(cls, v: dict[str, float]) -> dict[str, float]:
-        unknown = sorted(set(v) - set(A10_SIZES))
-        if unknown:
-            raise ValueError(f"{', '.join(unknown)} not an NVadsA10_v5 size; price some of {', '.join(A10_SIZES)}")
-        negative = sorted(k for k, price in v.items() if price <= 0)
-        if negative:
-            raise ValueError(f"{', '.join(negative)}: a price must be more than 0")
-        return v
+    _prices = field_validator("prices")(classmethod(lambda cls, v: _check_prices(v)))
 
     def hourly(self, vm_size: str) -> float | None:
         """The price of one node of this size for an hour, or None when the table has none."""
         return self.prices.get(vm_size)
 
 
-def load_prices(path: str | Path | None = None) -> PriceTable:
-    """The price table in `path` (default: the package's own); ConfigError naming the file and each bad key."""
-    target = Path(path) if path is not None else DEFAULT_PRICES
+class RegionPrices(Model):
+    """One region's row: its prices, when and where they were taken, and how far the region is known to offer them."""
+
+    date: Date = Field(description="When the prices were taken, YYYY-MM-DD.")
+    source: str = Field(min_length=1, description="Where the prices come from.")
+    availability: Literal["listed-by-sku-api", "price-meter-only"] | None = Field(
+        None, description="listed-by-sku-api: a SKU listing shows the sizes offered there; price-meter-only: only a "
+        "price meter is known.")
+    prices: dict[str, float] = Field(description="Price per VM-hour by VM size; sizes left out are not costed.")
+
+    _prices = field_validator("prices")(classmethod(lambda cls, v: _check_prices(v)))
+
+
+class PriceBook(Model):
+    """Price rows by Azure region, one currency, and the region a location the book lacks is costed at."""
+
+    currency: Currency = Field(description="ISO 4217 currency code, e.g. 'USD'.")
+    hours_per_month: float = Field(730, gt=0, le=744, description="Hours in a month for monthly figures (Azure uses 730).")
+    fallback_region: str = Field(description="The row for a location the book has no row for.")
+    regions: dict[str, RegionPrices] = Field(min_length=1, description="Rows by region name, e.g. 'westeurope'.")
+
+    @model_validator(mode="after")
+    def _fallback(self) -> PriceBook:
+        if self.fallback_region not in self.regions:
+            raise KeyedProblemsError(("fallbackRegion", f"'{self.fallback_region}' has no row; choose one of "
+                                      f"{', '.join(sorted(self.regions))}"))
+        return self
+
+    def table(self, region: str | None) -> tuple[PriceTable, str | None]:
+        """The row for this region as a PriceTable, and a one-line warning when the book fell back to another one."""
+        wanted = None if region is None else "".join(region.split()).lower()
+        found = wanted if wanted in self.regions else self.fallback_region
+        row = self.regions[found]
+        table = PriceTable(region=found, currency=self.currency, date=row.date, source=row.source,
+                           hoursPerMonth=self.hours_per_month, prices=row.prices)
+        if wanted is None or found == wanted:
+            return table, None
+        return table, (f"the price table has no row for {region}; costed at {found} prices instead (give your own with "
+                       "--prices FILE)")
+
+
+def _read(target: Path) -> Any:
     try:
-        doc = yaml.safe_load(target.read_text(encoding="utf-8"))
+        return yaml.safe_load(target.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError([Problem(str(target), "no such file")]) from None
     except yaml.YAMLError as exc:
         raise ConfigError([Problem(str(target), f"not YAML: {exc}")]) from None
+
+
+def _validate(model: type[Model], doc: Any, target: Path) -> Any:
     try:
-        return validate(PriceTable, doc)
+        return validate(model, doc)
     except ConfigError as exc:
         raise ConfigError([Problem(f"{target}: {p.path}" if p.path else str(target), p.message) for p in exc.problems]) from None
+
+
+def prices_for(region: str | None, path: str | Path | None = None) -> tuple[PriceTable, str | None]:
+    """The prices for a region from `path` (default: the package's own book) and a warning when the row is another
+    region's; a one-region file is used whatever the region. ConfigError naming the file and each bad key."""
+    target = Path(path) if path is not None else DEFAULT_PRICES
+    doc = _read(target)
+    if isinstance(doc, dict) and "regions" in doc:
+        return _validate(PriceBook, doc, target).table(region)
+    return _validate(PriceTable, doc, target), None
+
+
+def load_prices(path: str | Path | None = None, region: str | None = None) -> PriceTable:
+    """The price table in `path` (default: the package's own, at its fallback region unless `region` is given)."""
+    return prices_for(region, path)[0]

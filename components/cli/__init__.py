@@ -16,6 +16,7 @@ import os
 from typing import NoReturn
 
 from ..catalog.sdk_versions import unsupported
+from ..sizing.arguments import add_size_arguments
 from .diff import cmd_diff
 from .output import (
     EXIT_BAD_INPUT,
@@ -104,16 +105,7 @@ def _parser() -> argparse.ArgumentParser:
 
     size = sub.add_parser("size", help="size GPU pools for workloads: slice sizes, claim templates, nodes, cost; exit 3 "
                           "when something does not fit")
-    size.add_argument("--workload", action="append", metavar="NAME=GiB[xCOUNT]",
-                      help="a workload: GPU memory per replica in GiB and replicas, e.g. embed=3x4 (repeatable)")
-    size.add_argument("--workloads", action="append", metavar="FILE.yaml",
-                      help="workloads from a YAML file: workloads: [{name, memoryGiB, count, devices}] (repeatable)")
-    size.add_argument("--stack", help="check this stack's GPU pools against the workloads (and use its samples settings)")
-    size.add_argument("--project-dir", default=".", help="the Pulumi project's folder (default: current folder)")
-    size.add_argument("--prices", help="a price table (YAML) instead of the package's own (components/catalog/data/prices.yaml)")
-    size_fmt = size.add_mutually_exclusive_group()
-    size_fmt.add_argument("--json", action="store_true", help="print the sizing plan as JSON")
-    size_fmt.add_argument("--format", choices=["text", "json", "markdown"], default=None, help="text (default), json or markdown")
+    add_size_arguments(size)
 
     docs = sub.add_parser("docs", help="regenerate the docs made from the code (config reference, stack schema, sizing, graph)")
     docs.add_argument("--project-dir", default=".", help="the repository's folder (default: current folder)")

@@ -90,6 +90,28 @@ def sizing_example() -> str:
     return f"```bash\n{command}\n```\n\n" + to_markdown(plan, heading_level=3) + "\n" + summary
 
 
+SIZING_STACK_BLOCK = "sizing-stack-example"
+SIZING_STACK = ("prod", ("--workload", "inference=7x6"), ("--slice", "training=24x2"))
+"""The second worked example: a stack's pools checked, with a workload asked for by slice."""
+
+
+def sizing_stack_example(project_dir: Path) -> str:
+    """The stack example: `size --stack prod` with a slice, and what it prints (the prod pools kept as written)."""
+    from ..catalog.prices import prices_for
+    from ..sizing.command import parse_slice, parse_workload, read_stack_file
+    from ..sizing.planner import plan_sizing
+    from ..sizing.report import to_markdown
+
+    stack_name, *asks = SIZING_STACK
+    parse = {"--workload": parse_workload, "--slice": parse_slice}
+    stack, written = read_stack_file(str(project_dir), stack_name)
+    prices, _ = prices_for(stack.cluster.location)
+    plan = plan_sizing([parse[flag](text) for flag, text in asks], prices, stack, written_pools=written)
+    command = ("python -m components size " + " ".join(f"{flag} {text}" for flag, text in asks)
+               + f" --stack {stack_name} --format markdown")
+    return f"```bash\n{command}\n```\n\n" + to_markdown(plan, heading_level=3)
+
+
 # --- generated blocks inside hand-written files ------------------------------------------------------------------------------
 class DocsError(ValueError):
     """A documentation file that cannot be regenerated (e.g. its generated block's markers are missing)."""
@@ -165,8 +187,11 @@ def expected_files(project_dir: Path) -> dict[Path, str]:
         STACK_SCHEMA: stack_schema(),
         PLUGIN_SCHEMA: plugin_schema(),
         SIZING: replace_block(
-            replace_block(sizing, SIZING_BLOCK, sizing_table(), str(SIZING)), SIZING_EXAMPLE_BLOCK, sizing_example(),
-            str(SIZING),
+            replace_block(
+                replace_block(sizing, SIZING_BLOCK, sizing_table(), str(SIZING)), SIZING_EXAMPLE_BLOCK, sizing_example(),
+                str(SIZING),
+            ),
+            SIZING_STACK_BLOCK, sizing_stack_example(root), str(SIZING),
         ),
         README: replace_block(readme, GRAPH_BLOCK, mermaid_block(resource_graph(root)), str(README)),
     }

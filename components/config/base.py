@@ -40,7 +40,12 @@ def _pool_name(v: str) -> str:
 
 def _version_is_text(value: Any) -> Any:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        raise ValueError(f"{value} is a number; quote the version so YAML keeps it as written, e.g. '1.34'")
+        # The hint quotes the user's own value; YAML has already turned an unquoted 1.30 into 1.3, so say that too.
+        text = str(value)
+        hint = f"'{text}'"
+        if isinstance(value, float) and len(text.partition(".")[2]) == 1:
+            hint += f" (or '{text}0': YAML reads an unquoted {text}0 as {text})"
+        raise ValueError(f"{text} is a number; quote the version so YAML keeps it as written: {hint}")
     return value
 
 

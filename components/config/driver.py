@@ -71,7 +71,9 @@ class DraDriverConfig(Model):
     @field_validator("chart_version")
     @classmethod
     def _chart(cls, v: str) -> str:
-        offered = ", ".join(OFFERED_CHART_VERSIONS)
+        # Only versions this stack could take as written: never a withdrawn one, nor one AKS's GRID driver is refused
+        # by (hostDriverVersion, checked later, can still allow more).
+        offered = ", ".join(usable_chart_versions(None))
         if v not in DRIVER_CHARTS:
             raise ValueError(f"'{v}' is not a supported chart version; choose one of {offered}")
         withdrawn = DRIVER_CHARTS[v].withdrawn
@@ -119,6 +121,14 @@ class DraDriverConfig(Model):
         return DRIVER_CHARTS[self.chart_version]
 
 
+def usable_chart_versions(host_driver: str | None) -> list[str]:
+    """The chart versions on offer whose minimum NVIDIA driver the nodes meet: the stated driver, else AKS's GRID driver
+    for A10; what the error messages offer as choices, so a refused version is never among them."""
+    driver = driver_version(host_driver or AKS_MIN_SUPPORTED_GRID_DRIVER)
+    return [v for v in OFFERED_CHART_VERSIONS
+            if DRIVER_CHARTS[v].min_host_driver is None or driver >= driver_version(DRIVER_CHARTS[v].min_host_driver)]
+
+
 def _host_driver_problems(chart: DriverChart, stated: str | None) -> list[tuple[str, str]]:
     """The chart's minimum host driver against the one the stack states, or else AKS's GRID driver for A10."""
     if chart.min_host_driver is None:
@@ -144,7 +154,8 @@ def _host_driver_problems(chart: DriverChart, stated: str | None) -> list[tuple[
             "Azure/AKS#5875); upgrade the node image and state the new driver"
         )
     else:
-        message += "; choose a chart version your nodes' driver meets, or state the driver they really run"
+        choices = ", ".join(usable_chart_versions(stated)) or "none"
+        message += f"; choose a chart version your nodes' driver meets ({choices}), or state the driver they really run"
     return [("hostDriverVersion", message)]
 
 

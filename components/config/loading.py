@@ -20,7 +20,7 @@ import pulumi
 
 from .errors import ConfigError, Problem
 from .problems import validate
-from .stack import StackConfig
+from .stack import StackConfig, partial_problems
 
 PROJECT = "aks-dra-vgpu"
 STACK_KEYS = tuple(f.alias or name for name, f in StackConfig.model_fields.items())
@@ -60,6 +60,8 @@ def stack_config_from_mapping(
         stack = validate(StackConfig, data)
     except ConfigError as exc:
         problems += exc.problems
+        # The whole stack did not validate, so its cross-section checks never ran: run them on the parts that did.
+        problems += [p for p in partial_problems(data) if p not in problems]
         stack = None
     if problems:
         raise ConfigError(redact(problems, [data[key] for key in sorted(secret)])) from None

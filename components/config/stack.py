@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-from pydantic import Field, PrivateAttr, field_validator, model_validator
+from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+from ..catalog import A10_SIZES
 from .azure import SUBNET, ArmId, parse_arm_id
 from .base import Model
-from .cluster import ClusterConfig
+from .cluster import ClusterConfig, SystemPoolConfig
 from .driver import DraDriverConfig
-from .errors import KeyedProblemsError
+from .errors import KeyedProblemsError, Problem
 from .pools import GpuPoolConfig
 from .samples import SamplesConfig, extended_resource_problem
 from .versions import pool_skew_problem
+
+SIZE_CLASSES = tuple(sorted({s.gpu_memory_gib for s in A10_SIZES.values()}))  # nominal slice sizes, GiB per device
 
 
 class StackConfig(Model):
@@ -52,77 +56,127 @@ class StackConfig(Model):
 
     @model_validator(mode="after")
     def _cross(self) -> StackConfig:
-        problems: list[tuple[str, str]] = []
-        system = self.cluster.system_pool.name
-        for index, pool in enumerate(self.gpu_pools):
-            if pool.name == system:
-                problems.append((
-                    f"gpuPools[{index}].name", f"'{system}' is the system pool's name (cluster.systemPool.name); "
-                    "choose another: pool names are unique in a cluster"
-                ))
-        self._pool_subnets()
-        self._capacity_reservations()
-        skew = [
-            (f"gpuPools[{index}].kubernetesVersion", problem)
-            for index, pool in enumerate(self.gpu_pools)
-            if pool.kubernetes_version
-            and (problem := pool_skew_problem(pool.kubernetes_version, self.cluster.kubernetes_version))
-        ]
-        if skew:
-            raise KeyedProblemsError(*skew)
-        largest = max(p.size.gpu_memory_gib for p in self.gpu_pools)
-        wanted = self.samples.workload_memory_gib
-        if wanted is not None and wanted > largest:
-            offered = sorted({p.size.gpu_memory_gib for p in self.gpu_pools})
-            problems.append((
-                "samples.workloadMemoryGiB", f"{wanted} GiB is more than any pool's slice offers "
-                f"(pools offer {', '.join(map(str, offered))} GiB); choose at most {largest}"
-            ))
-        if self.samples.namespace == self.dra_driver.namespace:
-            problems.append((
-                "samples.namespace", f"'{self.samples.namespace}' is the driver's namespace (draDriver.namespace): the "
-                "samples' restricted pod security and deny-all policy would stop the driver; choose another"
-            ))
-        if self.samples.extended_resource_name is not None:
-            problem = extended_resource_problem(self.cluster.kubernetes_version, "cluster.kubernetesVersion")
-            if problem:
-                problems.append(("samples.extendedResourceName", problem))
+        problems = cross_problems(self.cluster, list(enumerate(self.gpu_pools)), True, self.dra_driver.namespace,
+                                  self.samples, self.cluster.system_pool.name)
         if problems:
             raise KeyedProblemsError(*problems)
         return self
 
-    def _capacity_reservations(self) -> None:
-        """A pool on a capacity reservation group needs a user-assigned cluster identity (learn.microsoft.com/azure/aks/
-        use-capacity-reservation-groups: "System-assigned managed identities don't work for this feature")."""
-        if self.cluster.identity_id is not None:
-            return
-        problems = [
-            (f"gpuPools[{index}].capacityReservationGroupId",
-             "needs cluster.identityId: AKS uses capacity reservation groups only through a user-assigned cluster "
-             "identity with Contributor on the reservation's resource group")
-            for index, pool in enumerate(self.gpu_pools) if pool.capacity_reservation_group_id is not None
+
+# --- checks that span sections, on whatever parts validated -----------------------------------------------------------
+Pools = list[tuple[int, GpuPoolConfig]]
+
+
+def cross_problems(
+    cluster: ClusterConfig | None, pools: Pools, all_pools: bool, driver_namespace: str | None,
+    samples: SamplesConfig | None, system_pool: str | None,
+) -> list[tuple[str, str]]:
+    """Every check that spans sections, each run when the parts it reads validated (`pools` are the pools that did, by
+    index; `all_pools` says whether that is all of them; the driver's namespace and the system pool's name, when
+    they did), so one run lists every mistake."""
+    problems: list[tuple[str, str]] = []
+    if system_pool is not None:
+        problems += [
+            (f"gpuPools[{index}].name", f"'{system_pool}' is the system pool's name (cluster.systemPool.name); "
+             "choose another: pool names are unique in a cluster")
+            for index, pool in pools if pool.name == system_pool
         ]
-        if problems:
-            raise KeyedProblemsError(*problems)
-
-    def _pool_subnets(self) -> None:
-        """A pool's own subnet needs the cluster's, in the same virtual network (learn.microsoft.com/azure/aks/
-        create-node-pools, "Add a node pool with a unique subnet": all node pool subnets in one VNet)."""
-        cluster_subnet = self.cluster.network.vnet_subnet_id
-        problems = []
-        for index, pool in enumerate(self.gpu_pools):
-            if pool.vnet_subnet_id is None:
-                continue
-            key = f"gpuPools[{index}].vnetSubnetId"
-            if cluster_subnet is None:
-                problems.append((key, "needs cluster.network.vnetSubnetId: the system pool must be in the same "
-                                 "virtual network, so give the cluster a subnet of it too"))
-                continue
-            own, cluster = parse_arm_id(pool.vnet_subnet_id, SUBNET), parse_arm_id(cluster_subnet, SUBNET)
-            if isinstance(own, ArmId) and isinstance(cluster, ArmId) and own.parent() != cluster.parent():
-                problems.append((key, f"is in virtual network '{own.names[0]}', not in cluster.network.vnetSubnetId's "
-                                 f"'{cluster.names[0]}'; AKS needs every pool's subnet in one virtual network"))
-        if problems:
-            raise KeyedProblemsError(*problems)
+    if cluster is not None:
+        problems += _pool_subnets(cluster, pools) + _capacity_reservations(cluster, pools)
+        problems += [
+            (f"gpuPools[{index}].kubernetesVersion", problem)
+            for index, pool in pools
+            if pool.kubernetes_version and (problem := pool_skew_problem(pool.kubernetes_version, cluster.kubernetes_version))
+        ]
+    if samples is not None:
+        problems += _sample_memory(samples, pools, all_pools)
+        if driver_namespace is not None and samples.namespace == driver_namespace:
+            problems.append((
+                "samples.namespace", f"'{samples.namespace}' is the driver's namespace (draDriver.namespace): the "
+                "samples' restricted pod security and deny-all policy would stop the driver; choose another"
+            ))
+        if cluster is not None and samples.extended_resource_name is not None:
+            problem = extended_resource_problem(cluster.kubernetes_version, "cluster.kubernetesVersion")
+            if problem:
+                problems.append(("samples.extendedResourceName", problem))
+    return problems
 
 
+def _sample_memory(samples: SamplesConfig, pools: Pools, all_pools: bool) -> list[tuple[str, str]]:
+    """The sample Job's memory against the pools' slices; with a pool that did not validate, only what no A10 slice
+    holds is certain to be wrong."""
+    wanted = samples.workload_memory_gib
+    if wanted is None:
+        return []
+    offered = sorted({p.size.gpu_memory_gib for _, p in pools})
+    if all_pools and offered and wanted > offered[-1]:
+        return [("samples.workloadMemoryGiB", f"{wanted} GiB is more than any pool's slice offers "
+                 f"(pools offer {', '.join(map(str, offered))} GiB); choose at most {offered[-1]}")]
+    if not all_pools and wanted > SIZE_CLASSES[-1]:
+        return [("samples.workloadMemoryGiB", f"{wanted} GiB is more than any A10 slice holds (at most "
+                 f"{SIZE_CLASSES[-1]} GiB, a whole A10); choose at most the largest slice your pools offer")]
+    return []
+
+
+def _capacity_reservations(cluster: ClusterConfig, pools: Pools) -> list[tuple[str, str]]:
+    """A pool on a capacity reservation group needs a user-assigned cluster identity (learn.microsoft.com/azure/aks/
+    use-capacity-reservation-groups: "System-assigned managed identities don't work for this feature")."""
+    if cluster.identity_id is not None:
+        return []
+    return [
+        (f"gpuPools[{index}].capacityReservationGroupId",
+         "needs cluster.identityId: AKS uses capacity reservation groups only through a user-assigned cluster "
+         "identity with Contributor on the reservation's resource group")
+        for index, pool in pools if pool.capacity_reservation_group_id is not None
+    ]
+
+
+def _pool_subnets(cluster: ClusterConfig, pools: Pools) -> list[tuple[str, str]]:
+    """A pool's own subnet needs the cluster's, in the same virtual network (learn.microsoft.com/azure/aks/
+    create-node-pools, "Add a node pool with a unique subnet": all node pool subnets in one VNet)."""
+    cluster_subnet = cluster.network.vnet_subnet_id
+    problems = []
+    for index, pool in pools:
+        if pool.vnet_subnet_id is None:
+            continue
+        key = f"gpuPools[{index}].vnetSubnetId"
+        if cluster_subnet is None:
+            problems.append((key, "needs cluster.network.vnetSubnetId: the system pool must be in the same "
+                             "virtual network, so give the cluster a subnet of it too"))
+            continue
+        own, parent = parse_arm_id(pool.vnet_subnet_id, SUBNET), parse_arm_id(cluster_subnet, SUBNET)
+        if isinstance(own, ArmId) and isinstance(parent, ArmId) and own.parent() != parent.parent():
+            problems.append((key, f"is in virtual network '{own.names[0]}', not in cluster.network.vnetSubnetId's "
+                             f"'{parent.names[0]}'; AKS needs every pool's subnet in one virtual network"))
+    return problems
+
+
+def _part(model: type[Model], data: Any) -> Any:
+    try:
+        return model.model_validate(data)
+    except (ValidationError, ValueError, TypeError):
+        return None
+
+
+def partial_problems(data: Any) -> list[Problem]:
+    """The cross-section checks on the sections (and pools) of raw stack data that validate on their own: what a
+    failed whole-stack validation did not get to check, so one run reports every mistake."""
+    if not isinstance(data, Mapping):
+        return []
+    raw_cluster = data.get("cluster")
+    cluster = _part(ClusterConfig, raw_cluster)
+    system = _part(SystemPoolConfig, raw_cluster.get("systemPool", {})) if isinstance(raw_cluster, Mapping) else None
+    raw_driver = data.get("draDriver", {})
+    driver = _part(DraDriverConfig, raw_driver)
+    if driver is None and isinstance(raw_driver, Mapping):  # its namespace alone, when that much is right
+        namespace = _part(DraDriverConfig, {"namespace": raw_driver["namespace"]} if "namespace" in raw_driver else {})
+    else:
+        namespace = driver
+    samples = _part(SamplesConfig, data.get("samples", {}))
+    raw = data.get("gpuPools")
+    raw_pools = list(raw) if isinstance(raw, list) else []
+    found = [(i, _part(GpuPoolConfig, p)) for i, p in enumerate(raw_pools)]
+    pools = [(i, p) for i, p in found if p is not None]
+    problems = cross_problems(cluster, pools, bool(raw_pools) and len(pools) == len(raw_pools),
+                              namespace.namespace if namespace else None, samples, system.name if system else None)
+    return [Problem(key, message) for key, message in problems]

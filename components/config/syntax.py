@@ -117,7 +117,9 @@ def parse_k8s_version(text: str) -> tuple[int, int]:
     """Returns (major, minor) of ``1.34`` or ``1.34.2``; raises ValueError otherwise."""
     m = K8S_VERSION.fullmatch(text)
     if not m:
-        raise ValueError(f"'{text}' is not a Kubernetes version; write major.minor or major.minor.patch, e.g. '1.34'")
+        near = re.match(r"v?([0-9]+)\.([0-9]+)", text.strip())  # the hint starts from the user's own numbers
+        example = f"{int(near[1])}.{int(near[2])}" if near else "1.34"
+        raise ValueError(f"'{text}' is not a Kubernetes version; write major.minor or major.minor.patch, e.g. '{example}'")
     return int(m.group(1)), int(m.group(2))
 
 

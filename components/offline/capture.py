@@ -180,14 +180,28 @@ def _capture(
             pulumi.runtime.set_all_config(pulumi.runtime.get_config_env(), pulumi.runtime.get_config_secret_keys_env())
             loop.run_until_complete(pulumi.runtime.run_in_stack(main))
     finally:
-        for task in asyncio.all_tasks(loop):
-            task.cancel()
-        loop.run_until_complete(asyncio.sleep(0))
+        # Cancelling can start more tasks: a program that raised leaves the SDK's stack to register its outputs in a
+        # `finally` (pulumi/pulumi sdk/python/lib/pulumi/runtime/stack.py run_in_stack -> Stack._finish ->
+        # runtime/resource.py register_resource_outputs, an `asyncio.ensure_future`). A task the loop never starts is
+        # a coroutine never awaited (a RuntimeWarning when it is collected), so cancel until none is left.
+        stray: BaseException | None = None  # a task's SystemExit leaves the loop at once: finish first, raise it after
+        for _ in range(10):
+            pending = asyncio.all_tasks(loop)
+            if not pending:
+                break
+            for task in pending:
+                task.cancel()
+            try:
+                loop.run_until_complete(asyncio.sleep(0))
+            except BaseException as exc:
+                stray = stray or exc
         loop.run_until_complete(loop.shutdown_default_executor())
         loop.close()
         asyncio.set_event_loop(None)
         monitor.close()
         _LOOPS.pop(threading.get_ident(), None)
+        if stray is not None:
+            raise stray
     resources = sorted(monitor.registrations, key=lambda r: r.urn)
     return Plan(project, stack, resources, monitor.outputs, monitor.invokes)
 

@@ -2,13 +2,18 @@
 
 Exit status: 0 everything fits, 3 something does not (a workload no slice holds, a size the stack lacks, a pool too
 small), 2 bad input (one line per problem on stderr, nothing on stdout).
+
+Workloads are asked for by the memory they need (`--workload NAME=GiB[xCOUNT]`, `memoryGiB:`) or by a nominal slice
+(`--slice NAME=GB[xCOUNT]`, `slice:`); spot pools serve only the workloads that opt in (`--spot NAME`, `spot: true`).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -16,6 +21,7 @@ import yaml
 from pydantic import Field, field_validator, model_validator
 
 from ..config import ConfigError, KeyedProblemsError, Model, Problem, StackConfig, stack_config_from_mapping, validate
+from .model import SLICE_SIZES, Finding
 from .planner import Workload, plan_sizing
 from .report import to_json, to_markdown, to_text
 
@@ -24,15 +30,25 @@ _WORKLOAD = re.compile(r"(?P<name>[A-Za-z0-9][-A-Za-z0-9_.]*)=(?P<gib>[0-9]+(\.[
                        re.ASCII | re.IGNORECASE)
 _NAME = re.compile(r"[A-Za-z0-9][-A-Za-z0-9_.]{0,62}", re.ASCII)
 WORKLOAD_SYNTAX = "NAME=GiB[xCOUNT], e.g. 'embed=3x4' (3 GiB of GPU memory, 4 replicas) or 'llm=20'"
+_SLICE = re.compile(r"(?P<name>[A-Za-z0-9][-A-Za-z0-9_.]*)=(?P<gb>[0-9]+)(?:GB|G)?(?:x(?P<count>[0-9]+))?",
+                    re.ASCII | re.IGNORECASE)
+SLICES_TEXT = f"{', '.join(map(str, SLICE_SIZES))} (24: a whole A10; 48: two whole A10s on one node)"
+SLICE_SYNTAX = f"NAME=GB[xCOUNT] with GB one of {SLICES_TEXT}, e.g. 'chat=8x6'"
 
 
 class WorkloadSpec(Model):
     """One workload of a `--workloads` file."""
 
     name: str = Field(description="A name to report it by (letters, digits, '-', '_', '.').")
-    memory_gib: float = Field(gt=0, le=1024, alias="memoryGiB", description="GPU memory per device, in GiB.")
+    memory_gib: float | None = Field(None, gt=0, le=1024, alias="memoryGiB",
+                                     description="GPU memory per device the workload needs, in GiB (or `slice`).")
+    slice: Literal[4, 8, 12, 24, 48] | None = Field(
+        None, description="The nominal slice to run on, in GB (or `memoryGiB`): 4, 8, 12, 24 (a whole A10), or 48 "
+        "(two whole A10s on one node).")
     count: int = Field(1, ge=1, le=10000, description="Replicas that run at the same time.")
-    devices: Literal[1, 2] = Field(1, description="Devices per replica: 2 means two 24 GB devices on one node.")
+    devices: Literal[1, 2] | None = Field(None, description="Devices per replica: 2 means two 24 GB devices on one "
+                                          "node (default 1; 2 with slice: 48).")
+    spot: bool = Field(False, description="May run on spot pools (evictable); without it a spot pool never serves it.")
 
     @field_validator("name")
     @classmethod
@@ -40,6 +56,27 @@ class WorkloadSpec(Model):
         if not _NAME.fullmatch(v):
             raise ValueError(f"'{v}' is not a workload name; use letters, digits, '-', '_' or '.' (at most 63)")
         return v
+
+    @model_validator(mode="after")
+    def _memory_or_slice(self) -> WorkloadSpec:
+        if (self.memory_gib is None) == (self.slice is None):
+            raise KeyedProblemsError(("memoryGiB", "give memoryGiB (GiB the workload needs) or slice (one of "
+                                      f"{SLICES_TEXT}), one of the two"))
+        if self.slice is not None and self.slice < 24 and self.devices == 2:
+            raise KeyedProblemsError(("devices", f"two devices on one node are 24 GB each, not {self.slice}; write "
+                                      "slice: 48 (or devices: 1)"))
+        if self.slice == 48 and self.devices == 1:
+            raise KeyedProblemsError(("devices", "slice: 48 is two devices on one node; leave devices out (or 2)"))
+        return self
+
+    def workload(self) -> Workload:
+        """The planner's Workload."""
+        if self.slice is not None:
+            devices = 2 if self.slice == 48 or self.devices == 2 else 1
+            gib = min(self.slice, 24)
+            return Workload(self.name, float(gib), self.count, devices, gib, self.spot)
+        assert self.memory_gib is not None
+        return Workload(self.name, self.memory_gib, self.count, self.devices or 1, None, self.spot)
 
 
 class WorkloadSet(Model):
@@ -69,6 +106,20 @@ def parse_workload(text: str) -> Workload:
     return Workload(m["name"], gib, count)
 
 
+def parse_slice(text: str) -> Workload:
+    """`NAME=GB[xCOUNT]` (GB a nominal slice) -> Workload asking for that slice; ValueError saying the syntax."""
+    m = _SLICE.fullmatch(text.strip())
+    if not m:
+        raise ValueError(f"--slice '{text}': expected {SLICE_SYNTAX}")
+    gb, count = int(m["gb"]), int(m["count"] or 1)
+    if gb not in SLICE_SIZES:
+        raise ValueError(f"--slice '{text}': {gb} GB is not an A10 slice; GB is one of {SLICES_TEXT}")
+    if count < 1:
+        raise ValueError(f"--slice '{text}': COUNT must be at least 1")
+    size = min(gb, 24)
+    return Workload(m["name"], float(size), count, 2 if gb == 48 else 1, size)
+
+
 def read_workloads(path: str) -> list[Workload]:
     """The workloads of a YAML file; ConfigError naming the file and each bad key."""
     try:
@@ -83,7 +134,7 @@ def read_workloads(path: str) -> list[Workload]:
         found = validate(WorkloadSet, doc)
     except ConfigError as exc:
         raise ConfigError([Problem(f"{path}: {p.path}" if p.path else path, p.message) for p in exc.problems]) from None
-    return [Workload(w.name, w.memory_gib, w.count, w.devices) for w in found.workloads]
+    return [w.workload() for w in found.workloads]
 
 
 def collect_workloads(args: argparse.Namespace) -> list[Workload]:
@@ -95,23 +146,30 @@ def collect_workloads(args: argparse.Namespace) -> list[Workload]:
             workloads += read_workloads(path)
         except ConfigError as exc:
             problems += exc.problems
-    for text in args.workload or []:
-        try:
-            workloads.append(parse_workload(text))
-        except ValueError as exc:
-            problems.append(Problem("", str(exc)))
+    for texts, parse in ((args.workload, parse_workload), (getattr(args, "slice", None), parse_slice)):
+        for text in texts or []:
+            try:
+                workloads.append(parse(text))
+            except ValueError as exc:
+                problems.append(Problem("", str(exc)))
     names = [w.name for w in workloads]
+    spot = getattr(args, "spot", None) or []
+    for name in spot:
+        if name not in names and workloads:
+            problems.append(Problem("", f"--spot '{name}': no workload is named '{name}'; name one of {', '.join(names)}"))
+    workloads = [replace(w, spot=True) if w.name in spot else w for w in workloads]
     problems += [Problem("", f"workload '{n}' is named twice; give each workload its own name")
                  for n in sorted({n for n in names if names.count(n) > 1})]
     if not workloads and not problems:
-        problems.append(Problem("", f"no workloads: give --workload {WORKLOAD_SYNTAX.split(',')[0]} or --workloads FILE"))
+        problems.append(Problem("", f"no workloads: give --workload {WORKLOAD_SYNTAX.split(',')[0]}, --slice "
+                                    "NAME=GB[xCOUNT] or --workloads FILE"))
     if problems:
         raise ConfigError(problems)
     return workloads
 
 
-def read_stack(project_dir: str, stack: str) -> StackConfig:
-    """The stack's validated settings, read from its stack file (the program is not run)."""
+def read_stack_file(project_dir: str, stack: str) -> tuple[StackConfig, list[dict[str, Any]] | None]:
+    """The stack's validated settings and its gpuPools as the stack file writes them (the program is not run)."""
     from ..offline import StackFileError, load_project, read_stack_config
 
     try:
@@ -119,24 +177,40 @@ def read_stack(project_dir: str, stack: str) -> StackConfig:
         config, _secrets = read_stack_config(project, stack)
     except StackFileError as exc:
         raise ConfigError([Problem("", str(exc))]) from None
-    return stack_config_from_mapping(config, project.name)
+    validated = stack_config_from_mapping(config, project.name)
+    written = config.get(f"{project.name}:gpuPools")
+    if isinstance(written, str):  # `pulumi config set --path` stores structured values as JSON text
+        written = json.loads(written)
+    ok = isinstance(written, list) and len(written) == len(validated.gpu_pools) and all(isinstance(p, dict) for p in written)
+    return validated, written if ok else None
+
+
+def read_stack(project_dir: str, stack: str) -> StackConfig:
+    """The stack's validated settings, read from its stack file (the program is not run)."""
+    return read_stack_file(project_dir, stack)[0]
 
 
 def run(args: argparse.Namespace) -> int:
     """The `size` command; ConfigError on bad input (the CLI prints its problems and exits 2)."""
-    from ..catalog.prices import load_prices
+    from ..catalog.prices import prices_for
 
     problems: list[Problem] = []
-    results: dict[str, Any] = {}
-    for key, load in (("workloads", lambda: collect_workloads(args)), ("prices", lambda: load_prices(args.prices)),
-                      ("stack", lambda: read_stack(args.project_dir, args.stack) if args.stack else None)):
+    results: dict[str, Any] = {"stack": (None, None)}
+    for key, load in (("workloads", lambda: collect_workloads(args)),
+                      ("stack", lambda: read_stack_file(args.project_dir, args.stack) if args.stack else (None, None))):
         try:
             results[key] = load()
         except ConfigError as exc:
             problems += exc.problems
+    stack, written = results["stack"]
+    try:  # the stack's location picks the row of the package's table; a file of one region is used as it is
+        prices, fallback = prices_for(stack.cluster.location if stack else None, args.prices)
+    except ConfigError as exc:
+        problems += exc.problems
     if problems:
         raise ConfigError(problems)
-    plan = plan_sizing(results["workloads"], results["prices"], results["stack"])
+    notice = [Finding("warning", "price-region", fallback, "prices")] if fallback else []
+    plan = plan_sizing(results["workloads"], prices, stack, written_pools=written, price_findings=notice)
     fmt = "json" if args.json else (args.format or "text")
     sys.stdout.write({"json": to_json, "markdown": to_markdown, "text": to_text}[fmt](plan))
     return EXIT_FITS if plan.fits else EXIT_DOES_NOT_FIT

@@ -9,7 +9,9 @@ import yaml
 
 from ..catalog import A10_SIZES
 from ..config import PROJECT
-from .planner import CostLine, SizingPlan
+from ..kubernetes.selectors import usable_memory_gib
+from .model import CostLine, Placement, PoolPlan, SizingPlan
+from .planner import usable_sizes
 
 COST_ORDER = ("plan", "wholeA10PerWorkload", "largestSizePool")
 
@@ -30,28 +32,44 @@ def _cost_dict(line: CostLine) -> dict[str, Any]:
     }
 
 
+def _usable(plan: SizingPlan, p: Placement) -> float | None:
+    return None if p.size_class is None else round(usable_memory_gib(p.size_class, plan.margin_percent), 2)
+
+
+def _pool_names(plan: SizingPlan, indexes: tuple[int, ...]) -> list[str]:
+    return [plan.pool_names[i] for i in indexes]
+
+
 def to_dict(plan: SizingPlan) -> dict[str, Any]:
     """The JSON document of `size --json`: workloads, pools, cost, problems, and the gpuPools that would fit."""
     prices = plan.prices
     return {
         "marginPercent": plan.margin_percent,
         "deviceClassName": plan.device_class,
+        "usableGiB": {str(k): round(v, 2) for k, v in usable_sizes(plan.margin_percent).items()},
         "workloads": [
             {
                 "name": p.workload.name,
-                "memoryGiB": p.workload.memory_gib,
+                "memoryGiB": p.workload.memory_gib if p.workload.slice_gib is None else None,  # asked by slice
+                "slice": None if p.workload.slice_gib is None else p.workload.slice_gib * p.workload.devices,
                 "count": p.workload.count,
                 "devices": p.workload.devices,
+                "spot": p.workload.spot,
                 "sizeClassGiB": p.size_class,
+                "usableGiB": _usable(plan, p),
                 "vmSize": p.vm_size,
                 "claimTemplate": p.claim_template,
+                "stackPools": _pool_names(plan, p.stack_pools),
                 "tolerations": p.tolerations,
             }
             for p in plan.placements
         ],
+        "notes": plan.notes,
         "pools": [
             {
                 "vmSize": p.vm_size,
+                "stackPools": _pool_names(plan, p.stack_pools),
+                "workloads": list(p.workloads),
                 "devices": p.devices,
                 "nodes": p.nodes,
                 "minCount": p.min_count,
@@ -71,6 +89,7 @@ def to_dict(plan: SizingPlan) -> dict[str, Any]:
         "problems": [f.to_dict() for f in plan.findings],
         "fits": plan.fits,
         "gpuPools": plan.gpu_pools,
+        "gpuPoolsChanges": [c.to_dict() for c in plan.changes],
     }
 
 
@@ -111,17 +130,30 @@ def _tolerations_text(tolerations: list[dict[str, str]]) -> str:
                      for t in tolerations) or "-"
 
 
+def _slice_text(plan: SizingPlan, p: Placement) -> str:
+    if p.size_class is None:
+        return "none"
+    two = "2 x " if p.workload.devices == 2 else ""
+    return f"{two}{p.size_class} GB ({usable_memory_gib(p.size_class, plan.margin_percent):.1f} GiB usable)"
+
+
+def _pool_text(plan: SizingPlan, p: PoolPlan) -> str:
+    return ", ".join(_pool_names(plan, p.stack_pools)) or "new"
+
+
 def _rows(plan: SizingPlan) -> dict[str, tuple[list[str], list[list[str]]]]:
     """The report's tables as (header, rows), shared by the text and Markdown forms."""
     currency = plan.prices.currency
     workloads = [
-        [p.workload.name, f"{p.workload.memory_gib:g}", str(p.workload.count), str(p.workload.devices),
-         p.vm_size or "fits nowhere", p.claim_template or "-", _tolerations_text(p.tolerations)]
+        [p.workload.name, p.workload.asked, str(p.workload.count), str(p.workload.devices),
+         "yes" if p.workload.spot else "-", _slice_text(plan, p), p.vm_size or "fits nowhere", p.claim_template or "-",
+         _tolerations_text(p.tolerations)]
         for p in plan.placements
     ]
     pools = [
-        [p.vm_size, str(A10_SIZES[p.vm_size].gpu_memory_gib), str(p.devices), str(p.nodes), str(p.min_count),
-         str(p.max_count), _fmt_money(_node_price(plan, p.vm_size, p.nodes), currency)]
+        [_pool_text(plan, p) if plan.has_stack else "new", p.vm_size, str(A10_SIZES[p.vm_size].gpu_memory_gib),
+         f"{usable_memory_gib(A10_SIZES[p.vm_size].gpu_memory_gib, plan.margin_percent):.1f}", str(p.devices),
+         str(p.nodes), _fmt_money(_node_price(plan, p.vm_size, p.nodes), currency)]
         for p in plan.pools
     ]
     costs = [
@@ -131,8 +163,9 @@ def _rows(plan: SizingPlan) -> dict[str, tuple[list[str], list[list[str]]]]:
     ]
     problems = [[f.severity, f.key or "-", f.message] for f in plan.findings]
     return {
-        "workloads": (["workload", "GiB", "count", "devices", "VM size", "claim template", "tolerations"], workloads),
-        "pools": (["VM size", "GiB per device", "devices", "nodes", "minCount", "maxCount", "per hour"], pools),
+        "workloads": (["workload", "asked", "count", "devices", "spot", "slice", "VM size", "claim template",
+                       "tolerations"], workloads),
+        "pools": (["pool", "VM size", "GiB per device", "usable GiB", "devices", "nodes", "per hour"], pools),
         "cost": (["option", "per hour", f"per month ({plan.prices.hours_per_month:g} h)", "GPU GiB used / provisioned",
                   "utilisation"], costs),
         "problems": (["severity", "key", "problem"], problems),
@@ -144,9 +177,22 @@ def _prices_line(plan: SizingPlan) -> str:
     return f"Prices: {p.currency}, {p.region}, as of {p.date}; source: {p.source}."
 
 
+def _usable_line(plan: SizingPlan) -> str:
+    sizes = ", ".join(f"{k} GB {v:.1f} GiB" for k, v in usable_sizes(plan.margin_percent).items())
+    return f"Usable GPU memory per slice after the {plan.margin_percent} % margin: {sizes}."
+
+
+def _changes_lines(plan: SizingPlan) -> list[str]:
+    if not plan.has_stack:
+        return []
+    if not plan.changes:
+        return ["Changes to the stack's gpuPools: none (every pool as written)."]
+    return ["Changes to the stack's gpuPools (every other setting as written):", *[f"- {c}" for c in plan.changes]]
+
+
 def to_text(plan: SizingPlan) -> str:
     """The report for a terminal: aligned tables, the problems, and the gpuPools snippet."""
-    out = [f"Sizing (a slice counts for its nominal GPU memory less {plan.margin_percent} %)", ""]
+    out = [f"Sizing (a slice counts for its nominal GPU memory less {plan.margin_percent} %)", _usable_line(plan), ""]
     for title, (header, rows) in _rows(plan).items():
         if not rows:
             out += [f"{title}: none", ""]
@@ -156,7 +202,13 @@ def to_text(plan: SizingPlan) -> str:
         for line in [header, *rows]:
             out.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip())
         out.append("")
-    out += [_prices_line(plan), "", "gpuPools that would fit:", snippet_yaml(plan).rstrip(), ""]
+        if title == "workloads" and plan.notes:
+            out += [*plan.notes, ""]
+    out += [_prices_line(plan), ""]
+    changes = _changes_lines(plan)
+    if changes:
+        out += [*changes, ""]
+    out += ["gpuPools that would fit:", snippet_yaml(plan).rstrip(), ""]
     out.append("everything fits" if plan.fits else "something does not fit (exit 3)")
     return "\n".join(out) + "\n"
 
@@ -174,7 +226,7 @@ def to_markdown(plan: SizingPlan, heading_level: int = 3) -> str:
     """The report as Markdown (for a pull-request comment or docs): tables, problems, the snippet in a YAML block."""
     h = "#" * heading_level
     verdict = "Everything fits." if plan.fits else "**Something does not fit.**"
-    out = [f"{h} GPU sizing", "", f"{verdict} A slice counts for its nominal GPU memory less {plan.margin_percent} %.", ""]
+    out = [f"{h} GPU sizing", "", f"{verdict} {_usable_line(plan)}", ""]
     titles = {"workloads": "Workloads", "pools": "Pools", "cost": "Cost", "problems": "Problems"}
     for key, (header, rows) in _rows(plan).items():
         if key == "problems" and not rows:
@@ -182,7 +234,12 @@ def to_markdown(plan: SizingPlan, heading_level: int = 3) -> str:
         out += [f"{h}# {titles[key]}", ""]
         out += _md_table(header, rows) if rows else ["none"]
         out.append("")
+        if key == "workloads" and plan.notes:
+            out += [*(f"- {n}" for n in plan.notes), ""]
         if key == "cost":
             out += [_prices_line(plan), ""]
+    changes = _changes_lines(plan)
+    if changes:
+        out += [*changes, ""]
     out += [f"{h}# gpuPools that would fit", "", "```yaml", snippet_yaml(plan).rstrip(), "```", ""]
     return "\n".join(out)

@@ -1,0 +1,27 @@
+"""The `size` command's arguments (argparse only: the CLI builds its parser before it checks the installed dependencies,
+so this imports nothing else)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_size_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags of `python -m components size`."""
+    parser.add_argument("--workload", action="append", metavar="NAME=GiB[xCOUNT]",
+                        help="a workload: GPU memory per replica in GiB and replicas, e.g. embed=3x4 (repeatable)")
+    parser.add_argument("--slice", action="append", metavar="NAME=GB[xCOUNT]",
+                        help="a workload asking for a nominal slice: GB one of 4, 8, 12, 24 (a whole A10), 48 (two on one "
+                        "node), e.g. chat=8x6 (repeatable)")
+    parser.add_argument("--workloads", action="append", metavar="FILE.yaml",
+                        help="workloads from a YAML file: workloads: [{name, memoryGiB or slice, count, devices, spot}] "
+                        "(repeatable)")
+    parser.add_argument("--spot", action="append", metavar="NAME",
+                        help="let this workload run on the stack's spot pools (evictable; repeatable)")
+    parser.add_argument("--stack", help="check this stack's GPU pools against the workloads (and use its samples settings)")
+    parser.add_argument("--project-dir", default=".", help="the Pulumi project's folder (default: current folder)")
+    parser.add_argument("--prices", metavar="FILE.yaml",
+                        help="a price table instead of the package's own (whose row the stack's location picks)")
+    fmt = parser.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print the sizing plan as JSON")
+    fmt.add_argument("--format", choices=["text", "json", "markdown"], default=None, help="text (default), json or markdown")

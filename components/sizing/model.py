@@ -1,0 +1,145 @@
+"""The sizing planner's plain data: what is asked for (workloads), what it decides (placements, pools, changes to the
+stack's pools, costs) and what it reports (findings)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..catalog.prices import PriceTable
+
+
+def a_slice(gb: int) -> str:
+    """'a 4 GB slice', 'an 8 GB slice' (the article as the number is said)."""
+    return f"{'an' if gb in (8, 18, 80) else 'a'} {gb} GB slice"
+
+
+SLICE_SIZES: tuple[int, ...] = (4, 8, 12, 24, 48)
+"""The nominal slices a workload can ask for by name (`--slice NAME=GB`, `slice:`): an A10's 1/6, 1/3, 1/2, the whole
+A10, and 48 for two whole A10s on one node (Standard_NV72ads_A10_v5)."""
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A workload: GPU memory it needs per device (GiB) or a nominal slice it asks for, replicas, devices per replica
+    (1, or 2 on one node), and whether it may run on spot pools."""
+
+    name: str
+    memory_gib: float
+    count: int = 1
+    devices: int = 1
+    slice_gib: int | None = None  # asked for by slice: this size class (24 for `48`, with devices=2), margin aside
+    spot: bool = False
+
+    @property
+    def requested_gib(self) -> float:
+        """GPU memory per device it counts for: what it needs, or the whole nominal slice it asked for."""
+        return float(self.slice_gib) if self.slice_gib is not None else self.memory_gib
+
+    @property
+    def asked(self) -> str:
+        """How it was asked for, in the user's words: '8 GB slice', '2 x 24 GB slice' or '7 GiB'."""
+        if self.slice_gib is None:
+            return f"{self.memory_gib:g} GiB"
+        return "2 x 24 GB slice" if self.devices == 2 else f"{self.slice_gib} GB slice"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing the planner reports: an error (something does not fit) or a warning, at a key when there is one."""
+
+    severity: Literal["error", "warning"]
+    kind: str
+    message: str
+    key: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape."""
+        return {"severity": self.severity, "kind": self.kind, "key": self.key, "message": self.message}
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where one workload goes: its size class, VM size, claim template, tolerations and the stack's pools that may run
+    it (all None / empty when it fits nowhere)."""
+
+    workload: Workload
+    size_class: int | None
+    vm_size: str | None
+    claim_template: str | None
+    tolerations: list[dict[str, str]]
+    stack_pools: tuple[int, ...] = ()  # indexes into the stack's gpuPools this workload may run on
+
+
+@dataclass(frozen=True)
+class PoolPlan:
+    """Nodes of one VM size a set of workloads needs, the suggested autoscaling, and the stack's pools that serve them
+    (none: a new pool)."""
+
+    vm_size: str
+    devices: int
+    nodes: int
+    min_count: int
+    max_count: int
+    stack_pools: tuple[int, ...] = ()
+    workloads: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change the suggested gpuPools make to the stack's pools, with why."""
+
+    pool: str
+    key: str
+    old: Any
+    new: Any
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape."""
+        return {"pool": self.pool, "key": self.key, "old": self.old, "new": self.new, "reason": self.reason}
+
+    def __str__(self) -> str:
+        if self.old is None:
+            return f"{self.pool}: new pool ({self.reason})"
+        return f"{self.pool}: {self.key} {self.old} -> {self.new} ({self.reason})"
+
+
+@dataclass(frozen=True)
+class CostLine:
+    """One way to run the workloads: what it costs and how much of its GPU memory the workloads use."""
+
+    label: str
+    hourly: float | None
+    monthly: float | None
+    requested_gib: float
+    provisioned_gib: float
+    vm_size: str | None = None
+
+    @property
+    def utilisation(self) -> float | None:
+        """Memory asked for / memory provisioned, or None when nothing is provisioned."""
+        return self.requested_gib / self.provisioned_gib if self.provisioned_gib else None
+
+
+@dataclass
+class SizingPlan:
+    """Everything the planner decided, in the order people read it."""
+
+    margin_percent: int
+    device_class: str
+    placements: list[Placement]
+    pools: list[PoolPlan]
+    costs: dict[str, CostLine]
+    prices: PriceTable
+    findings: list[Finding] = field(default_factory=list)
+    gpu_pools: list[dict[str, Any]] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # one line per workload the margin moved up a size
+    pool_names: list[str] = field(default_factory=list)  # the stack's gpuPools names, by index (none without a stack)
+    has_stack: bool = False
+
+    @property
+    def fits(self) -> bool:
+        """Whether everything fits: no error among the findings."""
+        return not any(f.severity == "error" for f in self.findings)

@@ -1,0 +1,123 @@
+"""Placing one workload: its size class (by the memory it needs, after the margin, or by the slice it names), the VM
+size and claim template, the stack's pools that may run it (spot pools only for workloads that opt in), and the
+tolerations of exactly those pools.
+
+Rules (docs/sizing.md says them for people):
+- By memory: the smallest size class whose *usable* memory holds it (nominal less the margin the claim templates use:
+  a slice may report that much below nominal and still match). When the margin moved it up a size, one line says so.
+- By slice: that slice's own class and claim template (48 is two 24 GB devices on one Standard_NV72ads_A10_v5 node).
+- A spot pool serves a workload only when the workload opts in (`spot: true`, `--spot NAME`); a workload gets the
+  tolerations of the pools it may run on and no other pool's (so never AKS's spot taint without opting in).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from ..catalog import A10Size
+from ..config import GpuPoolConfig
+from ..kubernetes.claim_templates import PAIR_SIZE, claim_template_name, pair_template_name
+from ..kubernetes.selectors import SIZE_CLASSES, usable_memory_gib, vm_sizes_of_class
+from ..kubernetes.tolerations import pool_tolerations
+from .model import Finding, Placement, Workload, a_slice
+
+
+def size_class_for(memory_gib: float, margin_percent: int) -> int | None:
+    """The smallest size class whose usable memory holds this much, or None."""
+    return next((s for s in SIZE_CLASSES if usable_memory_gib(s, margin_percent) >= memory_gib), None)
+
+
+def _size_class(workload: Workload, margin_percent: int) -> int | None:
+    if workload.slice_gib is not None:
+        return workload.slice_gib
+    size = size_class_for(workload.memory_gib, margin_percent)
+    if workload.devices == 2 and size is not None:
+        size = PAIR_SIZE  # only Standard_NV72ads_A10_v5 nodes have two devices
+        if usable_memory_gib(size, margin_percent) < workload.memory_gib:
+            size = None
+    return size
+
+
+def eligible_pools(pools: list[GpuPoolConfig], size: int, workload: Workload) -> tuple[int, ...]:
+    """The stack's pools that may run this workload: of its size class with enough devices per node, of one VM size
+    (the first such pool's); spot pools for a workload that opts in (other pools when there is no spot pool of the
+    class), never otherwise."""
+    of_class = [i for i, p in enumerate(pools)
+                if p.size.gpu_memory_gib == size and p.size.devices_per_node >= workload.devices]
+    on_demand = [i for i in of_class if pools[i].spot is None]
+    spot = [i for i in of_class if pools[i].spot is not None]
+    chosen = (spot or on_demand) if workload.spot else on_demand
+    if not chosen:
+        return ()
+    vm_size = pools[chosen[0]].vm_size
+    return tuple(i for i in chosen if pools[i].vm_size == vm_size)
+
+
+def place(workload: Workload, margin_percent: int, device_class: str, pools: list[GpuPoolConfig]) -> Placement:
+    """The size class, VM size, claim template, pools and tolerations of one workload (None when nothing holds it)."""
+    size = _size_class(workload, margin_percent)
+    if size is None:
+        return Placement(workload, None, None, None, [])
+    chosen = eligible_pools(pools, size, workload)
+    vm_size = pools[chosen[0]].vm_size if chosen else vm_sizes_of_class(size, workload.devices)[0].vm_size
+    template = pair_template_name(device_class) if workload.devices == 2 else claim_template_name(device_class, size)
+    return Placement(workload, size, vm_size, template, pool_tolerations(pools[i] for i in chosen), chosen)
+
+
+def nominal_for(workload: Workload) -> int | None:
+    """The smallest nominal slice at least as large as the memory asked for (margin aside), or None."""
+    if workload.slice_gib is not None:
+        return None
+    classes = [PAIR_SIZE] if workload.devices == 2 else SIZE_CLASSES
+    return next((s for s in classes if s >= workload.memory_gib), None)
+
+
+def _ask(workload: Workload, nominal: int) -> str:
+    return f"--slice {workload.name}={nominal * workload.devices}"
+
+
+def margin_note(placement: Placement, margin_percent: int) -> str | None:
+    """One line when the margin moved a workload asked for by memory up a size (or out of every size)."""
+    w = placement.workload
+    nominal = nominal_for(w)
+    if nominal is None or placement.size_class is None or placement.size_class == nominal:
+        return None
+    offers = usable_memory_gib(nominal, margin_percent)
+    return (f"{w.name}: {w.memory_gib:g} GiB needs the {placement.size_class} GB slice: {a_slice(nominal)} offers "
+            f"{offers:.1f} GiB after the {margin_percent} % margin; ask `{_ask(w, nominal)}` to take it")
+
+
+def no_fit(index: int, workload: Workload, margin_percent: int) -> Finding:
+    """The error for a workload no slice holds, with the slice to ask for when the margin alone kept it out."""
+    largest = SIZE_CLASSES[-1]
+    most = usable_memory_gib(largest, margin_percent)
+    per = "per device " if workload.devices == 2 else ""
+    nominal = nominal_for(workload)
+    hint = (f"; ask `{_ask(workload, nominal)}` to take the whole slice{'s' if workload.devices == 2 else ''}"
+            if nominal is not None else "")
+    return Finding(
+        "error", "no-fit",
+        f"{workload.name}: {workload.memory_gib:g} GiB {per}is more than any single A10 slice holds (at most "
+        f"{most:.1f} GiB usable of {largest} GB with the {margin_percent} % margin){hint}; it is not placed",
+        f"workloads[{index}]",
+    )
+
+
+def nodes_for(vm: A10Size, placements: Iterable[Placement]) -> int:
+    """Nodes of this size that run every replica at once: a two-device pod takes a node, single devices fill slots."""
+    items = list(placements)
+    pairs = sum(p.workload.count for p in items if p.workload.devices == 2)
+    singles = sum(p.workload.count for p in items if p.workload.devices == 1)
+    spare = pairs * (vm.devices_per_node - 2) if pairs else 0
+    return pairs + math.ceil(max(0, singles - spare) / vm.devices_per_node)
+
+
+def devices_of(placements: Iterable[Placement]) -> int:
+    """Devices the replicas take at once."""
+    return sum(p.workload.count * p.workload.devices for p in placements)
+
+
+def requested_of(placements: Iterable[Placement]) -> float:
+    """GPU memory the replicas count for (a slice asked for by name counts whole)."""
+    return sum(p.workload.requested_gib * p.workload.count * p.workload.devices for p in placements)
