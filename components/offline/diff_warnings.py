@@ -5,15 +5,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..catalog import DRIVER_CHARTS
 from ..config.syntax import MISSING
 from .plan import SECRET
 from .replacement_rules import IMPACTS
-from .rules.model import CLUSTER, K8S_PROVIDER, POOL, SAFE_CHANGES_DOC
+from .rules.impacts import OTHER_RELEASE
+from .rules.model import CLUSTER, K8S_PROVIDER, POOL, RELEASE, SAFE_CHANGES_DOC
 from .urns import local_urn
 
 if TYPE_CHECKING:
     from .diff_model import ResourceDiff, ValueChange
 
+_DRIVER_CHART_NAMES = frozenset(chart.chart for chart in DRIVER_CHARTS.values())
 _PROTECTED = (
     "protected: `pulumi up` stops with an error instead of replacing it; to do this on purpose, turn protect off in "
     "the same update (Pulumi refuses a replacement only when the old and the new state are protected)"
@@ -57,6 +60,8 @@ def resource_warnings(
     type_ = old["type"]
     old_options = old.get("options") or {}
     impact = IMPACTS.get(type_)
+    if type_ == RELEASE and (old.get("inputs") or {}).get("chart") not in _DRIVER_CHART_NAMES:
+        impact = OTHER_RELEASE
     own_replacement = any("replace" in c.effects for c in changes)
     if protected:
         found.append(_PROTECTED_DELETE if new is None else _PROTECTED if own_replacement else _PROTECTED_CASCADE)

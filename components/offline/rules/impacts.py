@@ -36,9 +36,11 @@ IMPACTS: dict[str, Impact] = {
         safe_path=True,
     ),
     K8S_PROVIDER: Impact(replaced="every Kubernetes object this provider manages is replaced with it"),
+    # The NVIDIA DRA driver's release (another chart's: OTHER_RELEASE). pulumi-kubernetes replaces a Release create
+    # first (helm_release.go: no DeleteBeforeReplace), so the new release is installed before the old one goes.
     RELEASE: Impact(
-        replaced="the NVIDIA DRA driver is uninstalled and installed again: while it is gone no new GPU claim can be "
-        "allocated (pods that already run keep their devices)",
+        replaced="the NVIDIA DRA driver is installed anew, then the old release uninstalled: while its kubelet plugin "
+        "restarts no new GPU claim can be allocated (pods that already run keep their devices)",
         deleted="the NVIDIA DRA driver is uninstalled: no GPU claim can be allocated any more",
     ),
     NAMESPACE: Impact(
@@ -54,3 +56,9 @@ IMPACTS: dict[str, Impact] = {
         deleted="new pods that name this template cannot start",
     ),
 }
+
+OTHER_RELEASE = Impact(
+    replaced="the Helm release is installed anew, then the old one uninstalled (create first: helm_release.go)",
+    deleted="the Helm release is uninstalled with everything it installed",
+)
+"""A Helm release of another chart than the DRA driver's (dcgm-exporter): what replacing or deleting it costs."""
