@@ -219,17 +219,21 @@ class AksCluster(AksClusterOutputs, pulumi.ComponentResource):
         self.cluster_name = cluster.urn.apply(lambda _: args.name)
         # One window for every channel the stack turns on; AKS reads each by its reserved name.
         window = args.upgrades.maintenance_window
-        self.maintenance_configurations = [
-            containerservice.MaintenanceConfiguration(
-                f"{name}-{WINDOW_NAMES[config_name]}",
-                resource_group_name=self.resource_group_name,
-                resource_name_=self.cluster_name,
-                config_name=config_name,
-                maintenance_window=maintenance_window(window),
-                opts=pulumi.ResourceOptions(parent=self),
+        # One after the other: each is a write on the cluster, and AKS refuses a cluster operation while another runs
+        # (AKS troubleshooting, "Cluster pending operation (OperationNotAllowed) errors"); no source says a
+        # maintenance configuration PUT is exempt, and the order costs seconds.
+        self.maintenance_configurations = []
+        for config_name in args.upgrades.scheduled_configurations if window else ():
+            self.maintenance_configurations.append(
+                containerservice.MaintenanceConfiguration(
+                    f"{name}-{WINDOW_NAMES[config_name]}",
+                    resource_group_name=self.resource_group_name,
+                    resource_name_=self.cluster_name,
+                    config_name=config_name,
+                    maintenance_window=maintenance_window(window),
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=self.maintenance_configurations[-1:]),
+                )
             )
-            for config_name in (args.upgrades.scheduled_configurations if window else ())
-        ]
         self.cluster_id = cluster.id
         self.resource_uid = cluster.resource_uid
         self.oidc_issuer_url = cluster.oidc_issuer_profile.apply(lambda p: p.issuer_url if p else None)
