@@ -12,6 +12,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# The Kubernetes objects DraSamples creates, by type token.
+SAMPLE_TYPES = (
+    "kubernetes:core/v1:Namespace",
+    "kubernetes:resource.k8s.io/v1:DeviceClass",
+    "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate",
+    "kubernetes:resource.k8s.io/v1:ResourceClaim",
+    "kubernetes:networking.k8s.io/v1:NetworkPolicy",
+    "kubernetes:batch/v1:Job",
+)
+
 # The smallest valid stack, as plain data (camelCase, as a stack file says it).
 MINIMAL_STACK: dict[str, Any] = {
     "cluster": {
@@ -59,3 +69,21 @@ def project_dir() -> Path:
 def _no_ambient_kubeconfig(monkeypatch: pytest.MonkeyPatch) -> None:
     """Nothing under test may reach for the developer's cluster."""
     monkeypatch.setenv("KUBECONFIG", os.devnull)
+
+
+def all_waits(plan: Any, urn: str) -> set[str]:
+    """Every urn a resource of a captured plan waits for, directly or through others: its dependencies, its parent
+    and its provider (a provider reference is `<urn>::<id>`)."""
+    index = {r.urn: r for r in plan.resources}
+    seen: set[str] = set()
+    todo = [urn]
+    while todo:
+        r = index.get(todo.pop())
+        if r is None:
+            continue
+        links = [*r.dependencies, *([r.parent] if r.parent else []), *([r.provider.rsplit("::", 1)[0]] if r.provider else [])]
+        for link in links:
+            if link not in seen:
+                seen.add(link)
+                todo.append(link)
+    return seen

@@ -34,6 +34,7 @@ from components.kubernetes.dra_driver import (
     without_nulls,
 )
 from components.offline import Plan, capture
+from tests.conftest import all_waits
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 COMPONENT = "aks-dra-vgpu:index:NvidiaDraDriver"
@@ -444,23 +445,6 @@ def test_args_need_at_least_one_pool():
 
 
 # --- in the platform: the driver waits for the cluster only, never for the GPU pools ----------------------------------------
-def waits_for(plan: Plan, urn: str) -> set[str]:
-    """Every urn a resource waits for: its dependencies and its provider, transitively."""
-    index = {r.urn: r for r in plan.resources}
-    seen: set[str] = set()
-    todo = [urn]
-    while todo:
-        reg = index.get(todo.pop())
-        if reg is None:
-            continue
-        nexts = list(reg.dependencies) + ([reg.provider.rsplit("::", 1)[0]] if reg.provider else [])
-        for u in nexts:
-            if u not in seen:
-                seen.add(u)
-                todo.append(u)
-    return seen
-
-
 def test_in_the_platform_the_release_depends_on_the_cluster_not_the_pools(preview, stack_data):
     from components.platform import GpuPlatform
 
@@ -468,7 +452,7 @@ def test_in_the_platform_the_release_depends_on_the_cluster_not_the_pools(previe
     stack = StackConfig.model_validate(stack_data)
     plan = capture(lambda: GpuPlatform("aks", stack), preview=preview)
     release = plan.one(RELEASE)
-    waits = waits_for(plan, release.urn)
+    waits = all_waits(plan, release.urn)
     assert plan.one("azure-native:containerservice:ManagedCluster").urn in waits
     pools_ = plan.all("azure-native:containerservice:AgentPool")
     assert len(pools_) == 2

@@ -14,7 +14,7 @@ import yaml
 
 from components.cli import main
 from components.offline import SECRET, Plan, load_project, run_project
-from tests.conftest import ROOT
+from tests.conftest import ROOT, SAMPLE_TYPES
 
 EXAMPLE = ROOT / "examples" / "existing-cluster"
 PROJECT = "gpu-on-existing-aks"
@@ -22,14 +22,7 @@ PROJECT = "gpu-on-existing-aks"
 POOL = "azure-native:containerservice:AgentPool"
 RELEASE = "kubernetes:helm.sh/v3:Release"
 PROVIDER = "pulumi:providers:kubernetes"
-SAMPLE_OBJECTS = {
-    "kubernetes:core/v1:Namespace",
-    "kubernetes:resource.k8s.io/v1:DeviceClass",
-    "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate",
-    "kubernetes:resource.k8s.io/v1:ResourceClaim",
-    "kubernetes:networking.k8s.io/v1:NetworkPolicy",
-    "kubernetes:batch/v1:Job",
-}
+SAMPLE_OBJECTS = set(SAMPLE_TYPES)
 COMPONENTS = {"aks-dra-vgpu:index:GpuNodePool", "aks-dra-vgpu:index:NvidiaDraDriver", "aks-dra-vgpu:index:DraSamples"}
 
 

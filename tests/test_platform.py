@@ -10,19 +10,12 @@ from components.azure.gpu_pool import shared_subnet_predecessors
 from components.config import StackConfig
 from components.offline import Plan, Registration, capture
 from components.platform import GpuPlatform
+from tests.conftest import SAMPLE_TYPES, all_waits
 
 POOL = "azure-native:containerservice:AgentPool"
 CLUSTER = "azure-native:containerservice:ManagedCluster"
 RELEASE = "kubernetes:helm.sh/v3:Release"
 PROVIDER = "pulumi:providers:kubernetes"
-SAMPLE_TYPES = (
-    "kubernetes:core/v1:Namespace",
-    "kubernetes:resource.k8s.io/v1:DeviceClass",
-    "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate",
-    "kubernetes:resource.k8s.io/v1:ResourceClaim",
-    "kubernetes:networking.k8s.io/v1:NetworkPolicy",
-    "kubernetes:batch/v1:Job",
-)
 
 STACK = {
     "cluster": {"name": "aks-p", "location": "westeurope", "resourceGroup": {"name": "rg-p"}},
@@ -51,23 +44,6 @@ def _urn(link: str) -> str:
     return link.rsplit("::", 1)[0]
 
 
-def waits_for(plan: Plan, urn: str) -> set[str]:
-    """Every urn a resource waits for, directly or through others: its dependencies, its parent and its provider."""
-    index = {r.urn: r for r in plan.resources}
-    seen: set[str] = set()
-    todo = [urn]
-    while todo:
-        r = index.get(todo.pop())
-        if r is None:
-            continue
-        links = [*r.dependencies, *([r.parent] if r.parent else []), *([_urn(r.provider)] if r.provider else [])]
-        for link in links:
-            if link not in seen:
-                seen.add(link)
-                todo.append(link)
-    return seen
-
-
 def types_of(plan: Plan, urns: set[str]) -> set[str]:
     index = {r.urn: r.type for r in plan.resources}
     return {index[u] for u in urns if u in index}
@@ -76,7 +52,7 @@ def types_of(plan: Plan, urns: set[str]) -> set[str]:
 def test_helm_release_never_waits_for_a_gpu_pool(plans, preview):
     plan = plans[preview]
     assert len(plan.all(POOL)) == 2
-    upstream = types_of(plan, waits_for(plan, plan.one(RELEASE).urn))
+    upstream = types_of(plan, all_waits(plan, plan.one(RELEASE).urn))
     assert POOL not in upstream
     assert {PROVIDER, CLUSTER} <= upstream  # the walk does reach through the provider to the cluster
 
@@ -86,7 +62,7 @@ def test_samples_wait_for_neither_pools_nor_the_release(plans, preview):
     samples = [r for r in plan.resources if r.type in SAMPLE_TYPES]
     assert len(samples) == 7  # namespace, class, 2 templates, shared claim, deny-all policy, job
     for r in samples:
-        upstream = types_of(plan, waits_for(plan, r.urn))
+        upstream = types_of(plan, all_waits(plan, r.urn))
         assert POOL not in upstream and RELEASE not in upstream, r.name
         assert CLUSTER in upstream, r.name
 
@@ -114,7 +90,7 @@ def test_pools_in_aks_network_wait_for_the_cluster_only_never_for_each_other_or_
     pools = plan.all(POOL)
     assert len(pools) >= 2
     for pool in pools:
-        upstream = waits_for(plan, pool.urn)
+        upstream = all_waits(plan, pool.urn)
         assert plan.one(CLUSTER).urn in upstream
         assert not {t for t in types_of(plan, upstream) if t.startswith(("kubernetes:", "pulumi:providers"))}
         assert not {p.urn for p in pools} & upstream, f"{pool.name} waits for another pool"
@@ -176,7 +152,7 @@ def test_walk_finds_a_pool_reached_through_another_resource():
         reg("k8s", PROVIDER, ["urn:cm"]),
         reg("release", RELEASE, [], provider="urn:k8s::id"),
     ])
-    assert POOL in types_of(plan, waits_for(plan, "urn:release"))
+    assert POOL in types_of(plan, all_waits(plan, "urn:release"))
 
 
 def test_components_nest_under_the_platform(plans, preview):
