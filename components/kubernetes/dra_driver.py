@@ -18,8 +18,9 @@ from pydantic import Field
 from ..catalog import GPU_PRESENT_LABEL, RESOURCE_API_VERSION, DriverChart
 from ..config import DraDriverConfig, GpuPoolConfig
 from ..config.pools import GpuPools
-from ..outputs import output, register_declared
+from ..outputs import register_declared
 from .providers import require_kubernetes_provider
+from .release_outputs import HelmReleaseOutputs
 from .tolerations import pool_tolerations
 
 # The name 25.x installs give their objects; the renamed 0.4.x chart keeps it with nameOverride, so an upgrade from 25.x
@@ -161,13 +162,8 @@ def release_chart(chart: DriverChart) -> tuple[str, str | None]:
     return chart.chart, chart.repository
 
 
-class NvidiaDraDriverOutputs:
-    """What a NvidiaDraDriver gives back, in Python and in every other language."""
-
-    release_name: pulumi.Output[str] = output("The Helm release's name.")
-    namespace: pulumi.Output[str] = output("The namespace the driver runs in.")
-    chart_version: str = output("The pinned chart version.")
-    values: dict[str, Any] = output("The exact Helm values passed to the release.")
+NvidiaDraDriverOutputs = HelmReleaseOutputs
+"""What a NvidiaDraDriver gives back: its release's name, namespace, chart version and values."""
 
 
 class NvidiaDraDriver(NvidiaDraDriverOutputs, pulumi.ComponentResource):

@@ -17,8 +17,9 @@ from ..catalog import GPU_PRESENT_LABEL
 from ..config.monitoring import DCGM_EXPORTER_CHARTS, GpuMetricsConfig
 from ..config.pools import GpuPools
 from ..kubernetes.providers import require_kubernetes_provider
+from ..kubernetes.release_outputs import HelmReleaseOutputs
 from ..kubernetes.tolerations import pool_tolerations
-from ..outputs import output, register_declared
+from ..outputs import register_declared
 from .counters import counters_csv, counters_for
 from .scrape import exporter_scrape_object
 
@@ -63,13 +64,8 @@ def exporter_values(config: GpuMetricsConfig, pools: GpuPools) -> dict[str, Any]
     }
 
 
-class GpuMetricsOutputs:
-    """What a GpuMetrics gives back, in Python and in every other language."""
-
-    release_name: pulumi.Output[str] = output("The dcgm-exporter Helm release's name.")
-    namespace: pulumi.Output[str] = output("The namespace the exporter runs in.")
-    chart_version: str = output("The pinned dcgm-exporter chart version.")
-    values: dict[str, Any] = output("The exact Helm values passed to the release.")
+GpuMetricsOutputs = HelmReleaseOutputs
+"""What a GpuMetrics gives back: the dcgm-exporter release's name, namespace, chart version and values."""
 
 
 class GpuMetrics(GpuMetricsOutputs, pulumi.ComponentResource):
