@@ -7,7 +7,7 @@ import pulumi
 from ..config import DraDriverConfig
 from ..kubernetes.dra_driver import LEGACY_NAME
 from ..kubernetes.providers import require_kubernetes_provider
-from .scrape import plugin_scrape_object
+from .scrape import custom_resource, plugin_scrape_object
 
 
 def scrapes_driver(driver: DraDriverConfig, scrape_group: str | None) -> bool:
@@ -24,17 +24,9 @@ class DraDriverScrape(pulumi.ComponentResource):
     ):
         require_kubernetes_provider("DraDriverScrape", opts)
         super().__init__("aks-dra-vgpu:index:DraDriverScrape", name, None, opts)
-        import pulumi_kubernetes as k8s
 
         manifest = plugin_scrape_object(
             scrape_group, driver.namespace, driver.release_name, driver.chart, LEGACY_NAME, interval_seconds
         )
-        k8s.apiextensions.CustomResource(
-            f"{name}-podmonitor",
-            api_version=manifest["apiVersion"],
-            kind=manifest["kind"],
-            metadata=manifest["metadata"],
-            spec=manifest["spec"],
-            opts=pulumi.ResourceOptions(parent=self),
-        )
+        custom_resource(f"{name}-podmonitor", manifest, pulumi.ResourceOptions(parent=self))
         self.register_outputs({})

@@ -21,7 +21,7 @@ from ..kubernetes.release_outputs import HelmReleaseOutputs
 from ..kubernetes.tolerations import pool_tolerations
 from ..outputs import register_declared
 from .counters import counters_csv, counters_for
-from .scrape import exporter_scrape_object
+from .scrape import custom_resource, exporter_scrape_object
 
 DCGM_REPOSITORY = "https://nvidia.github.io/dcgm-exporter/helm-charts"
 DCGM_CHART = "dcgm-exporter"
@@ -99,12 +99,5 @@ class GpuMetrics(GpuMetricsOutputs, pulumi.ComponentResource):
         self.namespace = release.namespace
         if args.scrape_group is not None:
             manifest = exporter_scrape_object(args, args.scrape_group)
-            k8s.apiextensions.CustomResource(
-                f"{name}-scrape",
-                api_version=manifest["apiVersion"],
-                kind=manifest["kind"],
-                metadata=manifest["metadata"],
-                spec=manifest["spec"],
-                opts=pulumi.ResourceOptions(parent=self, depends_on=[release]),
-            )
+            custom_resource(f"{name}-scrape", manifest, pulumi.ResourceOptions(parent=self, depends_on=[release]))
         register_declared(self)

@@ -23,6 +23,20 @@ PLUGIN_JOB = "dra-kubelet-plugin"
 PLUGIN_METRICS_PORT = 8080  # kubeletPlugin.metrics.gpuHttpEndpoint ":8080" in the 0.4.x charts
 
 
+def custom_resource(name: str, manifest: dict[str, Any], opts: Any) -> Any:
+    """A Kubernetes custom resource (scrape object, rule) declared from its manifest; pulumi_kubernetes loads only here."""
+    import pulumi_kubernetes as k8s
+
+    return k8s.apiextensions.CustomResource(
+        name,
+        api_version=manifest["apiVersion"],
+        kind=manifest["kind"],
+        metadata=manifest["metadata"],
+        spec=manifest["spec"],
+        opts=opts,
+    )
+
+
 def _api_version(group: str) -> str:
     if group not in SCRAPE_OBJECTS:
         raise ValueError(f"unknown scrape object group {group!r}; one of {', '.join(SCRAPE_OBJECTS)}")

@@ -12,6 +12,7 @@ from .driver_scrape import DraDriverScrape, scrapes_driver
 from .exporter import GpuMetrics, GpuMetricsArgs
 from .prometheus import ManagedPrometheus
 from .rules import GPU_RECORDING, RuleGroup, aks_recording_groups, gpu_alerts, prometheus_rule
+from .scrape import custom_resource
 
 
 @dataclass
@@ -76,14 +77,6 @@ def observe(
 
 def _prometheus_rule(name: str, args: StackConfig, metrics: GpuMetrics, on_cluster: pulumi.ResourceOptions) -> None:
     """The GPU rules as a monitoring.coreos.com/v1 PrometheusRule beside the exporter (kube-prometheus-stack)."""
-    import pulumi_kubernetes as k8s
-
     manifest = prometheus_rule(gpu_rule_groups(args), "gpu-rules", args.cluster.monitoring.gpu_metrics.namespace)
-    k8s.apiextensions.CustomResource(
-        f"{name}-gpu-rules",
-        api_version=manifest["apiVersion"],
-        kind=manifest["kind"],
-        metadata=manifest["metadata"],
-        spec=manifest["spec"],
-        opts=pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=[metrics])),
-    )
+    after_metrics = pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=[metrics]))
+    custom_resource(f"{name}-gpu-rules", manifest, after_metrics)
