@@ -94,21 +94,15 @@ class ManagedPrometheus(pulumi.ComponentResource):
         else:
             self.workspace_id = pulumi.Output.from_input(config.workspace_id)
             region = config.workspace_location or location
+        # The endpoint and the rule as AKS's onboarding makes them: in the workspace's region, for Linux nodes.
+        onboarded = {"resource_group_name": resource_group_name, "location": region, "kind": "Linux", "tags": tags,
+                     "opts": child}
         dce = monitor.DataCollectionEndpoint(
-            f"{name}-dce",
-            resource_group_name=resource_group_name,
-            data_collection_endpoint_name=onboarding_name(region, cluster_name, 44),
-            location=region,
-            kind="Linux",
-            tags=tags,
-            opts=child,
+            f"{name}-dce", data_collection_endpoint_name=onboarding_name(region, cluster_name, 44), **onboarded
         )
         dcr = monitor.DataCollectionRule(
             f"{name}-dcr",
-            resource_group_name=resource_group_name,
             data_collection_rule_name=onboarding_name(region, cluster_name, 64),
-            location=region,
-            kind="Linux",
             description="DCR for Azure Monitor Metrics Profile (Managed Prometheus)",
             data_collection_endpoint_id=dce.id,
             data_sources=monitor.DataCollectionRuleDataSourcesArgs(
@@ -123,8 +117,7 @@ class ManagedPrometheus(pulumi.ComponentResource):
             ),
             # KnownDataFlowStreams has no Prometheus member: the stream is passed as text.
             data_flows=[monitor.DataFlowArgs(destinations=[DESTINATION], streams=[PROMETHEUS_STREAM])],
-            tags=tags,
-            opts=child,
+            **onboarded,
         )
         self.data_collection_rule_id = dcr.id
         monitor.DataCollectionRuleAssociation(
