@@ -49,6 +49,9 @@ def bomb(levels: int = 9, width: int = 9) -> str:
     return "\n".join(lines) + "\n"
 
 
+YAML11_WORDS = ["no", "No", "NO", "yes", "Yes", "YES", "on", "On", "ON", "off", "Off", "OFF", "y", "Y", "n", "N"]
+
+
 @dataclass(frozen=True)
 class Case:
     """A stack file the CLI must refuse: its content, the start of the line that says so, and what that line says."""
@@ -107,33 +110,47 @@ STACK_FILES: list[Case] = [
     file_case("alias-deep", "config:\n  x:\n    a: &a " + nested("[", "]", 60) + "\n    b: &b " + "[" * 40 + "*a" + "]" * 40
               + "\n    c: " + "[" * 40 + "*b" + "]" * 40 + "\n", "aliases nest"),
     # --- scalars PyYAML's constructors trust ---------------------------------------------------------------------------
-    file_case("bad-bool-tag", MIN + "  x: !!bool maybe\n", "cannot read", "!!bool"),
-    file_case("bad-int-tag", MIN + "  x: !!int ten\n", "cannot read", "!!int"),
-    file_case("bad-float-tag", MIN + "  x: !!float pi\n", "cannot read", "!!float"),
-    file_case("bad-timestamp-tag", MIN + "  x: !!timestamp soon\n", "cannot read"),
-    file_case("impossible-date", MIN + "  x: 2024-13-45\n", "cannot read"),
+    case("bad-bool-tag", MIN + "  x: !!bool maybe\n", "x:", "cannot read", "!!bool"),
+    case("bad-int-tag", MIN + "  x: !!int ten\n", "x:", "cannot read", "!!int"),
+    case("bad-float-tag", MIN + "  x: !!float pi\n", "x:", "cannot read", "!!float"),
+    case("bad-timestamp-tag", MIN + "  x: !!timestamp soon\n", "x:", "cannot read"),
+    case("impossible-date", MIN + "  x: 2024-13-45\n", "x:", "cannot read"),
     case("bad-binary", MIN + "  x: !!binary '***'\n", "x:", "!!binary"),
-    file_case("python-object", MIN + "  x: !!python/object:os.system ls\n", "not valid YAML"),
-    file_case("python-name", MIN + "  x: !!python/name:os.system\n", "not valid YAML"),
-    file_case("custom-tag", MIN + "  x: !vault secret/path\n", "not valid YAML", "!vault"),
-    file_case("str-tag-on-list", MIN + "  x: !!str [a]\n", "not valid YAML"),
-    file_case("set-tag-on-list", MIN + "  x: !!set [a]\n", "not valid YAML"),
-    file_case("huge-int", MIN + "  x: " + "9" * 5000 + "\n", "5000 digits"),
-    file_case("huge-negative-int", MIN + "  x: -" + "9" * 400 + "\n", "400 digits"),
-    file_case("huge-hex", MIN + "  x: 0x" + "f" * 100 + "\n", "digits is too long"),
+    case("python-object", MIN + "  x: !!python/object:os.system ls\n", "x:", "could not determine a constructor"),
+    case("python-name", MIN + "  x: !!python/name:os.system\n", "x:", "could not determine a constructor"),
+    case("custom-tag", MIN + "  x: !vault secret/path\n", "x:", "!vault"),
+    case("str-tag-on-list", MIN + "  x: !!str [a]\n", "x:", "expected a scalar"),
+    case("set-tag-on-list", MIN + "  x: !!set [a]\n", "x:", "!!set", "write a list"),
+    case("huge-int", MIN + "  x: " + "9" * 5000 + "\n", "x:", "5000 digits"),
+    case("huge-negative-int", MIN + "  x: -" + "9" * 400 + "\n", "x:", "400 digits"),
+    case("huge-hex", MIN + "  x: 0x" + "f" * 100 + "\n", "x:", "digits is too long"),
+    # --- plain scalars YAML 1.1 reads otherwise than Pulumi (yaml.v3): refused where they stand, naming the key -----
+    *[case(f"yaml11-word-{w}-{i}", MIN.replace("westeurope", w), "cluster.location:", f"unquoted {w} is the boolean",
+           f"'{w}'") for i, w in enumerate(YAML11_WORDS)],
+    case("yaml11-key-yes", extra("{yes: 1}"), "draDriver.extraValues.yes:", "unquoted yes", "quote it"),
+    case("yaml11-key-on", MIN + "  aks-dra-vgpu:draDriver: {featureGates: {on: true}}\n", "draDriver.featureGates.on:",
+         "unquoted on"),
+    case("yaml11-in-list", MIN.replace("count: 1}", "count: 1, zones: ['1', off]}"), "gpuPools[0].zones[1]:", "unquoted off"),
+    case("yaml11-base60", MIN.replace("aks-min", "1:30"), "cluster.name:", "base-60", "'1:30'"),
+    case("yaml11-base60-negative", extra("{x: -1:30:15}"), "draDriver.extraValues.x:", "base-60"),
+    case("yaml11-base60-float", extra("{x: 1:30.5}"), "draDriver.extraValues.x:", "base-60"),
+    case("yaml11-octal", extra("{mode: 0755}"), "draDriver.extraValues.mode:", "0755 is octal", "0o755", "755 for decimal"),
+    case("yaml11-octal-nine", extra("{x: 09}"), "draDriver.extraValues.x:", "09"),
+    case("yaml11-in-pulumi-namespace", MIN + "  azure-native:location: no\n", "azure-native:location:", "unquoted no"),
+    case("yaml11-through-alias", "config:\n  t:a: &a on\n  aks-dra-vgpu:samples: {workload: *a}\n", "t:a:", "unquoted on"),
     # --- keys ----------------------------------------------------------------------------------------------------------
-    file_case("key-written-twice", MIN + "  aks-dra-vgpu:samples: {}\n  aks-dra-vgpu:samples: {}\n", "written twice"),
-    file_case("nested-key-twice", extra("{a: 1, a: 2}"), "key 'a' is written twice"),
-    file_case("int-key", MIN + "  1: x\n", "key 1 is a number", "quote it"),
-    file_case("float-key", extra("{1.5: x}"), "key 1.5 is a number"),
-    file_case("bool-key", extra("{true: x}"), "key true is a boolean"),
-    file_case("null-key", MIN + "  ~: x\n", "key null is null"),
-    file_case("date-key", extra("{2024-01-01: x}"), "is a date"),
-    file_case("list-key", MIN + "  ? [a, b]\n  : x\n", "is a list"),
-    file_case("map-key", MIN + "  ? {a: b}\n  : x\n", "is a dict"),
-    file_case("merge-twice", "config:\n  x: &b {a: 1}\n  y: {<<: *b, <<: *b}\n", "merge key '<<' is written twice"),
-    file_case("merge-a-scalar", "config:\n  x: &b 5\n  y: {<<: *b}\n", "not valid YAML"),
-    file_case("merge-list-of-scalars", "config:\n  x: &b 5\n  y: {<<: [*b]}\n", "not valid YAML"),
+    case("key-written-twice", MIN + "  aks-dra-vgpu:samples: {}\n  aks-dra-vgpu:samples: {}\n", "samples:", "written twice"),
+    case("nested-key-twice", extra("{a: 1, a: 2}"), "draDriver.extraValues.a:", "key 'a' is written twice"),
+    case("int-key", MIN + "  1: x\n", "1:", "key 1 is a number", "quote it"),
+    case("float-key", extra("{1.5: x}"), "draDriver.extraValues.1.5:", "key 1.5 is a number"),
+    case("bool-key", extra("{true: x}"), "draDriver.extraValues.true:", "key true is a boolean"),
+    case("null-key", MIN + "  ~: x\n", "~:", "key null is null"),
+    case("date-key", extra("{2024-01-01: x}"), "draDriver.extraValues.2024-01-01:", "is a date"),
+    case("list-key", MIN + "  ? [a, b]\n  : x\n", "?:", "is a list"),
+    case("map-key", MIN + "  ? {a: b}\n  : x\n", "?:", "is a dict"),
+    case("merge-twice", "config:\n  x: &b {a: 1}\n  w: {<<: *b, <<: *b}\n", "w:", "merge key '<<' is written twice"),
+    case("merge-a-scalar", "config:\n  x: &b 5\n  w: {<<: *b}\n", "w:", "expected a mapping"),
+    case("merge-list-of-scalars", "config:\n  x: &b 5\n  w: {<<: [*b]}\n", "w:", "expected a mapping"),
     # --- the file's shape ----------------------------------------------------------------------------------------------
     file_case("config-a-list", "config:\n  - a\n", "'config:' mapping"),
     file_case("config-a-number", "config: 5\n", "'config:' mapping"),
@@ -185,11 +202,11 @@ VALUES: list[Case] = [
     case("extra-1.0-for-true", extra("{resources: {gpus: {enabled: 1.0}}}"), "draDriver.extraValues.resources.gpus.enabled:",
          "must be true"),
     case("extra-root-not-slash", extra("{nvidiaDriverRoot: '/ '}"), "draDriver.extraValues.nvidiaDriverRoot:", "must be \"/\""),
-    case("yes-is-text-not-true", extra("{gpuResourcesEnabledOverride: yes}"),
+    case("quoted-yes-is-text-not-true", extra("{gpuResourcesEnabledOverride: 'yes'}"),
          "draDriver.extraValues.gpuResourcesEnabledOverride:", "must be true"),
     case("protect-one", MIN.replace('"1.34"', '"1.34"\n    protect: 1'), "cluster.protect:", "true or false"),
     case("protect-yes-text", MIN.replace('"1.34"', '"1.34"\n    protect: "yes"'), "cluster.protect:", "true or false"),
-    case("protect-on", MIN.replace('"1.34"', '"1.34"\n    protect: on'), "cluster.protect:", "true or false"),
+    case("protect-quoted-on", MIN.replace('"1.34"', '"1.34"\n    protect: "on"'), "cluster.protect:", "true or false"),
     case("count-true", MIN.replace("count: 1", "count: true"), "gpuPools[0].count:", "whole number"),
     case("count-text", MIN.replace("count: 1", "count: '1'"), "gpuPools[0].count:", "whole number"),
     case("count-half", MIN.replace("count: 1", "count: 1.5"), "gpuPools[0].count:", "whole number"),
@@ -328,17 +345,18 @@ PLAIN = MIN + """  aks-dra-vgpu:draDriver:
       mode: "1:20"
       octal: 15
       big: 1000.0
-      labels: {a: x, b: y}
+      labels: {a: x, b: w}
   aks-dra-vgpu:samples: {workload: false}
 """
 SPELLINGS = {
-    # yaml.v3 (Pulumi's reader) keeps yes and 1:20 as text, reads 0o17 as octal and 1e3 as a float.
-    "yaml-1.2-scalars": PLAIN.replace('"yes"', "yes").replace('"1:20"', "1:20").replace("15", "0o17").replace("1000.0", "1e3"),
+    # yaml.v3 (Pulumi's reader) reads 0o17 as octal and 1e3 as a float; quoted, yes and 1:20 are text either way.
+    "yaml-1.2-scalars": PLAIN.replace("15", "0o17").replace("1000.0", "1e3"),
+    "single-quotes": PLAIN.replace('"yes"', "'yes'").replace('"1:20"', "'1:20'"),
     # Merge keys: the mapping's own keys win over merged ones, earlier merged mappings over later ones.
-    "merge-inline": PLAIN.replace("labels: {a: x, b: y}", "labels: {<<: {a: x, b: z}, b: y}"),
+    "merge-inline": PLAIN.replace("labels: {a: x, b: w}", "labels: {<<: {a: x, b: z}, b: w}"),
     "merge-anchor": PLAIN.replace("config:\n", "config:\n  templates:base: &base {a: x, b: z}\n", 1)
-    .replace("labels: {a: x, b: y}", "labels: {<<: *base, b: y}"),
-    "merge-list": PLAIN.replace("labels: {a: x, b: y}", "labels: {<<: [{b: y}, {a: x, b: z}]}"),
+    .replace("labels: {a: x, b: w}", "labels: {<<: *base, b: w}"),
+    "merge-list": PLAIN.replace("labels: {a: x, b: w}", "labels: {<<: [{b: w}, {a: x, b: z}]}"),
     "merge-section": PLAIN.replace("config:\n", "config:\n  templates:rg: &rg {name: rg-min}\n", 1)
     .replace("resourceGroup: {name: rg-min}", "resourceGroup: {<<: *rg}"),
     "bom": "\ufeff" + PLAIN,
@@ -370,7 +388,7 @@ def test_standard_yaml_and_pulumi_key_forms_give_the_same_plan(name, project, pl
 def test_the_plain_spelling_holds_what_pulumi_would_pass(plain_plan):
     (release,) = [r for r in json.loads(plain_plan)["resources"] if r["type"] == "kubernetes:helm.sh/v3:Release"]
     values = release["inputs"]["values"]
-    assert (values["answer"], values["mode"], values["octal"], values["labels"]) == ("yes", "1:20", 15, {"a": "x", "b": "y"})
+    assert (values["answer"], values["mode"], values["octal"], values["labels"]) == ("yes", "1:20", 15, {"a": "x", "b": "w"})
 
 
 # --- stack names -------------------------------------------------------------------------------------------------------
