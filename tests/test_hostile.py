@@ -38,6 +38,12 @@ def extra(values: str) -> str:
     return MIN + f"  aks-dra-vgpu:draDriver:\n    extraValues: {values}\n"
 
 
+def cluster_tags(tags: str) -> str:
+    """MIN with cluster.tags set to `tags` (the inside of a YAML flow mapping, or a JSON object)."""
+    inside = tags if tags.startswith("{") else "{" + tags + "}"
+    return MIN.replace('kubernetesVersion: "1.34"', 'kubernetesVersion: "1.34"\n    tags: ' + inside)
+
+
 def nested(open_: str, close: str, depth: int) -> str:
     return open_ * depth + close * depth
 
@@ -256,7 +262,33 @@ VALUES: list[Case] = [
          "samples.deviceClassName:", "DNS subdomain"),
     case("json-string-section", MIN + "  aks-dra-vgpu:samples: '" + nested("[", "]", 3000) + "'\n", "samples:",
          "must be a mapping"),
+    # --- Azure and Kubernetes limits that used to pass offline and fail only at `pulumi up` ------------------------------
+    case("tags-51", cluster_tags(", ".join(f"t{i}: v" for i in range(51))), "cluster.tags:", "51 tags", "at most 50"),
+    *[case(f"tag-name-with-{ord(c)}", cluster_tags(json.dumps({f"a{c}b": "v"})), "cluster.tags:", f"contains {c}",
+           "may not contain") for c in "<>%&\\?/"],
+    case("tag-name-513", cluster_tags("a" * 513 + ": v"), "cluster.tags:", "513 characters", "at most 512"),
+    case("tag-value-257", cluster_tags("a: " + "v" * 257), "cluster.tags:", "257 characters", "at most 256"),
+    case("tag-names-differ-in-case", cluster_tags("Env: a, env: b"), "cluster.tags:", "'Env' and 'env' are one tag"),
+    case("pool-tag-char", MIN.replace("count: 1}", "count: 1, tags: {'x/y': v}}"), "gpuPools[0].tags:", "contains /"),
+    case("pool-tags-merged-51", cluster_tags(", ".join(f"c{i}: v" for i in range(26)))
+         .replace("count: 1}", "count: 1, tags: {" + ", ".join(f"p{i}: v" for i in range(25)) + "}}"),
+         "gpuPools[0].tags:", "with cluster.tags merged in", "51 tags"),
+    case("pools-100", MIN.replace("    - {name: gpu, vmSize: Standard_NV12ads_A10_v5, count: 1}\n", "".join(
+        f"    - {{name: g{i}, vmSize: Standard_NV12ads_A10_v5, count: 1}}\n" for i in range(100))), "gpuPools:",
+        "make 101", "at most 100 node pools"),
+    case("device-class-derived-too-long", MIN + "  aks-dra-vgpu:samples: {deviceClassName: " + ("a" * 61 + ".") * 4 + "bcd}\n",
+         "samples.deviceClassName:", "258-character object name", "-shared", "at most 246"),
 ]
+
+
+def test_limits_that_fit_just_pass(project, capsys):
+    """The control for the limits above: at each limit, not over it, the stack plans."""
+    at_limit = (cluster_tags(", ".join(f"t{i}: v" for i in range(50)))
+                .replace("count: 1}", "count: 1, tags: {t0: " + "v" * 256 + "}}")
+                + "  aks-dra-vgpu:samples: {deviceClassName: " + ("a" * 61 + ".") * 3 + "a" * 50 + "}\n")
+    write_stack(project, "at-limit", at_limit)
+    status, _out, err = cli(capsys, "plan", "--stack", "at-limit", "--project-dir", str(project))
+    assert (status, err) == (0, ""), err
 
 
 @pytest.fixture(scope="module")
@@ -664,3 +696,12 @@ def test_docs_never_writes_through_a_link(repo_copy, tmp_path_factory, capsys):
     before = elsewhere.read_bytes()
     assert_refused(*cli(capsys, "docs", "--project-dir", str(repo_copy)), "README.md:", ("symbolic link",))
     assert elsewhere.read_bytes() == before
+
+
+def test_the_derived_names_the_limit_checks_are_the_names_the_samples_use():
+    from components.config.limits import derived_names
+    from components.kubernetes.claim_templates import claim_template_name, pair_template_name, shared_claim_name
+
+    assert derived_names("dc", [12, 6, 12], True, True) == [
+        claim_template_name("dc", 6), claim_template_name("dc", 12), pair_template_name("dc"), shared_claim_name("dc")
+    ]

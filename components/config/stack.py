@@ -11,6 +11,7 @@ from .base import Model
 from .cluster import ClusterConfig
 from .driver import DraDriverConfig
 from .errors import KeyedProblemsError
+from .limits import derived_name_problem, derived_names, merged_tag_problems, pool_count_problem
 from .pools import GpuPoolConfig
 from .samples import SamplesConfig, extended_resource_problem
 from .versions import pool_skew_problem
@@ -48,6 +49,9 @@ class StackConfig(Model):
                     "pool names must be unique"
                 )
             seen[pool.name] = index
+        too_many = pool_count_problem(len(pools))
+        if too_many:
+            raise ValueError(too_many)
         return pools
 
     @model_validator(mode="after")
@@ -87,9 +91,22 @@ class StackConfig(Model):
             problem = extended_resource_problem(self.cluster.kubernetes_version, "cluster.kubernetesVersion")
             if problem:
                 problems.append(("samples.extendedResourceName", problem))
+        problems += self._limits()
         if problems:
             raise KeyedProblemsError(*problems)
         return self
+
+    def _limits(self) -> list[tuple[str, str]]:
+        """Azure's tag limits on what each pool is given, and the length of the names the samples derive."""
+        problems = merged_tag_problems(self.cluster.tags, [p.tags for p in self.gpu_pools])
+        if self.samples.enabled:
+            sizes = [p.size.gpu_memory_gib for p in self.gpu_pools]
+            two = any(p.size.devices_per_node >= 2 for p in self.gpu_pools)
+            names = derived_names(self.samples.device_class_name, sizes, two, self.samples.shared_claim)
+            problem = derived_name_problem(self.samples.device_class_name, names)
+            if problem:
+                problems.append(("samples.deviceClassName", problem))
+        return problems
 
     def _capacity_reservations(self) -> None:
         """A pool on a capacity reservation group needs a user-assigned cluster identity (learn.microsoft.com/azure/aks/
