@@ -597,8 +597,6 @@ BAD_PLANS: dict[str, tuple[str | bytes, str]] = {
     "a-number": ("42", "no 'resources' list"),
     "truncated": (_doc(_resource())[:-10], "not a plan document"),
     "resources-a-map": (json.dumps({"resources": {}}), "no 'resources' list"),
-    "nan": ('{"resources": [], "outputs": {"x": NaN}}', "NaN"),
-    "infinity": ('{"resources": [], "outputs": {"x": -Infinity}}', "Infinity"),
     "huge-int": ('{"resources": [], "outputs": {"x": ' + "9" * 5000 + "}}", "thousands of digits"),
     "deep": ('{"resources": [], "outputs": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested"),
     "deep-inputs": (_doc(_resource(inputs={"a": json.loads("[" * 300 + "]" * 300)})), "nested deeper than 200"),
@@ -646,6 +644,60 @@ def test_a_plan_path_that_is_not_a_file_is_refused(kind, good_plan, tmp_path, ca
         os.mkfifo(target)
     arg = "" if kind == "empty-name" else str(target)
     assert_refused(*cli(capsys, "diff", arg, str(good_plan)))
+
+
+K8S = "kubernetes:core/v1:ConfigMap"
+CLUSTER = "azure-native:containerservice:ManagedCluster"
+SELF_DIFFS: dict[str, str] = {
+    "nan-output": '{"resources": [], "outputs": {"x": NaN, "y": [NaN, {"z": NaN}]}}',
+    "infinities": '{"resources": [], "outputs": {"x": Infinity, "y": -Infinity}}',
+    "nan-in-a-replacing-input": _doc(_resource(type=CLUSTER, urn=f"urn:pulumi:dev::p::{CLUSTER}::c",
+                                               inputs={"location": float("nan")}, options={"protect": True})),
+    "nan-in-replace-on-changes-path": _doc(_resource(inputs={"a": {"b": float("nan")}},
+                                                     options={"replaceOnChanges": ["a.b", "*"], "protect": True})),
+    "negative-zero": _doc(_resource(inputs={"a": -0.0, "b": 0})),
+    "bools-and-numbers": _doc(_resource(inputs={"a": True, "b": 1, "c": [False, 0, 0.0]})),
+    "aliases-to-each-other": _doc(_resource(name="a", urn="urn:pulumi:dev::p::t:m:T::a",
+                                            options={"aliases": ["urn:pulumi:dev::p::t:m:T::b"]}),
+                                  _resource(name="b", urn="urn:pulumi:dev::p::t:m:T::b",
+                                            options={"aliases": ["urn:pulumi:dev::p::t:m:T::a"]})),
+    "dangling-dependencies-and-provider": _doc(_resource(dependencies=["urn:pulumi:dev::p::t:m:T::gone"],
+                                                         provider="urn:pulumi:dev::p::pulumi:providers:k::k::id")),
+    "odd-paths": _doc(_resource(options={"ignoreChanges": ["[", "a..b", ""], "replaceOnChanges": ["]]", "*"]})),
+    "unicode-and-controls": _doc(_resource(inputs={"\u202e": "\x1b[2J", "nul": "a\x00b"})),
+    "same-local-urn-two-stacks": _doc(_resource(urn="urn:pulumi:a::p::t:m:T::r"), _resource(urn="urn:pulumi:b::p::t:m:T::r")),
+    "kubernetes-object": _doc(_resource(type=K8S, urn=f"urn:pulumi:dev::p::{K8S}::cm",
+                                        inputs={"metadata": {"name": float("nan")}, "data": {"k": "v"}})),
+    "deep-but-allowed": _doc(_resource(inputs={"a": json.loads("[" * 150 + "]" * 150)})),
+    "no-resources": '{"resources": []}',
+}
+
+
+@pytest.mark.parametrize("name", sorted(SELF_DIFFS))
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_a_plan_diffed_against_itself_is_no_change_whatever_it_holds(name, as_json, tmp_path, capsys):
+    plan = tmp_path / f"{name}.json"
+    plan.write_text(SELF_DIFFS[name])
+    status, out, err = cli(capsys, "diff", str(plan), str(plan), *(["--json"] if as_json else []))
+    assert (status, err) == (0, ""), err
+    if as_json:
+        doc = json.loads(out)
+        assert (doc["hasChanges"], doc["resources"], doc["outputs"]) == (False, [], [])
+    else:
+        assert "0 resource(s) differ" in out
+
+
+def test_nan_is_still_a_change_from_a_number(tmp_path, capsys):
+    """The control: NaN-safe equality must not hide a real change."""
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text('{"resources": [], "outputs": {"x": NaN, "b": 1}}')
+    new.write_text('{"resources": [], "outputs": {"x": 1.5, "b": true}}')
+    status, out, _ = cli(capsys, "diff", str(old), str(new))
+    assert status == 3 and "x: NaN -> 1.5" in out and "b: 1 -> True" in out.replace("true", "True")
+
+
+def test_a_real_plan_diffed_against_itself_is_no_change(good_plan, capsys):
+    assert cli(capsys, "diff", str(good_plan), str(good_plan))[0] == 0
 
 
 def test_a_plan_with_a_byte_order_mark_still_diffs(good_plan, tmp_path, capsys):

@@ -45,10 +45,6 @@ class PlanDocumentError(ValueError):
         super().__init__("\n".join(lines))
 
 
-def _constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
 def _read_bytes(path: str) -> bytes:
     try:
         info = os.stat(path)
@@ -79,12 +75,13 @@ def read_plan(path: str) -> dict[str, Any]:
         bad = f"byte 0x{data[exc.start]:02x} at offset {exc.start}"
         raise PlanDocumentError([f"{path}: not UTF-8 text ({bad}); {HINT}"]) from None
     try:
-        doc = json.loads(text, parse_constant=_constant)
+        # NaN and Infinity are read as Python writes them (json.dumps): not JSON, but a file must still equal itself.
+        doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise PlanDocumentError([f"{path}:{exc.lineno}:{exc.colno}: not a plan document: {exc.msg}"]) from None
     except RecursionError:
         raise PlanDocumentError([f"{path}: not a plan document: nested too deeply"]) from None
-    except ValueError as exc:  # NaN/Infinity, or an integer of thousands of digits
+    except ValueError as exc:  # an integer of thousands of digits
         why = "a number thousands of digits long" if "integer string conversion" in str(exc) else str(exc)
         raise PlanDocumentError([f"{path}: not a plan document: {' '.join(why.split())[:200]}"]) from None
     problems = check_plan_document(doc)
