@@ -757,3 +757,45 @@ def test_the_derived_names_the_limit_checks_are_the_names_the_samples_use():
     assert derived_names("dc", [12, 6, 12], True, True) == [
         claim_template_name("dc", 6), claim_template_name("dc", 12), pair_template_name("dc"), shared_claim_name("dc")
     ]
+
+
+# --- Helm releases: a name is unique per namespace, not per cluster -------------------------------------------------------
+RELEASES = """import pulumi_kubernetes as k8s
+for i, ns in enumerate({namespaces!r}):
+    k8s.helm.v3.Release(f"r{{i}}", name="same", namespace=ns, chart="oci://example.com/c", version="1.0.0",
+                        values={{"ns": ns}})
+"""
+
+
+@pytest.mark.parametrize(
+    "namespaces, folders",
+    [(["a", "b"], ["a-same", "b-same"]), (["a"], ["same"]), (["a", "b", "c"], ["a-same", "b-same", "c-same"])],
+    ids=["two-namespaces", "one", "three-namespaces"],
+)
+def test_one_release_name_in_several_namespaces_renders_each_release(namespaces, folders, tmp_path, capsys):
+    folder = tmp_path / "p"
+    folder.mkdir()
+    (folder / "Pulumi.yaml").write_text("name: p\nruntime: python\n")
+    (folder / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (folder / "__main__.py").write_text(RELEASES.format(namespaces=namespaces))
+    out_dir = tmp_path / "out"
+    status, _out, err = cli(capsys, "render", "--stack", "dev", "--project-dir", str(folder), "--out", str(out_dir))
+    assert (status, err) == (0, ""), err
+    assert sorted(p.name for p in (out_dir / "helm").iterdir()) == folders
+    for name in folders:
+        release = (out_dir / "helm" / name / "release.yaml").read_text()
+        assert "name: same" in release and f"namespace: {name.partition('-')[0] if '-' in name else 'a'}" in release
+    status, plan_json, _ = cli(capsys, "plan", "--stack", "dev", "--project-dir", str(folder), "--json")
+    assert status == 0
+    (tmp_path / "plan.json").write_text(plan_json)
+    assert cli(capsys, "diff", str(tmp_path / "plan.json"), str(tmp_path / "plan.json"))[0] == 0
+
+
+def test_one_release_name_twice_in_one_namespace_is_refused(tmp_path, capsys):
+    folder = tmp_path / "p"
+    folder.mkdir()
+    (folder / "Pulumi.yaml").write_text("name: p\nruntime: python\n")
+    (folder / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (folder / "__main__.py").write_text(RELEASES.format(namespaces=["a", "a"]))
+    status, out, err = cli(capsys, "render", "--stack", "dev", "--project-dir", str(folder), "--out", str(tmp_path / "o"))
+    assert_refused(status, out, err, "two Helm releases are named same in namespace a", ("unique per namespace",))
