@@ -130,7 +130,11 @@ AMBIENT = {
     "PULUMI_DISABLE_RESOURCE_REFERENCES": "true",
     "PULUMI_STACK": "prod",
     "PULUMI_PROJECT": "other",
+    "PULUMI_CONFIG_PASSPHRASE": "hunter2",
 }
+# The config-carrying ones are ignored with one warning line naming them; the others (and the passphrase) silently.
+CONFIG_VARIABLES = {"PULUMI_CONFIG", "PULUMI_CONFIG_SECRET_KEYS", "PULUMI_CONFIG_AKS_DRA_VGPU_SAMPLES",
+                    "PULUMI_CONFIG_AKS_DRA_VGPU_DRADRIVER"}
 MIN_STACK = """config:
   aks-dra-vgpu:cluster: {name: aks-min, location: westeurope, resourceGroup: {name: rg-min}, kubernetesVersion: "1.34"}
   aks-dra-vgpu:gpuPools: [{name: gpu, vmSize: Standard_NV12ads_A10_v5, count: 1}]
@@ -161,9 +165,30 @@ def test_an_ambient_pulumi_variable_does_not_change_the_plan(variable, minimal, 
     folder, clean = minimal
     monkeypatch.setenv(variable, AMBIENT[variable])
     status, out, err = cli(capsys, "plan", "--stack", "dev", "--project-dir", str(folder), "--json")
-    assert (status, err) == (0, "")
+    assert status == 0
+    if variable in CONFIG_VARIABLES:
+        assert err.startswith(f"warning: ignoring {variable} from the environment:") and err.count("\n") == 1, err
+        assert "config from the stack file only" in err
+    else:
+        assert err == ""
     assert out == clean
     assert os.environ[variable] == AMBIENT[variable]  # the caller's environment is given back as it was
+
+
+@pytest.mark.parametrize("command", ["plan", "render"])
+def test_all_ambient_config_variables_are_named_in_one_warning_and_change_nothing(command, minimal, monkeypatch, tmp_path,
+                                                                                 capsys):
+    folder, clean = minimal
+    for name, value in AMBIENT.items():
+        monkeypatch.setenv(name, value)
+    extra = ["--json"] if command == "plan" else ["--out", str(tmp_path / "out")]
+    status, out, err = cli(capsys, command, "--stack", "dev", "--project-dir", str(folder), *extra)
+    assert status == 0
+    assert err.splitlines() == [line for line in err.splitlines() if line.startswith("warning: ignoring")] and len(
+        err.splitlines()) == 1
+    assert all(name in err for name in CONFIG_VARIABLES) and "PASSPHRASE" not in err
+    if command == "plan":
+        assert out == clean
 
 
 def test_the_control_a_per_key_variable_would_have_filled_the_stack(minimal, monkeypatch):

@@ -14,25 +14,17 @@ import argparse
 import math
 import os
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import NoReturn
 
 from ..catalog.sdk_versions import unsupported
+from .output import printable, printable_lines, write
+from .problems import BadInputError, program_problems
 
 EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_CHANGES, EXIT_POLICY = 0, 1, 2, 3, 4
 DEBUG_ENV = "AKS_DRA_VGPU_TRACEBACK"
-MAX_LINE = 1000
 MAX_TIMEOUT = 86400.0
-
-
-class BadInputError(Exception):
-    """Input the user can fix: each line is one problem."""
-
-    def __init__(self, lines: list[str]):
-        super().__init__("\n".join(lines))
-        self.lines = lines
+DEFAULT_TIMEOUT = 120.0  # the same as offline.stacks.DEFAULT_TIMEOUT (not imported here: no SDK before the version check)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,15 +49,18 @@ def _parser() -> argparse.ArgumentParser:
         # `python -m aks_dra_vgpu` where installed, `python -m components` inside this repository.
         prog=f"python -m {__package__.rpartition('.')[0]}",
         description="Preview what a stack declares, offline: no cloud credentials, no Pulumi CLI. Ambient PULUMI_* "
-        "environment variables are ignored: the plan depends only on the project and its stack file.",
+        "environment variables are hidden from the program: the plan depends only on the project and its stack file. "
+        "PULUMI_CONFIG and PULUMI_CONFIG_<KEY> are ignored with a warning (the Pulumi CLI sets them itself for the "
+        "program it runs, so a value in the shell belongs to another run, not to this stack's file).",
     )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def project_args(p: argparse.ArgumentParser) -> None:
         p.add_argument("--stack", required=True, help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml")
         p.add_argument("--project-dir", default=".", help="the Pulumi project's folder (default: current folder)")
-        p.add_argument("--timeout", type=_timeout, default=120.0,
-                       help="seconds the program may run before the plan gives up (default: 120)")
+        p.add_argument("--timeout", type=_timeout, default=DEFAULT_TIMEOUT,
+                       help=f"seconds the program may run, Outputs included, before the plan gives up with exit 2 "
+                       f"(default: {DEFAULT_TIMEOUT:g})")
 
     plan = sub.add_parser("plan", help="run the program under mocks and print what it declares")
     project_args(plan)
@@ -105,43 +100,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-# --- running a project's program -----------------------------------------------------------------------------------------
-@contextmanager
-def program_problems(directory: Path, passthrough: tuple[type[BaseException], ...] = ()) -> Iterator[None]:
-    """Whatever running a project's program raises (but `passthrough`), as BadInputError with one line per problem."""
-    from pulumi.errors import InputPropertiesError, InputPropertyError
-
-    from ..config import ConfigError
-    from ..offline import StackFileError
-    from ..offline.running import ProgramError, describe_failure, one_line
-
-    try:
-        yield
-    except StackFileError as exc:
-        raise BadInputError(exc.lines) from None
-    except ProgramError as exc:
-        raise BadInputError([str(exc)]) from None
-    except ConfigError as exc:
-        raise BadInputError([one_line(str(p), MAX_LINE) for p in exc.problems]) from None
-    except InputPropertiesError as exc:
-        lines = [one_line(f"{e['property_path']}: {e['reason']}", MAX_LINE) for e in (exc.errors or [])]
-        raise BadInputError(lines or [one_line(exc.message)]) from None
-    except InputPropertyError as exc:
-        raise BadInputError([one_line(f"{exc.property_path}: {exc.reason}", MAX_LINE)]) from None
-    except (KeyboardInterrupt, BadInputError, *passthrough):
-        raise
-    except BaseException as exc:  # the program's own failure (even a bare BaseException): where and what, in one line
-        raise BadInputError([describe_failure(exc, directory)]) from None
-
-
 def run_plan(project_dir: str, stack: str, timeout: float | None):
     """The stack's plan (a first preview); BadInputError with one line per problem for anything the user can fix."""
     from ..offline import load_project, run_project
     from ..offline.project import stack_name
+    from ..offline.running import ambient_config, ambient_config_warning
 
     with program_problems(Path(project_dir)):
         stack_name(stack)
         project = load_project(project_dir)
+    ignored = ambient_config()
+    if ignored:  # ignored, not refused: a shell or CI job may carry them from an earlier `pulumi` run
+        write(sys.stderr, printable(ambient_config_warning(ignored)) + "\n")
     with program_problems(project.directory):
         return run_project(project, stack, preview=True, timeout=timeout)
 
@@ -262,31 +232,6 @@ def cmd_size(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"plan": cmd_plan, "render": cmd_render, "diff": cmd_diff, "size": cmd_size, "docs": cmd_docs}
-
-
-# --- output that cannot be hijacked ------------------------------------------------------------------------------------------
-def printable(line: str, limit: int = MAX_LINE) -> str:
-    """The line with every non-printable character escaped (terminal escapes, bidi controls, NUL, undecodable bytes);
-    a line over `limit` keeps its start (the key) and its end (what is allowed), the middle (a quoted value) elided."""
-    text = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in line)
-    if len(text) <= limit:
-        return text
-    head = limit // 3
-    return f"{text[:head]} ... {text[-(limit - head - 5):]}"
-
-
-def printable_lines(text: str) -> str:
-    """Multi-line output with each line made printable (tabs kept)."""
-    return "\n".join(printable(line.replace("\t", "    "), limit=1 << 20) for line in text.split("\n"))
-
-
-def write(stream: TextIO, text: str) -> None:
-    """Writes text; characters the stream's encoding cannot hold are escaped rather than raising."""
-    try:
-        stream.write(text)
-    except UnicodeEncodeError:
-        encoding = getattr(stream, "encoding", None) or "utf-8"
-        stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
 
 
 def _report(lines: list[str]) -> None:

@@ -23,6 +23,26 @@ from pathlib import Path
 
 AMBIENT_PREFIXES = ("PULUMI_",)
 AMBIENT_NAMES = ("TRACEPARENT",)
+# The variables the SDK reads config from (pulumi/runtime/config.py: get_config_env, get_config_env_key,
+# get_config_secret_keys_env). PULUMI_CONFIG_PASSPHRASE(_FILE) only shares the prefix: it unlocks a passphrase secrets
+# provider (pulumi/pulumi `pkg/secrets/passphrase`), is set in many CI jobs, and carries no config.
+CONFIG_VARIABLE = "PULUMI_CONFIG"
+NOT_CONFIG = frozenset({"PULUMI_CONFIG_PASSPHRASE", "PULUMI_CONFIG_PASSPHRASE_FILE"})
+
+
+def ambient_config(environ: dict[str, str] | None = None) -> list[str]:
+    """The config variables set in the caller's environment (PULUMI_CONFIG, PULUMI_CONFIG_SECRET_KEYS and the per-key
+    PULUMI_CONFIG_<KEY>), sorted: what an offline plan ignores, and says it ignores."""
+    env = os.environ if environ is None else environ
+    return sorted(k for k in env if (k == CONFIG_VARIABLE or k.startswith(CONFIG_VARIABLE + "_")) and k not in NOT_CONFIG)
+
+
+def ambient_config_warning(names: list[str]) -> str:
+    """One line saying which config variables are ignored, and why."""
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return (f"warning: ignoring {shown} from the environment: an offline plan takes its config from the stack file "
+            "only (the Pulumi CLI sets these itself for the program it runs, so a value found here belongs to another "
+            "run, not to this stack)")
 
 
 class ProgramError(Exception):

@@ -1,0 +1,49 @@
+"""Input the user can fix, as the command line reports it: one line per problem, exit 2.
+
+`program_problems` turns whatever running a project's program raises (a stack file error, a config error, the program's
+own failure or early exit) into `BadInputError`, so no traceback ever reaches the user.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from .output import MAX_LINE
+
+
+class BadInputError(Exception):
+    """Input the user can fix: each line is one problem."""
+
+    def __init__(self, lines: list[str]):
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
+@contextmanager
+def program_problems(directory: Path, passthrough: tuple[type[BaseException], ...] = ()) -> Iterator[None]:
+    """Whatever running a project's program raises (but `passthrough`), as BadInputError with one line per problem."""
+    from pulumi.errors import InputPropertiesError, InputPropertyError
+
+    from ..config import ConfigError
+    from ..offline import StackFileError
+    from ..offline.running import ProgramError, describe_failure, one_line
+
+    try:
+        yield
+    except StackFileError as exc:
+        raise BadInputError(exc.lines) from None
+    except ProgramError as exc:
+        raise BadInputError([str(exc)]) from None
+    except ConfigError as exc:
+        raise BadInputError([one_line(str(p), MAX_LINE) for p in exc.problems]) from None
+    except InputPropertiesError as exc:
+        lines = [one_line(f"{e['property_path']}: {e['reason']}", MAX_LINE) for e in (exc.errors or [])]
+        raise BadInputError(lines or [one_line(exc.message)]) from None
+    except InputPropertyError as exc:
+        raise BadInputError([one_line(f"{exc.property_path}: {exc.reason}", MAX_LINE)]) from None
+    except (KeyboardInterrupt, BadInputError, *passthrough):
+        raise
+    except BaseException as exc:  # the program's own failure (even a bare BaseException): where and what, in one line
+        raise BadInputError([describe_failure(exc, directory)]) from None
