@@ -799,3 +799,42 @@ def test_one_release_name_twice_in_one_namespace_is_refused(tmp_path, capsys):
     (folder / "__main__.py").write_text(RELEASES.format(namespaces=["a", "a"]))
     status, out, err = cli(capsys, "render", "--stack", "dev", "--project-dir", str(folder), "--out", str(tmp_path / "o"))
     assert_refused(status, out, err, "two Helm releases are named same in namespace a", ("unique per namespace",))
+
+
+# --- files and arguments handed to `size` ---------------------------------------------------------------------------------
+SIZE_FILES: dict[str, tuple[str | bytes | None, str]] = {
+    "folder": (None, "is a folder"),
+    "fifo": (None, "not a regular file"),
+    "device": (None, "not a regular file"),
+    "missing": (None, "no such file"),
+    "not-utf8": (b"workloads:\n  - {name: a, memoryGiB: 3}\n# \xff\n", "not UTF-8"),
+    "alias-bomb": (bomb().replace("config:\n  x:", "workloads: [{name: a, memoryGiB: 3}]\nx:"), "aliases expand"),
+    "too-large": ("workloads: []\n" + "#" * (2 << 20), "too large"),
+    "yaml11-word": ("workloads:\n  - {name: no, memoryGiB: 3}\n", "workloads[0].name: unquoted no"),
+    "huge-number": ("workloads:\n  - {name: a, memoryGiB: " + "9" * 5000 + "}\n", "workloads[0].memoryGiB: a number of 5000"),
+    "key-twice": ("workloads:\n  - {name: a, name: b, memoryGiB: 3}\n", "workloads[0].name: key 'name' is written twice"),
+}
+
+
+@pytest.mark.parametrize("option", ["--workloads", "--prices"])
+@pytest.mark.parametrize("kind", sorted(SIZE_FILES))
+def test_a_file_size_cannot_read_is_refused_in_one_line(kind, option, tmp_path, capsys):
+    content, says = SIZE_FILES[kind]
+    path = tmp_path / f"{kind}.yaml"
+    if kind == "folder":
+        path.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(path)  # reading it would block forever
+    elif kind == "device":
+        path.symlink_to("/dev/zero")  # reading it would never end
+    elif content is not None:
+        path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)
+    if option == "--prices" and kind in ("yaml11-word", "huge-number", "key-twice"):
+        says = says.split(": ", 1)[1] if kind != "huge-number" else "a number of 5000"
+    argv = ["size", "--workloads", str(path)] if option == "--workloads" else ["size", "--workload", "a=3", "--prices", str(path)]
+    assert_refused(*cli(capsys, *argv), str(path), (says,))
+
+
+@pytest.mark.parametrize("workload", ["a=3x99999999999999999999", "a=3x10001", "a=1025", "a=" + "9" * 400])
+def test_a_workload_beyond_the_file_forms_limits_is_refused(workload, capsys):
+    assert_refused(*cli(capsys, "size", "--workload", workload), "--workload", ("at most",))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import yaml
 from pydantic import Field, field_validator
@@ -48,15 +48,20 @@ class PriceTable(Model):
         return self.prices.get(vm_size)
 
 
-def load_prices(path: str | Path | None = None) -> PriceTable:
-    """The price table in `path` (default: the package's own); ConfigError naming the file and each bad key."""
+MISSING_DOC: Any = object()  # no document given: read the file
+
+
+def load_prices(path: str | Path | None = None, doc: Any = MISSING_DOC) -> PriceTable:
+    """The price table in `path` (default: the package's own), or `doc` already read from it (a caller that reads
+    files it was handed reads them within its own bounds); ConfigError naming the file and each bad key."""
     target = Path(path) if path is not None else DEFAULT_PRICES
-    try:
-        doc = yaml.safe_load(target.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError([Problem(str(target), "no such file")]) from None
-    except yaml.YAMLError as exc:
-        raise ConfigError([Problem(str(target), f"not YAML: {exc}")]) from None
+    if doc is MISSING_DOC:
+        try:
+            doc = yaml.safe_load(target.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError([Problem(str(target), "no such file")]) from None
+        except yaml.YAMLError as exc:
+            raise ConfigError([Problem(str(target), f"not YAML: {exc}")]) from None
     try:
         return validate(PriceTable, doc)
     except ConfigError as exc:

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import Field, field_validator, model_validator
 
 from ..config import ConfigError, KeyedProblemsError, Model, Problem, StackConfig, stack_config_from_mapping, validate
@@ -23,6 +22,7 @@ EXIT_FITS, EXIT_DOES_NOT_FIT = 0, 3
 _WORKLOAD = re.compile(r"(?P<name>[A-Za-z0-9][-A-Za-z0-9_.]*)=(?P<gib>[0-9]+(\.[0-9]+)?)(?:GiB|Gi)?(?:x(?P<count>[0-9]+))?",
                        re.ASCII | re.IGNORECASE)
 _NAME = re.compile(r"[A-Za-z0-9][-A-Za-z0-9_.]{0,62}", re.ASCII)
+MAX_GIB, MAX_COUNT = 1024, 10000
 WORKLOAD_SYNTAX = "NAME=GiB[xCOUNT], e.g. 'embed=3x4' (3 GiB of GPU memory, 4 replicas) or 'llm=20'"
 
 
@@ -30,8 +30,8 @@ class WorkloadSpec(Model):
     """One workload of a `--workloads` file."""
 
     name: str = Field(description="A name to report it by (letters, digits, '-', '_', '.').")
-    memory_gib: float = Field(gt=0, le=1024, alias="memoryGiB", description="GPU memory per device, in GiB.")
-    count: int = Field(1, ge=1, le=10000, description="Replicas that run at the same time.")
+    memory_gib: float = Field(gt=0, le=MAX_GIB, alias="memoryGiB", description="GPU memory per device, in GiB.")
+    count: int = Field(1, ge=1, le=MAX_COUNT, description="Replicas that run at the same time.")
     devices: Literal[1, 2] = Field(1, description="Devices per replica: 2 means two 24 GB devices on one node.")
 
     @field_validator("name")
@@ -63,20 +63,31 @@ def parse_workload(text: str) -> Workload:
     m = _WORKLOAD.fullmatch(text.strip())
     if not m:
         raise ValueError(f"--workload '{text}': expected {WORKLOAD_SYNTAX}")
+    if len(m["count"] or "") > 6 or len(m["gib"]) > 12:
+        raise ValueError(f"--workload '{text[:60]}': too many digits; GiB is at most 1024 and COUNT at most 10000")
     gib, count = float(m["gib"]), int(m["count"] or 1)
     if gib <= 0 or count < 1:
         raise ValueError(f"--workload '{text}': GiB must be more than 0 and COUNT at least 1")
+    # The same limits as a --workloads file's (WorkloadSpec).
+    if gib > MAX_GIB or count > MAX_COUNT:
+        raise ValueError(f"--workload '{text}': GiB is at most {MAX_GIB} and COUNT at most {MAX_COUNT}")
     return Workload(m["name"], gib, count)
+
+
+def read_yaml_file(path: str) -> Any:
+    """A YAML file named on the command line, read within the offline engine's bounds and as Pulumi reads YAML (a FIFO,
+    a device, a folder, a huge or non-UTF-8 file, an alias bomb: one line, never a hang or a traceback)."""
+    from ..offline.safe_yaml import YamlInputError, read
+
+    try:
+        return read(Path(path), path)
+    except YamlInputError as exc:
+        raise ConfigError([Problem("", str(exc))]) from None
 
 
 def read_workloads(path: str) -> list[Workload]:
     """The workloads of a YAML file; ConfigError naming the file and each bad key."""
-    try:
-        doc = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError([Problem(path, "no such file")]) from None
-    except yaml.YAMLError as exc:
-        raise ConfigError([Problem(path, f"not YAML: {exc}")]) from None
+    doc = read_yaml_file(path)
     if isinstance(doc, list):
         doc = {"workloads": doc}
     try:
@@ -84,6 +95,12 @@ def read_workloads(path: str) -> list[Workload]:
     except ConfigError as exc:
         raise ConfigError([Problem(f"{path}: {p.path}" if p.path else path, p.message) for p in exc.problems]) from None
     return [Workload(w.name, w.memory_gib, w.count, w.devices) for w in found.workloads]
+
+
+def _prices(path: str | None) -> Any:
+    from ..catalog.prices import load_prices
+
+    return load_prices(path, read_yaml_file(path)) if path else load_prices()
 
 
 def collect_workloads(args: argparse.Namespace) -> list[Workload]:
@@ -118,17 +135,15 @@ def read_stack(project_dir: str, stack: str) -> StackConfig:
         project = load_project(project_dir)
         config, _secrets = read_stack_config(project, stack)
     except StackFileError as exc:
-        raise ConfigError([Problem("", str(exc))]) from None
+        raise ConfigError([Problem("", line) for line in exc.lines]) from None
     return stack_config_from_mapping(config, project.name)
 
 
 def run(args: argparse.Namespace) -> int:
     """The `size` command; ConfigError on bad input (the CLI prints its problems and exits 2)."""
-    from ..catalog.prices import load_prices
-
     problems: list[Problem] = []
     results: dict[str, Any] = {}
-    for key, load in (("workloads", lambda: collect_workloads(args)), ("prices", lambda: load_prices(args.prices)),
+    for key, load in (("workloads", lambda: collect_workloads(args)), ("prices", lambda: _prices(args.prices)),
                       ("stack", lambda: read_stack(args.project_dir, args.stack) if args.stack else None)):
         try:
             results[key] = load()
