@@ -17,7 +17,7 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -43,6 +43,11 @@ def ambient_config_warning(names: list[str]) -> str:
     return (f"warning: ignoring {shown} from the environment: an offline plan takes its config from the stack file "
             "only (the Pulumi CLI sets these itself for the program it runs, so a value found here belongs to another "
             "run, not to this stack)")
+
+
+# Called with (program file, time limit) as a program starts and with (None, None) when it has ended, however it
+# ended: how a supervising process (`cli.watchdog`) learns when the time limit applies.
+WATCHERS: list[Callable[[Path | None, float | None], None]] = []
 
 
 class ProgramError(Exception):
@@ -166,6 +171,8 @@ def isolated_program(main: Path, timeout: float | None) -> Iterator[None]:
     # As the language host does (pulumi-language-python-exec): a failed program leaves futures nobody awaits, and asyncio
     # would log each one with a traceback when it is collected, long after the one-line report.
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+    for watcher in WATCHERS:
+        watcher(main, timeout)
     try:
         with _hidden_environment(), _stdout_to_stderr(), _exit_reported():
             try:
@@ -177,7 +184,13 @@ def isolated_program(main: Path, timeout: float | None) -> Iterator[None]:
     except TimeoutError as exc:
         if timeout is None or time.monotonic() - started < timeout:
             raise  # the program's own TimeoutError (a socket, a lock): a failure like any other
-        raise ProgramError(
-            f"{main.name}: the program did not finish within {timeout:g} s: it waits for something that never comes "
-            "(an Output that never resolves, input, a lock) or runs forever; raise the limit with --timeout"
-        ) from exc
+        raise ProgramError(timeout_message(main.name, timeout)) from exc
+    finally:
+        for watcher in WATCHERS:
+            watcher(None, None)
+
+
+def timeout_message(program: str, timeout: float) -> str:
+    """The one line for a program that ran past its time limit."""
+    return (f"{program}: the program did not finish within {timeout:g} s: it waits for something that never comes (an "
+            "Output that never resolves, input, a lock) or runs forever; raise the limit with --timeout")
