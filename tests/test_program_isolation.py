@@ -60,6 +60,11 @@ STOPS = {
     "input-property-error": ("import pulumi\nraise pulumi.InputPropertyError('a.b', 'no good')\n", "a.b", "no good"),
     "base-exception": ("raise BaseException('odd')\n", "__main__.py:1", "BaseException: odd"),
     "generator-exit": ("raise GeneratorExit()\n", "__main__.py:1", "GeneratorExit"),
+    # Not the user's Ctrl-C (no SIGINT arrived): the program's own failure, exit 2, not 130.
+    "raises-keyboard-interrupt": ("raise KeyboardInterrupt\n", "__main__.py:1", "KeyboardInterrupt"),
+    "replaces-sys-stderr": ("import sys\nsys.stderr = None\nraise ValueError('x')\n", "__main__.py:3", "ValueError: x"),
+    "replaces-sys-streams": ("import io, sys\nsys.stdout = sys.stderr = io.StringIO()\nraise ValueError('y')\n",
+                             "__main__.py:3", "ValueError: y"),
 }
 
 
@@ -239,6 +244,14 @@ def test_a_real_process_stops_a_program_that_never_ends(name, command, tmp_path)
     assert done.returncode == 2 and done.stdout == "" and "did not finish within 1 s" in done.stderr, done.stderr
     assert len(done.stderr.splitlines()) == 1 and "--timeout" in done.stderr
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+@pytest.mark.parametrize("closes", ["1", "2", "1, 2"])
+def test_a_program_that_closes_the_standard_descriptors_does_not_silence_the_command(closes, tmp_path):
+    program = f"import os\nfor fd in ({closes},):\n    os.close(fd)\nraise ValueError('after closing')\n"
+    done = python_m_components("plan", "--stack", "dev", "--project-dir", str(project(tmp_path / "p", program)))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("__main__.py:4: the program failed: ValueError: after closing"), done.stderr
 
 
 def test_help_says_the_default_time_limit():

@@ -19,7 +19,7 @@ from typing import NoReturn
 
 from ..catalog.sdk_versions import unsupported
 from .output import printable, printable_lines, write
-from .problems import BadInputError, program_problems
+from .problems import BadInputError, Interrupted, program_problems
 
 EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_CHANGES, EXIT_POLICY = 0, 1, 2, 3, 4
 DEBUG_ENV = "AKS_DRA_VGPU_TRACEBACK"
@@ -251,7 +251,8 @@ def main(argv: list[str] | None = None) -> int:
         if problems:
             _report(problems)
             return EXIT_BAD_INPUT
-        return COMMANDS[args.command](args)
+        with Interrupted.watched():
+            return COMMANDS[args.command](args)
     except BadInputError as exc:
         _report(exc.lines)
         return EXIT_BAD_INPUT

@@ -6,6 +6,7 @@ own failure or early exit) into `BadInputError`, so no traceback ever reaches th
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +20,34 @@ class BadInputError(Exception):
     def __init__(self, lines: list[str]):
         super().__init__("\n".join(lines))
         self.lines = lines
+
+
+class Interrupted:
+    """Whether a real SIGINT (Ctrl-C) arrived while a command ran: a KeyboardInterrupt without one is the program's own
+    ``raise KeyboardInterrupt``, a failure of the program like any other (exit 2), not the user stopping the command."""
+
+    signalled = False
+
+    @classmethod
+    @contextmanager
+    def watched(cls) -> Iterator[None]:
+        """Records SIGINT while the block runs (where a handler can be set: the main thread, default handler)."""
+        cls.signalled = False
+
+        def handler(number: int, frame: object) -> None:
+            cls.signalled = True
+            signal.default_int_handler(number, frame)
+
+        try:
+            previous = signal.signal(signal.SIGINT, handler) if signal.getsignal(signal.SIGINT) is signal.default_int_handler \
+                else None
+        except ValueError:  # not the main thread
+            previous = None
+        try:
+            yield
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
 
 
 @contextmanager
@@ -43,7 +72,11 @@ def program_problems(directory: Path, passthrough: tuple[type[BaseException], ..
         raise BadInputError(lines or [one_line(exc.message)]) from None
     except InputPropertyError as exc:
         raise BadInputError([one_line(f"{exc.property_path}: {exc.reason}", MAX_LINE)]) from None
-    except (KeyboardInterrupt, BadInputError, *passthrough):
+    except KeyboardInterrupt as exc:
+        if Interrupted.signalled:
+            raise
+        raise BadInputError([describe_failure(exc, directory)]) from None
+    except (BadInputError, *passthrough):
         raise
     except BaseException as exc:  # the program's own failure (even a bare BaseException): where and what, in one line
         raise BadInputError([describe_failure(exc, directory)]) from None

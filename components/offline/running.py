@@ -128,18 +128,25 @@ def _stdout_to_stderr() -> Iterator[None]:
         os.dup2(2, 1)
     except OSError:  # no file descriptor 1 or 2 (closed by the caller): the Python-level redirect still holds
         saved_fd = None
-    saved = sys.stdout, sys.stdin
+    try:
+        saved_err_fd: int | None = os.dup(2)  # a program that closes or replaces fd 2 must not take the CLI's stderr
+    except OSError:
+        saved_err_fd = None
+    saved = sys.stdout, sys.stdin, sys.stderr
     sys.stdout, sys.stdin = sys.stderr, io.StringIO("")
     try:
         yield
     finally:
-        for stream in (sys.__stdout__, sys.stderr):
+        for stream in (sys.__stdout__, saved[2]):
             try:
                 if stream is not None:
                     stream.flush()
             except (OSError, ValueError):
                 pass
-        sys.stdout, sys.stdin = saved
+        sys.stdout, sys.stdin, sys.stderr = saved  # a program may have replaced any of them
+        if saved_err_fd is not None:
+            os.dup2(saved_err_fd, 2)
+            os.close(saved_err_fd)
         if saved_fd is not None:
             os.dup2(saved_fd, 1)
             os.close(saved_fd)
