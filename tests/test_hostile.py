@@ -838,3 +838,12 @@ def test_a_file_size_cannot_read_is_refused_in_one_line(kind, option, tmp_path, 
 @pytest.mark.parametrize("workload", ["a=3x99999999999999999999", "a=3x10001", "a=1025", "a=" + "9" * 400])
 def test_a_workload_beyond_the_file_forms_limits_is_refused(workload, capsys):
     assert_refused(*cli(capsys, "size", "--workload", workload), "--workload", ("at most",))
+
+
+@pytest.mark.parametrize("mistakes", [51, 5000])
+def test_thousands_of_mistakes_are_told_in_a_screenful(mistakes, project, capsys):
+    write_stack(project, "many", MIN.replace('kubernetesVersion: "1.34"', 'kubernetesVersion: "1.34"\n' + "".join(
+        f"    x{i}: 1\n" for i in range(mistakes))))
+    status, out, err = cli(capsys, "plan", "--stack", "many", "--project-dir", str(project))
+    assert_refused(status, out, err, "cluster.x0:", ("unknown key",), most=51)
+    assert err.splitlines()[-1] == f"... and {mistakes - 50} more problems (fix these first)"

@@ -24,6 +24,7 @@ from .problems import BadInputError, Interrupted, program_problems
 EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_CHANGES, EXIT_POLICY = 0, 1, 2, 3, 4
 DEBUG_ENV = "AKS_DRA_VGPU_TRACEBACK"
 MAX_TIMEOUT = 86400.0
+MAX_PROBLEMS = 50
 DEFAULT_TIMEOUT = 120.0  # the same as offline.stacks.DEFAULT_TIMEOUT (not imported here: no SDK before the version check)
 
 
@@ -235,7 +236,10 @@ COMMANDS = {"plan": cmd_plan, "render": cmd_render, "diff": cmd_diff, "size": cm
 
 
 def _report(lines: list[str]) -> None:
-    for line in lines or ["bad input"]:
+    shown = list(lines or ["bad input"])
+    if len(shown) > MAX_PROBLEMS:  # a file of 5000 mistakes is told in a screenful, not 5000 lines
+        shown = [*shown[:MAX_PROBLEMS], f"... and {len(shown) - MAX_PROBLEMS} more problems (fix these first)"]
+    for line in shown:
         write(sys.stderr, printable(str(line)) + "\n")  # a newline inside a problem is escaped: one line each
 
 
