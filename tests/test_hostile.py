@@ -694,6 +694,9 @@ def test_nan_is_still_a_change_from_a_number(tmp_path, capsys):
     new.write_text('{"resources": [], "outputs": {"x": 1.5, "b": true}}')
     status, out, _ = cli(capsys, "diff", str(old), str(new))
     assert status == 3 and "x: NaN -> 1.5" in out and "b: 1 -> True" in out.replace("true", "True")
+    status, out, _ = cli(capsys, "diff", str(old), str(new), "--json")
+    changes = {c["path"]: c for c in json.loads(out, parse_constant=lambda name: pytest.fail(f"{name} in --json"))["outputs"]}
+    assert status == 3 and (changes["x"]["old"], changes["b"]["new"]) == ("NaN", True)
 
 
 def test_a_real_plan_diffed_against_itself_is_no_change(good_plan, capsys):

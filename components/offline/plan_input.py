@@ -8,9 +8,9 @@ JSON path (``old.json: resources[3].options: must be a mapping``), at most `MAX_
 from __future__ import annotations
 
 import json
-import os
-import stat
 from typing import Any
+
+from .files import FileTooLargeError, NotRegularFileError, read_regular
 
 MAX_BYTES = 64 << 20
 MAX_DEPTH = 200
@@ -47,15 +47,14 @@ class PlanDocumentError(ValueError):
 
 def _read_bytes(path: str) -> bytes:
     try:
-        info = os.stat(path)
-        if stat.S_ISDIR(info.st_mode):
-            raise PlanDocumentError([f"{path}: is a folder, not a plan document; {HINT}"])
-        if not stat.S_ISREG(info.st_mode):
-            raise PlanDocumentError([f"{path}: not a regular file (a pipe, socket or device); save the plan to a file"])
-        if info.st_size > MAX_BYTES:
-            raise PlanDocumentError([f"{path}: {info.st_size} bytes is too large for a plan (at most {MAX_BYTES >> 20} MiB)"])
-        with open(path, "rb") as f:
-            return f.read(MAX_BYTES + 1)
+        return read_regular(path, MAX_BYTES)
+    except NotRegularFileError as exc:
+        if str(exc) == "folder":
+            raise PlanDocumentError([f"{path}: is a folder, not a plan document; {HINT}"]) from None
+        raise PlanDocumentError([f"{path}: not a regular file (a pipe, socket or device); save the plan to a file"]) from None
+    except FileTooLargeError as exc:
+        size = f"{exc.size} bytes is too large" if exc.size >= 0 else "too large"
+        raise PlanDocumentError([f"{path}: {size} for a plan (at most {MAX_BYTES >> 20} MiB)"]) from None
     except FileNotFoundError:
         raise PlanDocumentError([f"{path}: no such file"]) from None
     except PermissionError:

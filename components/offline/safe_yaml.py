@@ -19,9 +19,7 @@ Every problem is a `YamlInputError` whose message is one line naming the file, l
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +27,7 @@ import yaml
 from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode, Node, ScalarNode
 
+from .files import FileTooLargeError, NotRegularFileError, read_regular
 from .yaml_bounds import MAX_DEPTH, MERGE, check_expansion, node_paths
 from .yaml_values import MAX_EXACT_INT, dotted, foreign_values, kind, octal_ambiguity, shown, yaml11_ambiguity
 
@@ -196,23 +195,20 @@ def read_text(path: Path, shown: str | None = None) -> str:
     """A small regular UTF-8 file's text (BOM dropped); YamlInputError (one line) for anything else."""
     name = shown or path.name
     try:
-        info = os.stat(path)
-        if stat.S_ISDIR(info.st_mode):
-            raise YamlInputError(f"{name}: is a folder, not a file")
-        if not stat.S_ISREG(info.st_mode):
-            raise YamlInputError(f"{name}: not a regular file (a pipe, socket or device); write the settings in a file")
-        if info.st_size > MAX_FILE_BYTES:
-            raise YamlInputError(f"{name}: {info.st_size} bytes is too large (at most {MAX_FILE_BYTES >> 20} MiB)")
-        with open(path, "rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)
+        data = read_regular(path, MAX_FILE_BYTES)
+    except NotRegularFileError as exc:
+        if str(exc) == "folder":
+            raise YamlInputError(f"{name}: is a folder, not a file") from None
+        raise YamlInputError(f"{name}: not a regular file (a pipe, socket or device); write the settings in a file") from None
+    except FileTooLargeError as exc:
+        size = f"{exc.size} bytes is too large" if exc.size >= 0 else "too large"
+        raise YamlInputError(f"{name}: {size} (at most {MAX_FILE_BYTES >> 20} MiB)") from None
     except FileNotFoundError:
         raise YamlInputError(f"{name}: no such file") from None
     except PermissionError:
         raise YamlInputError(f"{name}: not readable (permission denied)") from None
     except OSError as exc:
         raise YamlInputError(f"{name}: cannot be read ({exc.strerror or exc})") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise YamlInputError(f"{name}: too large (at most {MAX_FILE_BYTES >> 20} MiB)")
     return decode(data, name)
 
 
