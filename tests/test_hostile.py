@@ -375,14 +375,15 @@ PLAIN = MIN + """  aks-dra-vgpu:draDriver:
     extraValues:
       answer: "yes"
       mode: "1:20"
+      eq: "="
       octal: 15
       big: 1000.0
       labels: {a: x, b: w}
   aks-dra-vgpu:samples: {workload: false}
 """
 SPELLINGS = {
-    # yaml.v3 (Pulumi's reader) reads 0o17 as octal and 1e3 as a float; quoted, yes and 1:20 are text either way.
-    "yaml-1.2-scalars": PLAIN.replace("15", "0o17").replace("1000.0", "1e3"),
+    # yaml.v3 (Pulumi's reader) reads 0o17 as octal, 1e3 as a float and = as text; quoted, yes and 1:20 are text either way.
+    "yaml-1.2-scalars": PLAIN.replace("15", "0o17").replace("1000.0", "1e3").replace('"="', "="),
     "single-quotes": PLAIN.replace('"yes"', "'yes'").replace('"1:20"', "'1:20'"),
     # Merge keys: the mapping's own keys win over merged ones, earlier merged mappings over later ones.
     "merge-inline": PLAIN.replace("labels: {a: x, b: w}", "labels: {<<: {a: x, b: z}, b: w}"),

@@ -37,6 +37,8 @@ MAX_FILE_BYTES = 1 << 20
 MAX_DIGITS = 32
 
 _BOOL, _INT, _FLOAT = "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+# YAML 1.1's "=" (yaml.org/type/value.html) is text for yaml.v3, which has no such type.
+_VALUE = "tag:yaml.org,2002:value"
 _STR, _AMBIGUOUS = "tag:yaml.org,2002:str", "tag:aks-dra-vgpu,2026:yaml11-ambiguous"
 
 
@@ -71,7 +73,7 @@ class _Resolver(yaml.resolver.Resolver):
 
 
 _Resolver.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag not in (_BOOL, _INT, _FLOAT)]
+    first: [(tag, rx) for tag, rx in resolvers if tag not in (_BOOL, _INT, _FLOAT, _VALUE)]
     for first, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items()
 }
 _Resolver.add_implicit_resolver(_BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)\Z"), list("tTfF"))
