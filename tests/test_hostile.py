@@ -471,6 +471,11 @@ PROJECT_FILES = {
     "duplicate-key": ("name: p\nname: q\nruntime: python\n", "written twice"),
     "not-utf8": (b"name: \xff\nruntime: python\n", "not UTF-8"),
     "alias-bomb": (bomb().replace("config:\n  x:", "name: p\nruntime: python\nx:"), "aliases expand"),
+    "name-yaml11-word": ("name: no\nruntime: python\n", "Pulumi.yaml:1:7: name: unquoted no"),
+    "config-default-yaml11-word": ("name: p\nruntime: python\nconfig:\n  x: {default: off}\n",
+                                   "Pulumi.yaml:4:16: config.x.default: unquoted off"),
+    "config-default-huge-number": ("name: p\nruntime: python\nconfig:\n  x: {default: " + "1" * 400 + "}\n",
+                                   "config.x.default: a number of 400 digits"),
 }
 
 
