@@ -856,3 +856,18 @@ def test_thousands_of_mistakes_are_told_in_a_screenful(mistakes, project, capsys
     status, out, err = cli(capsys, "plan", "--stack", "many", "--project-dir", str(project))
     assert_refused(status, out, err, "cluster.x0:", ("unknown key",), most=51)
     assert err.splitlines()[-1] == f"... and {mistakes - 50} more problems (fix these first)"
+
+
+@pytest.mark.parametrize("value", [5, "x", [], ["a"], None, {"name": 5}], ids=repr)
+@pytest.mark.parametrize("side", ["old", "new"])
+def test_a_hand_made_plan_with_odd_kubernetes_metadata_still_diffs(value, side, good_plan, tmp_path, capsys):
+    doc = json.loads(good_plan.read_text())
+    for res in doc["resources"]:
+        if res["type"].startswith("kubernetes:") and res["custom"] and "metadata" in res["inputs"]:
+            res["inputs"]["metadata"] = value
+    odd = tmp_path / "odd.json"
+    odd.write_text(json.dumps(doc))
+    pair = (odd, good_plan) if side == "old" else (good_plan, odd)
+    status, _out, err = cli(capsys, "diff", *map(str, pair))
+    assert status in (3, 4) and "Traceback" not in err and "not a plan document" not in err, err
+    assert cli(capsys, "diff", str(odd), str(odd))[0] == 0

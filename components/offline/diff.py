@@ -169,12 +169,15 @@ def _delete_before_replace(old: dict[str, Any], new: dict[str, Any], by_provider
     if type_.startswith("kubernetes:") and type_ != RELEASE:
         # pulumi-kubernetes: delete first when its own force-new fields replace an object that keeps its name and
         # namespace (provider/pkg/provider/provider.go, Diff: deleteBeforeReplace).
-        same = all(
-            ((old.get("inputs") or {}).get("metadata") or {}).get(k) == ((new.get("inputs") or {}).get("metadata") or {}).get(k)
-            for k in ("name", "namespace")
-        )
-        return by_provider and same
+        kept = all(same(_metadata(old).get(k), _metadata(new).get(k)) for k in ("name", "namespace"))
+        return by_provider and kept
     return False  # Helm releases (helm_release.go: DeleteBeforeReplace false) and providers: create first
+
+
+def _metadata(res: dict[str, Any]) -> dict[str, Any]:
+    """A Kubernetes object's metadata, or nothing when a hand-made plan holds something else there."""
+    metadata = (res.get("inputs") or {}).get("metadata")
+    return metadata if isinstance(metadata, dict) else {}
 
 
 def diff_plans(old: dict[str, Any], new: dict[str, Any]) -> DiffResult:
