@@ -7,12 +7,13 @@ import os
 import sys
 
 from .cli import EXIT_ERROR, main
+from .cli.watchdog import run_watched
 
 if __name__ == "__main__":
     # This process only runs one plan: collect the young generation less often while the program allocates hundreds
     # of thousands of short-lived Outputs and tasks (tuned here, never by the library's capture()).
     gc.set_threshold(20_000, 20, 100)
-    status = main()
+    status = run_watched(main)  # a program stuck past --timeout ends the command with exit 2 (cli/watchdog.py)
     try:
         sys.stdout.flush()
         sys.stderr.flush()

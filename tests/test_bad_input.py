@@ -327,5 +327,5 @@ def test_a_key_written_twice_is_an_error_not_a_lost_setting(scratch, monitors, c
     write_stack(scratch, "twice", raw("twice", text, ""))
     status, out, err = plan(scratch, "twice", capsys)
     assert status == 2 and out == ""
-    assert err.startswith("Pulumi.twice.yaml:4:") and "key 'workload' is written twice" in err
+    assert err.startswith("samples.workload: key 'workload' is written twice (Pulumi.twice.yaml:4:")
     assert registered(monitors) == []

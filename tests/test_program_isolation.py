@@ -60,6 +60,11 @@ STOPS = {
     "input-property-error": ("import pulumi\nraise pulumi.InputPropertyError('a.b', 'no good')\n", "a.b", "no good"),
     "base-exception": ("raise BaseException('odd')\n", "__main__.py:1", "BaseException: odd"),
     "generator-exit": ("raise GeneratorExit()\n", "__main__.py:1", "GeneratorExit"),
+    # Not the user's Ctrl-C (no SIGINT arrived): the program's own failure, exit 2, not 130.
+    "raises-keyboard-interrupt": ("raise KeyboardInterrupt\n", "__main__.py:1", "KeyboardInterrupt"),
+    "replaces-sys-stderr": ("import sys\nsys.stderr = None\nraise ValueError('x')\n", "__main__.py:3", "ValueError: x"),
+    "replaces-sys-streams": ("import io, sys\nsys.stdout = sys.stderr = io.StringIO()\nraise ValueError('y')\n",
+                             "__main__.py:3", "ValueError: y"),
 }
 
 
@@ -130,7 +135,11 @@ AMBIENT = {
     "PULUMI_DISABLE_RESOURCE_REFERENCES": "true",
     "PULUMI_STACK": "prod",
     "PULUMI_PROJECT": "other",
+    "PULUMI_CONFIG_PASSPHRASE": "hunter2",
 }
+# The config-carrying ones are ignored with one warning line naming them; the others (and the passphrase) silently.
+CONFIG_VARIABLES = {"PULUMI_CONFIG", "PULUMI_CONFIG_SECRET_KEYS", "PULUMI_CONFIG_AKS_DRA_VGPU_SAMPLES",
+                    "PULUMI_CONFIG_AKS_DRA_VGPU_DRADRIVER"}
 MIN_STACK = """config:
   aks-dra-vgpu:cluster: {name: aks-min, location: westeurope, resourceGroup: {name: rg-min}, kubernetesVersion: "1.34"}
   aks-dra-vgpu:gpuPools: [{name: gpu, vmSize: Standard_NV12ads_A10_v5, count: 1}]
@@ -161,9 +170,30 @@ def test_an_ambient_pulumi_variable_does_not_change_the_plan(variable, minimal, 
     folder, clean = minimal
     monkeypatch.setenv(variable, AMBIENT[variable])
     status, out, err = cli(capsys, "plan", "--stack", "dev", "--project-dir", str(folder), "--json")
-    assert (status, err) == (0, "")
+    assert status == 0
+    if variable in CONFIG_VARIABLES:
+        assert err.startswith(f"warning: ignoring {variable} from the environment:") and err.count("\n") == 1, err
+        assert "config from the stack file only" in err
+    else:
+        assert err == ""
     assert out == clean
     assert os.environ[variable] == AMBIENT[variable]  # the caller's environment is given back as it was
+
+
+@pytest.mark.parametrize("command", ["plan", "render"])
+def test_all_ambient_config_variables_are_named_in_one_warning_and_change_nothing(command, minimal, monkeypatch, tmp_path,
+                                                                                 capsys):
+    folder, clean = minimal
+    for name, value in AMBIENT.items():
+        monkeypatch.setenv(name, value)
+    extra = ["--json"] if command == "plan" else ["--out", str(tmp_path / "out")]
+    status, out, err = cli(capsys, command, "--stack", "dev", "--project-dir", str(folder), *extra)
+    assert status == 0
+    assert err.splitlines() == [line for line in err.splitlines() if line.startswith("warning: ignoring")] and len(
+        err.splitlines()) == 1
+    assert all(name in err for name in CONFIG_VARIABLES) and "PASSPHRASE" not in err
+    if command == "plan":
+        assert out == clean
 
 
 def test_the_control_a_per_key_variable_would_have_filled_the_stack(minimal, monkeypatch):
@@ -193,13 +223,40 @@ def test_a_real_process_keeps_stdout_for_the_plan_whatever_the_program_writes(tm
     assert "Traceback" not in done.stderr
 
 
-def test_a_real_process_stops_a_program_that_never_ends(tmp_path):
-    folder = project(tmp_path / "forever", "import time\ntime.sleep(3600)\n")
+FOREVER = {
+    "sleeps": "import time\ntime.sleep(3600)\n",
+    # One C call that never lets go of the interpreter lock: only the supervising process (cli/watchdog.py) can stop it.
+    "regex-backtracking": "import re\nre.match('(a+)+$', 'a' * 64 + 'b')\n",
+    "big-sum": "sum(range(10 ** 15))\n",
+    "output-never-resolves": "import asyncio, pulumi\nloop = asyncio.get_event_loop()\n"
+                             "pulumi.export('x', pulumi.Output(set(), loop.create_future(), loop.create_future()))\n",
+}
+
+
+@pytest.mark.parametrize("command", ["plan", "render"])
+@pytest.mark.parametrize("name", sorted(FOREVER))
+def test_a_real_process_stops_a_program_that_never_ends(name, command, tmp_path):
+    folder = project(tmp_path / "forever", FOREVER[name])
+    extra = ["--out", str(tmp_path / "out")] if command == "render" else []
     started = time.monotonic()
-    done = python_m_components("plan", "--stack", "dev", "--project-dir", str(folder), "--timeout", "1")
-    assert time.monotonic() - started < 30
-    assert done.returncode == 2 and done.stdout == "" and "did not finish within 1 s" in done.stderr
-    assert len(done.stderr.splitlines()) == 1
+    done = python_m_components(command, "--stack", "dev", "--project-dir", str(folder), "--timeout", "1", *extra)
+    assert time.monotonic() - started < 15
+    assert done.returncode == 2 and done.stdout == "" and "did not finish within 1 s" in done.stderr, done.stderr
+    assert len(done.stderr.splitlines()) == 1 and "--timeout" in done.stderr
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+@pytest.mark.parametrize("closes", ["1", "2", "1, 2"])
+def test_a_program_that_closes_the_standard_descriptors_does_not_silence_the_command(closes, tmp_path):
+    program = f"import os\nfor fd in ({closes},):\n    os.close(fd)\nraise ValueError('after closing')\n"
+    done = python_m_components("plan", "--stack", "dev", "--project-dir", str(project(tmp_path / "p", program)))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("__main__.py:4: the program failed: ValueError: after closing"), done.stderr
+
+
+def test_help_says_the_default_time_limit():
+    done = python_m_components("plan", "--help")
+    assert done.returncode == 0 and "(default: 120)" in " ".join(done.stdout.split())
 
 
 def test_a_reader_that_goes_away_is_no_traceback(tmp_path):

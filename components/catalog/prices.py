@@ -101,6 +101,9 @@ def _read(target: Path) -> Any:
         raise ConfigError([Problem(str(target), f"not YAML: {exc}")]) from None
 
 
+MISSING_DOC: Any = object()  # no document given: read the file
+
+
 def _validate(model: type[Model], doc: Any, target: Path) -> Any:
     try:
         return validate(model, doc)
@@ -108,11 +111,15 @@ def _validate(model: type[Model], doc: Any, target: Path) -> Any:
         raise ConfigError([Problem(f"{target}: {p.path}" if p.path else str(target), p.message) for p in exc.problems]) from None
 
 
-def prices_for(region: str | None, path: str | Path | None = None) -> tuple[PriceTable, str | None]:
-    """The prices for a region from `path` (default: the package's own book) and a warning when the row is another
+def prices_for(
+    region: str | None, path: str | Path | None = None, doc: Any = MISSING_DOC
+) -> tuple[PriceTable, str | None]:
+    """The prices for a region from `path` (default: the package's own book), or from `doc` already read from it (a
+    caller that reads files it was handed reads them within its own bounds), and a warning when the row is another
     region's; a one-region file is used whatever the region. ConfigError naming the file and each bad key."""
     target = Path(path) if path is not None else DEFAULT_PRICES
-    doc = _read(target)
+    if doc is MISSING_DOC:
+        doc = _read(target)
     if isinstance(doc, dict) and "regions" in doc:
         return _validate(PriceBook, doc, target).table(region)
     return _validate(PriceTable, doc, target), None

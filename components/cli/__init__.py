@@ -31,6 +31,7 @@ from .output import (
     write,
 )
 from .plan import cmd_plan
+from .problems import Interrupted
 from .regenerate import cmd_docs
 from .render import cmd_render
 from .size import cmd_size
@@ -49,6 +50,7 @@ __all__ = [
 ]
 
 DEBUG_ENV = "AKS_DRA_VGPU_TRACEBACK"
+DEFAULT_TIMEOUT = 120.0  # the same as offline.stacks.DEFAULT_TIMEOUT (not imported here: no SDK before the version check)
 MAX_TIMEOUT = 86400.0
 
 
@@ -74,15 +76,18 @@ def _parser() -> argparse.ArgumentParser:
         # `python -m aks_dra_vgpu` where installed, `python -m components` inside this repository.
         prog=f"python -m {__package__.rpartition('.')[0]}",
         description="Preview what a stack declares, offline: no cloud credentials, no Pulumi CLI. Ambient PULUMI_* "
-        "environment variables are ignored: the plan depends only on the project and its stack file.",
+        "environment variables are hidden from the program: the plan depends only on the project and its stack file. "
+        "PULUMI_CONFIG and PULUMI_CONFIG_<KEY> are ignored with a warning (the Pulumi CLI sets them itself for the "
+        "program it runs, so a value in the shell belongs to another run, not to this stack's file).",
     )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def project_args(p: argparse.ArgumentParser) -> None:
         p.add_argument("--stack", required=True, help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml")
         p.add_argument("--project-dir", default=".", help="the Pulumi project's folder (default: current folder)")
-        p.add_argument("--timeout", type=_timeout, default=120.0,
-                       help="seconds the program may run before the plan gives up (default: 120)")
+        p.add_argument("--timeout", type=_timeout, default=DEFAULT_TIMEOUT,
+                       help=f"seconds the program may run, Outputs included, before the plan gives up with exit 2 "
+                       f"(default: {DEFAULT_TIMEOUT:g})")
 
     plan = sub.add_parser("plan", help="run the program under mocks and print what it declares")
     project_args(plan)
@@ -129,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         if problems:
             _report(problems)
             return EXIT_BAD_INPUT
-        return COMMANDS[args.command](args)
+        with Interrupted.watched():
+            return COMMANDS[args.command](args)
     except BadInputError as exc:
         _report(exc.lines)
         return EXIT_BAD_INPUT

@@ -25,6 +25,10 @@ def cmd_diff(args: argparse.Namespace) -> int:
         # A document that passed the shape check but still trips the diff: a bad plan all the same.
         raise BadInputError([f"not a plan document the diff can read ({type(exc).__name__}: {exc}); make plans with "
                              "`plan --json`"]) from None
-    text = json.dumps(result.to_dict(), indent=2, sort_keys=True) + "\n" if args.json else printable_lines(format_diff(result))
+    from ..offline.equal import json_safe
+
+    doc = json_safe(result.to_dict())  # strict JSON even when a plan held NaN
+    text = json.dumps(doc, indent=2, sort_keys=True, allow_nan=False) + "\n" if args.json else printable_lines(
+        format_diff(result))
     write(sys.stdout, text)
     return result.exit_status  # 0 no change, 3 changes, 4 a change that would fail or must not be applied

@@ -9,6 +9,7 @@ from typing import TextIO
 EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_CHANGES, EXIT_POLICY = 0, 1, 2, 3, 4
 DEBUG_ENV = "AKS_DRA_VGPU_TRACEBACK"
 MAX_LINE = 1000
+MAX_PROBLEMS = 50
 
 
 class BadInputError(Exception):
@@ -44,5 +45,8 @@ def write(stream: TextIO, text: str) -> None:
 
 
 def _report(lines: list[str]) -> None:
-    for line in lines or ["bad input"]:
+    shown = list(lines or ["bad input"])
+    if len(shown) > MAX_PROBLEMS:  # a file of 5000 mistakes is told in a screenful, not 5000 lines
+        shown = [*shown[:MAX_PROBLEMS], f"... and {len(shown) - MAX_PROBLEMS} more problems (fix these first)"]
+    for line in shown:
         write(sys.stderr, printable(str(line)) + "\n")  # a newline inside a problem is escaped: one line each

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from .output import EXIT_CHANGES, EXIT_OK, BadInputError, printable, write
-from .running import program_problems
+from .problems import program_problems
 
 
 def cmd_docs(args: argparse.Namespace) -> int:

@@ -1,50 +1,26 @@
-"""Running a project's program for a subcommand: the plan of a stack, and whatever the program raises as one line per
-problem."""
+"""Running a project's program for a subcommand: the plan of a stack (whatever the program raises becomes one line per
+problem: problems.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+import sys
 from pathlib import Path
 
-from .output import MAX_LINE, BadInputError
-
-
-@contextmanager
-def program_problems(directory: Path, passthrough: tuple[type[BaseException], ...] = ()) -> Iterator[None]:
-    """Whatever running a project's program raises (but `passthrough`), as BadInputError with one line per problem."""
-    from pulumi.errors import InputPropertiesError, InputPropertyError
-
-    from ..config import ConfigError
-    from ..offline import StackFileError
-    from ..offline.running import ProgramError, describe_failure, one_line
-
-    try:
-        yield
-    except StackFileError as exc:
-        raise BadInputError(exc.lines) from None
-    except ProgramError as exc:
-        raise BadInputError([str(exc)]) from None
-    except ConfigError as exc:
-        raise BadInputError([one_line(str(p), MAX_LINE) for p in exc.problems]) from None
-    except InputPropertiesError as exc:
-        lines = [one_line(f"{e['property_path']}: {e['reason']}", MAX_LINE) for e in (exc.errors or [])]
-        raise BadInputError(lines or [one_line(exc.message)]) from None
-    except InputPropertyError as exc:
-        raise BadInputError([one_line(f"{exc.property_path}: {exc.reason}", MAX_LINE)]) from None
-    except (KeyboardInterrupt, BadInputError, *passthrough):
-        raise
-    except BaseException as exc:  # the program's own failure (even a bare BaseException): where and what, in one line
-        raise BadInputError([describe_failure(exc, directory)]) from None
+from .output import printable, write
+from .problems import program_problems
 
 
 def run_plan(project_dir: str, stack: str, timeout: float | None):
     """The stack's plan (a first preview); BadInputError with one line per problem for anything the user can fix."""
     from ..offline import load_project, run_project
     from ..offline.project import stack_name
+    from ..offline.running import ambient_config, ambient_config_warning
 
     with program_problems(Path(project_dir)):
         stack_name(stack)
         project = load_project(project_dir)
+    ignored = ambient_config()
+    if ignored:  # ignored, not refused: a shell or CI job may carry them from an earlier `pulumi` run
+        write(sys.stderr, printable(ambient_config_warning(ignored)) + "\n")
     with program_problems(project.directory):
         return run_project(project, stack, preview=True, timeout=timeout)

@@ -10,6 +10,7 @@ from pydantic import Field, model_validator
 from .access import ApiServerConfig, AuthConfig, NetworkConfig
 from .base import KubernetesVersion, Model, PoolName, Zones, matching
 from .errors import KeyedProblemsError
+from .limits import Tags
 from .monitoring import MonitoringConfig
 from .syntax import CLUSTER_NAME, DNS_PREFIX, DNS_PREFIX_RULE, LOCATION
 from .types import AzureVmSize, DnsPrefix, ResourceGroupName, UserAssignedIdentityId
@@ -68,7 +69,7 @@ class ClusterConfig(Model):
         "only forget them: for handing a cluster over to another stack or tool. GPU pools are still deleted; a "
         "replacement still replaces. See docs/safe-changes.md.",
     )
-    tags: dict[str, str] = Field(
+    tags: Tags = Field(
         default_factory=dict,
         description="Azure tags for the resource group, the cluster and every GPU pool (a pool's own tags win).",
     )

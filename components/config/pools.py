@@ -17,6 +17,7 @@ from pydantic import BeforeValidator, Field, field_validator, model_validator
 from ..catalog import A10_SIZES, GPU_PRESENT_LABEL, RESERVED_LABEL_PREFIXES, A10Size
 from .base import KubernetesVersion, Model, PoolName, Zones
 from .errors import KeyedProblemsError
+from .limits import Tags
 from .pool_parts import (
     DEFAULT_SURGE,
     SPOT_LABEL,
@@ -90,7 +91,7 @@ class GpuPoolConfig(Model):
         description="ARM ID of the subnet for this pool's nodes (vnetSubnetID); default cluster.network.vnetSubnetId. "
         "Must be in the same virtual network as the cluster's subnet.",
     )
-    tags: dict[str, str] = Field(
+    tags: Tags = Field(
         default_factory=dict,
         description="Azure tags for the pool's VM scale set, merged over cluster.tags (these win).",
     )

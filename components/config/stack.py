@@ -13,6 +13,7 @@ from .base import Model
 from .cluster import ClusterConfig, SystemPoolConfig
 from .driver import DraDriverConfig
 from .errors import KeyedProblemsError, Problem
+from .limits import derived_name_problem, derived_names, merged_tag_problems, pool_count_problem
 from .pools import GpuPoolConfig
 from .samples import SamplesConfig, extended_resource_problem
 from .versions import pool_skew_problem
@@ -52,6 +53,9 @@ class StackConfig(Model):
                     "pool names must be unique"
                 )
             seen[pool.name] = index
+        too_many = pool_count_problem(len(pools))
+        if too_many:
+            raise ValueError(too_many)
         return pools
 
     @model_validator(mode="after")
@@ -83,13 +87,16 @@ def cross_problems(
         ]
     if cluster is not None:
         problems += _pool_subnets(cluster, pools) + _capacity_reservations(cluster, pools)
+        # Azure's tag limits on what each pool is given: its tags merged over the cluster's.
+        problems += [(f"gpuPools[{index}].tags", problem)
+                     for index, pool in pools for _, problem in merged_tag_problems(cluster.tags, [pool.tags])]
         problems += [
             (f"gpuPools[{index}].kubernetesVersion", problem)
             for index, pool in pools
             if pool.kubernetes_version and (problem := pool_skew_problem(pool.kubernetes_version, cluster.kubernetes_version))
         ]
     if samples is not None:
-        problems += _sample_memory(samples, pools, all_pools)
+        problems += _sample_memory(samples, pools, all_pools) + _derived_names(samples, pools)
         if driver_namespace is not None and samples.namespace == driver_namespace:
             problems.append((
                 "samples.namespace", f"'{samples.namespace}' is the driver's namespace (draDriver.namespace): the "
@@ -116,6 +123,17 @@ def _sample_memory(samples: SamplesConfig, pools: Pools, all_pools: bool) -> lis
         return [("samples.workloadMemoryGiB", f"{wanted} GiB is more than any A10 slice holds (at most "
                  f"{SIZE_CLASSES[-1]} GiB, a whole A10); choose at most the largest slice your pools offer")]
     return []
+
+
+def _derived_names(samples: SamplesConfig, pools: Pools) -> list[tuple[str, str]]:
+    """The names the samples derive from deviceClassName (one per slice size the pools offer) within Kubernetes' limit."""
+    if not samples.enabled or not pools:
+        return []
+    sizes = [p.size.gpu_memory_gib for _, p in pools]
+    two = any(p.size.devices_per_node >= 2 for _, p in pools)
+    names = derived_names(samples.device_class_name, sizes, two, samples.shared_claim)
+    problem = derived_name_problem(samples.device_class_name, names)
+    return [("samples.deviceClassName", problem)] if problem else []
 
 
 def _capacity_reservations(cluster: ClusterConfig, pools: Pools) -> list[tuple[str, str]]:

@@ -3,13 +3,14 @@
 - ``plan``: the plan document (``Plan``, ``Registration``) and the markers for secrets and unknowns
 - ``capture``: the in-process resource monitor and engine; ``capture(program)`` runs a program as the language host does
 - ``mocks``: what Azure, AKS and Kubernetes would answer (a first preview knows only the inputs)
-- ``project``: Pulumi projects and stack files on disk; ``run_project``
+- ``project``: Pulumi projects on disk (``Pulumi.yaml``); ``stacks``: their stack files, and ``run_project``
 - ``tree``, ``render``, ``diff``, ``mermaid``, ``critical_path``: what is built on a plan
 """
 
 from .capture import capture
 from .plan import SECRET, UNKNOWN, Invoke, Plan, Registration, walk
-from .project import Project, StackFileError, load_project, read_stack_config, run_project
+from .project import Project, StackFileError, load_project
+from .stacks import read_stack_config, run_project
 
 __all__ = [
     "SECRET",

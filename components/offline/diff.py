@@ -19,6 +19,7 @@ from typing import Any
 from ..config.syntax import MISSING
 from .diff_model import DiffResult, Operation, ResourceDiff, ValueChange
 from .diff_warnings import blocked_reasons, plan_warnings, resource_warnings
+from .equal import same
 from .replacement_rules import (
     PROVIDER_CHANGED,
     cascade_rules,
@@ -37,9 +38,8 @@ OPTION_KEYS = ("protect", "retainOnDelete", "ignoreChanges", "replaceOnChanges",
 
 # --- comparing values -------------------------------------------------------------------------------------------------
 def value_changes(old: Any, new: Any, path: tuple[PathPart, ...] = ()) -> list[tuple[tuple[PathPart, ...], Any, Any]]:
-    """Leaf-level differences between two JSON values: maps key by key, lists item by item (extra items as added/removed)."""
-    if old == new:
-        return []
+    """Leaf-level differences between two JSON values: maps key by key, lists item by item (extra items as added/removed);
+    leaves compare with `equal.same` (NaN is the same as NaN, true is not 1)."""
     if isinstance(old, dict) and isinstance(new, dict):
         found = []
         for key in sorted(set(old) | set(new)):
@@ -52,7 +52,7 @@ def value_changes(old: Any, new: Any, path: tuple[PathPart, ...] = ()) -> list[t
                 old[index] if index < len(old) else MISSING, new[index] if index < len(new) else MISSING, (*path, index)
             )
         return found
-    return [(path, old, new)]
+    return [] if same(old, new) else [(path, old, new)]
 
 
 def _resolve(value: Any, parts: tuple[PathPart, ...]) -> Any:
@@ -80,7 +80,7 @@ def _triggers(pattern: tuple[PathPart, ...], path: tuple[PathPart, ...], old: An
     if (old is MISSING or new is MISSING) and path and isinstance(path[-1], int):
         return False  # adding or removing a list item does not change an existing item's property
     rest = pattern[len(path):]
-    return _resolve(old, rest) != _resolve(new, rest)
+    return not same(_resolve(old, rest), _resolve(new, rest))
 
 
 def _parse_all(paths: list[str]) -> list[tuple[PathPart, ...]]:
@@ -118,7 +118,7 @@ def _input_diff(old: dict[str, Any], new: dict[str, Any]) -> tuple[list[ValueCha
     options = [
         ValueChange(key, old_options.get(key, MISSING), new_options.get(key, MISSING))
         for key in OPTION_KEYS
-        if _normal_option(old_options.get(key)) != _normal_option(new_options.get(key))
+        if not same(_normal_option(old_options.get(key)), _normal_option(new_options.get(key)))
     ]
     return changes, options
 
@@ -170,12 +170,15 @@ def _delete_before_replace(old: dict[str, Any], new: dict[str, Any], by_provider
     if type_.startswith("kubernetes:") and type_ != RELEASE:
         # pulumi-kubernetes: delete first when its own force-new fields replace an object that keeps its name and
         # namespace (provider/pkg/provider/provider.go, Diff: deleteBeforeReplace).
-        same = all(
-            ((old.get("inputs") or {}).get("metadata") or {}).get(k) == ((new.get("inputs") or {}).get("metadata") or {}).get(k)
-            for k in ("name", "namespace")
-        )
-        return by_provider and same
+        kept = all(same(_metadata(old).get(k), _metadata(new).get(k)) for k in ("name", "namespace"))
+        return by_provider and kept
     return False  # Helm releases (helm_release.go: DeleteBeforeReplace false) and providers: create first
+
+
+def _metadata(res: dict[str, Any]) -> dict[str, Any]:
+    """A Kubernetes object's metadata, or nothing when a hand-made plan holds something else there."""
+    metadata = (res.get("inputs") or {}).get("metadata")
+    return metadata if isinstance(metadata, dict) else {}
 
 
 def diff_plans(old: dict[str, Any], new: dict[str, Any]) -> DiffResult:

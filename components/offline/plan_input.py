@@ -8,9 +8,9 @@ JSON path (``old.json: resources[3].options: must be a mapping``), at most `MAX_
 from __future__ import annotations
 
 import json
-import os
-import stat
 from typing import Any
+
+from .files import FileTooLargeError, NotRegularFileError, read_regular
 
 MAX_BYTES = 64 << 20
 MAX_DEPTH = 200
@@ -45,21 +45,16 @@ class PlanDocumentError(ValueError):
         super().__init__("\n".join(lines))
 
 
-def _constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
 def _read_bytes(path: str) -> bytes:
     try:
-        info = os.stat(path)
-        if stat.S_ISDIR(info.st_mode):
-            raise PlanDocumentError([f"{path}: is a folder, not a plan document; {HINT}"])
-        if not stat.S_ISREG(info.st_mode):
-            raise PlanDocumentError([f"{path}: not a regular file (a pipe, socket or device); save the plan to a file"])
-        if info.st_size > MAX_BYTES:
-            raise PlanDocumentError([f"{path}: {info.st_size} bytes is too large for a plan (at most {MAX_BYTES >> 20} MiB)"])
-        with open(path, "rb") as f:
-            return f.read(MAX_BYTES + 1)
+        return read_regular(path, MAX_BYTES)
+    except NotRegularFileError as exc:
+        if str(exc) == "folder":
+            raise PlanDocumentError([f"{path}: is a folder, not a plan document; {HINT}"]) from None
+        raise PlanDocumentError([f"{path}: not a regular file (a pipe, socket or device); save the plan to a file"]) from None
+    except FileTooLargeError as exc:
+        size = f"{exc.size} bytes is too large" if exc.size >= 0 else "too large"
+        raise PlanDocumentError([f"{path}: {size} for a plan (at most {MAX_BYTES >> 20} MiB)"]) from None
     except FileNotFoundError:
         raise PlanDocumentError([f"{path}: no such file"]) from None
     except PermissionError:
@@ -79,12 +74,13 @@ def read_plan(path: str) -> dict[str, Any]:
         bad = f"byte 0x{data[exc.start]:02x} at offset {exc.start}"
         raise PlanDocumentError([f"{path}: not UTF-8 text ({bad}); {HINT}"]) from None
     try:
-        doc = json.loads(text, parse_constant=_constant)
+        # NaN and Infinity are read as Python writes them (json.dumps): not JSON, but a file must still equal itself.
+        doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise PlanDocumentError([f"{path}:{exc.lineno}:{exc.colno}: not a plan document: {exc.msg}"]) from None
     except RecursionError:
         raise PlanDocumentError([f"{path}: not a plan document: nested too deeply"]) from None
-    except ValueError as exc:  # NaN/Infinity, or an integer of thousands of digits
+    except ValueError as exc:  # an integer of thousands of digits
         why = "a number thousands of digits long" if "integer string conversion" in str(exc) else str(exc)
         raise PlanDocumentError([f"{path}: not a plan document: {' '.join(why.split())[:200]}"]) from None
     problems = check_plan_document(doc)

@@ -1,4 +1,4 @@
-"""Pulumi projects and stacks on disk: ``Pulumi.yaml``, the stack files, and running a project's program offline.
+"""Pulumi projects on disk: ``Pulumi.yaml`` (name, runtime, program, stack folder, config declarations) and stack names.
 
 Files are read as the Pulumi CLI reads them (pulumi/pulumi `sdk/go/common/workspace`: `loaders.go`, `paths.go`,
 `project.go`; `sdk/go/common/resource/config`: `key.go`, `object.go`) and within the bounds of `safe_yaml`. Where the
@@ -8,33 +8,22 @@ mistake (a misspelt namespace), the offline engine refuses with one line naming 
 
 from __future__ import annotations
 
-import difflib
-import importlib.util
 import json
 import os
 import re
-import runpy
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from . import safe_yaml
-from .capture import capture
-from .plan import SECRET, Plan
-from .running import isolated_program
 
 # pulumi/pulumi `sdk/go/common/tokens/stack_name.go` (ParseStackName) and `tokens/project.go` (ValidateProjectName,
 # with IsName from `tokens/names.go`): ASCII letters, digits, '_', '.', '-', at most 100 characters.
 STACK_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}", re.ASCII)
 PROJECT_NAME = re.compile(r"(?=.{1,100}\Z)[A-Za-z_.][A-Za-z0-9_.-]*", re.ASCII)
-# The keys of a stack file (pulumi/pulumi `sdk/go/common/workspace/project.go`, ProjectStack).
-STACK_FILE_KEYS = ("config", "environment", "secretsprovider", "encryptedkey", "encryptionsalt")
 # The keys of a project config declaration (`sdk/go/common/workspace/project.json`, configTypeDeclaration).
 DECLARATION_KEYS = frozenset({"type", "items", "description", "secret", "default", "value"})
-NAMESPACE_CUTOFF = 0.8
-DEFAULT_TIMEOUT = 120.0
 
 
 @dataclass(frozen=True)
@@ -101,7 +90,7 @@ def load_project(directory: str | os.PathLike[str]) -> Project:
     directory = Path(directory).resolve()
     path = _find_project_file(directory)
     name = path.name
-    doc = _read(path, name)
+    doc = read_yaml(path, name)
     if not isinstance(doc, dict):
         raise StackFileError(f"{name}: not a Pulumi project file (expected a mapping with 'name' and 'runtime')")
     problems = []
@@ -140,7 +129,7 @@ def load_project(directory: str | os.PathLike[str]) -> Project:
 def _declarations(project: str, config: dict[str, Any], file: str) -> Iterator[tuple[str, dict[str, Any]]]:
     """Pulumi.yaml's config entries as declarations by full key (shorthand values as `project.go` rewrites them)."""
     for key, value in config.items():
-        full = _full_key(project, key, file)
+        full = full_key(project, key, file)
         own = full.startswith(f"{project}:")
         if isinstance(value, dict):
             unknown = sorted(set(value) - DECLARATION_KEYS)
@@ -157,7 +146,7 @@ def _declarations(project: str, config: dict[str, Any], file: str) -> Iterator[t
             yield full, {"default" if own else "value": value}
 
 
-def _full_key(project: str, key: Any, where: str) -> str:
+def full_key(project: str, key: Any, where: str) -> str:
     """A config key with its namespace, as `config.ParseKey` reads it (``ns:name``, old ``ns:config:name``), or with
     the project's namespace when it has none (`loaders.go`, stackConfigNamespacedWithProject)."""
     if not isinstance(key, str):
@@ -172,167 +161,43 @@ def _full_key(project: str, key: Any, where: str) -> str:
     return ":".join(parts)
 
 
-def read_stack_config(project: Project, stack: str) -> tuple[dict[str, Any], list[str]]:
-    """The stack file's config map with keys namespaced as the CLI does, and the keys that are secrets.
-
-    A value encrypted with the stack's secrets provider (``{secure: v1:...}``, at the top or anywhere inside) is never
-    decrypted offline: it becomes ``[secret]``, and its whole key is a secret, as Pulumi marks a key whose value contains
-    a secure string (`object.go`, Secure).
-    """
-    stack = stack_name(stack, project.name)
-    path = project.stack_file(stack)
-    if not path.exists():
-        known = ", ".join(project.stacks()) or "none"
-        raise StackFileError(f"{path.name}: no such stack file in {path.parent}; stacks: {known}")
-    doc = _read(path, path.name)
-    if doc is None:
-        doc = {}
-    if not isinstance(doc, dict):
-        raise StackFileError(f"{path.name}: expected a 'config:' mapping of keys to values (see Pulumi.dev.yaml)")
-    problems = [_unknown_key(path.name, key) for key in doc if key not in STACK_FILE_KEYS]
-    if doc.get("environment"):
-        problems.append(f"{path.name}: environment: imports Pulumi ESC environments, whose values the offline engine "
-                        "cannot read; plan a stack file without them")
-    section = doc.get("config")
-    if not isinstance(section, (dict, type(None))):
-        problems.append(f"{path.name}: expected a 'config:' mapping of keys to values (see Pulumi.dev.yaml)")
-    if problems:
-        raise StackFileError(*problems)
-    config: dict[str, Any] = {}
-    written: dict[str, str] = {}
-    secrets: set[str] = set()
-    for key, value in (section or {}).items():
-        try:
-            full = _full_key(project.name, key, path.name)
-        except StackFileError as exc:
-            problems += exc.lines
-            continue
-        if full in written:
-            problems.append(f"{_shown_key(project.name, full)}: written twice in {path.name}, as '{written[full]}' and "
-                            f"'{key}'; keep one")
-            continue
-        written[full] = key
-        value, secret = _without_ciphertext(value)
-        config[full] = value
-        if secret:
-            secrets.add(full)
-    problems += _namespace_typos(project.name, config)
-    for full, value in config.items():
-        for where, problem in safe_yaml.foreign_values(value):
-            problems.append(f"{_key_path(project.name, full, where)}: {problem}")
-    problems += _apply_project_config(project, stack, config, secrets)
-    if problems:
-        raise StackFileError(*problems)
-    return config, sorted(secrets)
-
-
-def _read(path: Path, shown: str) -> Any:
+def read_yaml(path: Path, shown: str, project: str | None = None) -> Any:
+    """A project or stack file's one document; StackFileError (one line) when it cannot be read. A problem in one value
+    of a stack file's ``config:`` names the config key path first (``cluster.location: ...``), then the file and line."""
     try:
         return safe_yaml.read(path, shown)
     except safe_yaml.YamlInputError as exc:
-        raise StackFileError(str(exc)) from None
+        raise StackFileError(_keyed(exc, project)) from None
 
 
-def _unknown_key(file: str, key: Any) -> str:
-    close = difflib.get_close_matches(str(key), STACK_FILE_KEYS, n=1)
-    hint = f" (did you mean '{close[0]}'?)" if close else ""
-    return f"{file}: unknown key {json.dumps(key, default=str)[:60]}{hint}; a stack file holds {', '.join(STACK_FILE_KEYS)}"
+def _keyed(exc: safe_yaml.YamlInputError, project: str | None) -> str:
+    path = exc.path
+    if project is None or len(path) < 2 or path[0] != "config" or not isinstance(path[1], str):
+        return str(exc)
+    try:
+        full = full_key(project, path[1], exc.where)
+    except StackFileError:
+        return str(exc)
+    return f"{key_path(project, full, path[2:])}: {exc.problem} ({exc.where})"
 
 
-def _without_ciphertext(value: Any) -> tuple[Any, bool]:
-    """The value with every secure string replaced by ``[secret]``, and whether there was one (`object.go`,
-    isSecureValue: a mapping whose only key is ``secure``, holding text)."""
-    if isinstance(value, dict):
-        if set(value) == {"secure"} and isinstance(value["secure"], str):
-            return SECRET, True
-        items = {k: _without_ciphertext(v) for k, v in value.items()}
-        return {k: v for k, (v, _) in items.items()}, any(s for _, s in items.values())
-    if isinstance(value, list):
-        items = [_without_ciphertext(v) for v in value]
-        return [v for v, _ in items], any(s for _, s in items)
-    return value, False
-
-
-def _namespace_typos(project: str, config: dict[str, Any]) -> list[str]:
-    """A namespace that is almost the project's name is a typo, unless a Pulumi package of that name is installed
-    (Python SDKs are ``pulumi_<name>``): Pulumi would pass its keys to no one."""
-    problems = []
-    for full in config:
-        namespace = full.partition(":")[0]
-        if namespace == project or namespace == "pulumi":
-            continue
-        alike = (namespace.casefold() == project.casefold()
-                 or difflib.SequenceMatcher(None, namespace, project).ratio() >= NAMESPACE_CUTOFF)
-        if alike and importlib.util.find_spec(f"pulumi_{namespace.replace('-', '_')}") is None:
-            problems.append(f"{full}: unknown namespace '{namespace}' (did you mean '{project}'?); this project's keys "
-                            f"are {project}:<key>, and no installed package is named '{namespace}'")
-    return problems
-
-
-def _shown_key(project: str, full: str) -> str:
+def shown_key(project: str, full: str) -> str:
+    """A full config key as messages show it: without the namespace when it is the project's own."""
     return full.partition(":")[2] if full.startswith(f"{project}:") else full
 
 
-def _key_path(project: str, full: str, where: tuple[str | int, ...]) -> str:
+def key_path(project: str, full: str, where: tuple[str | int, ...]) -> str:
     """The key path as errors show it: ``draDriver.extraValues.x`` for the project's keys, ``ns:key.x`` for others."""
-    text = _shown_key(project, full)
+    text = shown_key(project, full)
     for part in where:
         text += f"[{part}]" if isinstance(part, int) else f".{part}"
     return text
 
 
-def _apply_project_config(project: Project, stack: str, config: dict[str, Any], secrets: set[str]) -> list[str]:
-    """Pulumi.yaml's config applied as the CLI applies it (`sdk/go/common/workspace/validation.go`, mergeConfig): a
-    value or default fills a key the stack does not set; a key of the project's namespace with neither is required;
-    a key declared secret must be encrypted in the stack."""
-    problems, missing = [], []
-    for full, declaration in project.config:
-        if full in config:
-            if declaration.get("secret") is True and full not in secrets:
-                problems.append(f"{_shown_key(project.name, full)}: declared secret in Pulumi.yaml, so stack '{stack}' "
-                                "must set it with `pulumi config set --secret`")
-            continue
-        if "value" in declaration or "default" in declaration:
-            value = declaration.get("value", declaration.get("default"))
-            for where, problem in safe_yaml.foreign_values(value):
-                problems.append(f"Pulumi.yaml: config {_key_path(project.name, full, where)}: {problem}")
-            config[full] = value
-        elif full.startswith(f"{project.name}:"):
-            missing.append(_shown_key(project.name, full))
-    if missing:
-        problems.append(f"stack '{stack}' is missing configuration {', '.join(sorted(missing))} (declared in Pulumi.yaml "
-                        "without a default)")
-    return problems
+def __getattr__(name: str) -> object:
+    """What moved to `stacks` (the stack file and running the program), still importable from here."""
+    if name in ("read_stack_config", "run_project", "DEFAULT_TIMEOUT", "STACK_FILE_KEYS"):
+        from . import stacks
 
-
-def run_project(project: Project, stack: str, *, preview: bool = True, timeout: float | None = DEFAULT_TIMEOUT) -> Plan:
-    """Runs the project's program with the stack's config under the offline engine.
-
-    The program runs as the language host runs it, apart from the caller: its stdout goes to stderr (a ``print`` never
-    mixes into a plan document), its stdin is empty, ambient ``PULUMI_*`` variables are hidden. A program that stops
-    early (``sys.exit``), fails, or runs past `timeout` seconds raises `running.ProgramError` (one line).
-    """
-    config, secrets = read_stack_config(project, stack)
-    stack = stack_name(stack, project.name)
-
-    def program() -> None:
-        with _ProjectOnPath(project.directory):
-            runpy.run_path(str(project.main), run_name="__main__")
-
-    with isolated_program(project.main, timeout):
-        return capture(program, project=project.name, stack=stack, config=config, preview=preview,
-                       secret_keys=secrets, timeout=timeout)
-
-
-class _ProjectOnPath:
-    """Makes the project's folder importable while its program runs, as the language host does."""
-
-    def __init__(self, directory: Path):
-        self.directory = str(directory)
-
-    def __enter__(self) -> None:
-        sys.path.insert(0, self.directory)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.directory in sys.path:
-            sys.path.remove(self.directory)
+        return getattr(stacks, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

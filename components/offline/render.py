@@ -140,20 +140,31 @@ def kubernetes_manifests(plan: Plan) -> dict[str, dict[str, Any]]:
 
 
 def helm_releases(plan: Plan) -> dict[str, dict[str, Any]]:
-    """Per Helm release name: `values` as Helm gets them (the release's values files, then its inline values over them),
-    and `release` (name, chart, version, repository, namespace)."""
-    releases: dict[str, dict[str, Any]] = {}
+    """Per Helm release, by the folder it renders to: `values` as Helm gets them (the release's values files, then its
+    inline values over them), and `release` (name, chart, version, repository, namespace).
+
+    Helm release names are unique per namespace (Helm stores a release as Secrets in its own namespace, helm/helm
+    `pkg/storage/driver/secrets.go`), so one name in two namespaces is two releases: their folders then carry the
+    namespace (``helm/<namespace>-<name>``), as manifests of one name in two namespaces do. One name twice in one
+    namespace is what Helm refuses ("cannot re-use a name that is still in use").
+    """
+    found: list[tuple[str, str, dict[str, Any]]] = []
+    seen: dict[tuple[str, str], str] = {}
     for r in plan.all(HELM_RELEASE):
         inputs = r.inputs
         name = _known(inputs.get("name")) or r.name
-        if name in releases:
-            raise OutputError(f"two Helm releases are named {name} ({r.urn})")
+        namespace = inputs.get("namespace", DEFAULT_NAMESPACE)
+        where = (str(namespace), name)
+        if where in seen:
+            raise OutputError(f"two Helm releases are named {name} in namespace {namespace} ({seen[where]} and {r.urn}); "
+                              "Helm release names are unique per namespace")
+        seen[where] = r.urn
         release = {
             "name": name,
             "chart": inputs.get("chart"),
             "version": inputs.get("version"),
             "repository": inputs["repositoryOpts"].get("repo") if isinstance(inputs.get("repositoryOpts"), dict) else None,
-            "namespace": inputs.get("namespace", DEFAULT_NAMESPACE),
+            "namespace": namespace,
         }
         values: dict[str, Any] = {}
         for asset in inputs.get("valueYamlFiles") or []:
@@ -162,11 +173,14 @@ def helm_releases(plan: Plan) -> dict[str, dict[str, Any]]:
             values = _merged(values, loaded if isinstance(loaded, dict) else {})
         inline = inputs.get("values")
         values = _merged(values, inline) if isinstance(inline, dict) else (inline if inline is not None else values)
-        releases[name] = {"values": _ordered(values), "release": release}
-    folders = [file_name(name) for name in releases]
-    twice = sorted({f for f in folders if folders.count(f) > 1})
-    if twice:
-        raise OutputError(f"two Helm releases render to the folder helm/{twice[0]}; rename one")
+        found.append((name, str(namespace), {"values": _ordered(values), "release": release}))
+    names = [name for name, _, _ in found]
+    releases: dict[str, dict[str, Any]] = {}
+    for name, namespace, parts in found:
+        folder = file_name(name if names.count(name) == 1 else f"{namespace}-{name}")
+        if folder in releases:
+            raise OutputError(f"two Helm releases render to the folder helm/{folder}; rename one")
+        releases[folder] = parts
     return dict(sorted(releases.items()))
 
 
@@ -194,7 +208,7 @@ def rendered_files(plan: Plan) -> dict[PurePosixPath, bytes]:
         for file, obj in kubernetes_manifests(plan).items():
             files[PurePosixPath("kubernetes", file)] = to_yaml(obj).encode("utf-8")
         for name, parts in helm_releases(plan).items():
-            folder = PurePosixPath("helm", file_name(name))
+            folder = PurePosixPath("helm", name)
             values = parts["values"]
             files[folder / "values.yaml"] = (SECRET_VALUES if values == SECRET else to_yaml(values)).encode("utf-8")
             files[folder / "release.yaml"] = to_yaml(parts["release"]).encode("utf-8")
@@ -204,7 +218,8 @@ def rendered_files(plan: Plan) -> dict[PurePosixPath, bytes]:
 
 
 def render(plan: Plan, out_dir: Path, notes: list[str] | None = None) -> list[Path]:
-    """Writes ``kubernetes/<kind>-<name>.yaml`` per object and ``helm/<release>/{values,release}.yaml`` per release.
+    """Writes ``kubernetes/<kind>-<name>.yaml`` per object and ``helm/<release>/{values,release}.yaml`` per release
+    (``helm/<namespace>-<release>/`` where one release name is used in several namespaces).
 
     All files are written before any is swapped in; files an earlier render wrote that this plan no longer declares
     are removed (only those: see `output_dir`), so the folder shows exactly this plan beside the user's own files.

@@ -17,12 +17,37 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 AMBIENT_PREFIXES = ("PULUMI_",)
 AMBIENT_NAMES = ("TRACEPARENT",)
+# The variables the SDK reads config from (pulumi/runtime/config.py: get_config_env, get_config_env_key,
+# get_config_secret_keys_env). PULUMI_CONFIG_PASSPHRASE(_FILE) only shares the prefix: it unlocks a passphrase secrets
+# provider (pulumi/pulumi `pkg/secrets/passphrase`), is set in many CI jobs, and carries no config.
+CONFIG_VARIABLE = "PULUMI_CONFIG"
+NOT_CONFIG = frozenset({"PULUMI_CONFIG_PASSPHRASE", "PULUMI_CONFIG_PASSPHRASE_FILE"})
+
+
+def ambient_config(environ: dict[str, str] | None = None) -> list[str]:
+    """The config variables set in the caller's environment (PULUMI_CONFIG, PULUMI_CONFIG_SECRET_KEYS and the per-key
+    PULUMI_CONFIG_<KEY>), sorted: what an offline plan ignores, and says it ignores."""
+    env = os.environ if environ is None else environ
+    return sorted(k for k in env if (k == CONFIG_VARIABLE or k.startswith(CONFIG_VARIABLE + "_")) and k not in NOT_CONFIG)
+
+
+def ambient_config_warning(names: list[str]) -> str:
+    """One line saying which config variables are ignored, and why."""
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return (f"warning: ignoring {shown} from the environment: an offline plan takes its config from the stack file "
+            "only (the Pulumi CLI sets these itself for the program it runs, so a value found here belongs to another "
+            "run, not to this stack)")
+
+
+# Called with (program file, time limit) as a program starts and with (None, None) when it has ended, however it
+# ended: how a supervising process (`cli.watchdog`) learns when the time limit applies.
+WATCHERS: list[Callable[[Path | None, float | None], None]] = []
 
 
 class ProgramError(Exception):
@@ -103,18 +128,25 @@ def _stdout_to_stderr() -> Iterator[None]:
         os.dup2(2, 1)
     except OSError:  # no file descriptor 1 or 2 (closed by the caller): the Python-level redirect still holds
         saved_fd = None
-    saved = sys.stdout, sys.stdin
+    try:
+        saved_err_fd: int | None = os.dup(2)  # a program that closes or replaces fd 2 must not take the CLI's stderr
+    except OSError:
+        saved_err_fd = None
+    saved = sys.stdout, sys.stdin, sys.stderr
     sys.stdout, sys.stdin = sys.stderr, io.StringIO("")
     try:
         yield
     finally:
-        for stream in (sys.__stdout__, sys.stderr):
+        for stream in (sys.__stdout__, saved[2]):
             try:
                 if stream is not None:
                     stream.flush()
             except (OSError, ValueError):
                 pass
-        sys.stdout, sys.stdin = saved
+        sys.stdout, sys.stdin, sys.stderr = saved  # a program may have replaced any of them
+        if saved_err_fd is not None:
+            os.dup2(saved_err_fd, 2)
+            os.close(saved_err_fd)
         if saved_fd is not None:
             os.dup2(saved_fd, 1)
             os.close(saved_fd)
@@ -146,6 +178,8 @@ def isolated_program(main: Path, timeout: float | None) -> Iterator[None]:
     # As the language host does (pulumi-language-python-exec): a failed program leaves futures nobody awaits, and asyncio
     # would log each one with a traceback when it is collected, long after the one-line report.
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+    for watcher in WATCHERS:
+        watcher(main, timeout)
     try:
         with _hidden_environment(), _stdout_to_stderr(), _exit_reported():
             try:
@@ -157,7 +191,13 @@ def isolated_program(main: Path, timeout: float | None) -> Iterator[None]:
     except TimeoutError as exc:
         if timeout is None or time.monotonic() - started < timeout:
             raise  # the program's own TimeoutError (a socket, a lock): a failure like any other
-        raise ProgramError(
-            f"{main.name}: the program did not finish within {timeout:g} s: it waits for something that never comes "
-            "(an Output that never resolves, input, a lock) or runs forever; raise the limit with --timeout"
-        ) from exc
+        raise ProgramError(timeout_message(main.name, timeout)) from exc
+    finally:
+        for watcher in WATCHERS:
+            watcher(None, None)
+
+
+def timeout_message(program: str, timeout: float) -> str:
+    """The one line for a program that ran past its time limit."""
+    return (f"{program}: the program did not finish within {timeout:g} s: it waits for something that never comes (an "
+            "Output that never resolves, input, a lock) or runs forever; raise the limit with --timeout")

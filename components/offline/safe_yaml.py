@@ -7,7 +7,10 @@
 - Pulumi's scalars: Pulumi reads stack files with gopkg.in/yaml.v3 (pulumi/pulumi `sdk/go/common/encoding/marshal.go`),
   which resolves only ``true``/``false`` as booleans (``yes``, ``on``, ``n`` stay text), has no base-60 numbers, and
   reads ``0o17`` as octal and ``1e3`` as a number (go-yaml/yaml `resolve.go`). PyYAML is YAML 1.1 and differs in each
-  of these, so its resolver table is replaced here.
+  of these, so its resolver table is replaced here. A plain scalar that YAML 1.1 and Pulumi read differently (``no``,
+  ``on``, ``y``, ``1:30``, ``0755``) is refused naming its key path: which one the writer meant cannot be told.
+- Key paths: a problem in one value (a 5000-digit number, ``!!set`` on a list, a key written twice) names the key path
+  of the value as well as the line and column (`yaml_bounds.node_paths`).
 - Strict mappings: a key written twice is an error, keys are text, and merge keys (``<<: *base``) work, with the
   mapping's own keys winning over merged ones (YAML's merge key type, yaml.org/type/merge).
 
@@ -16,41 +19,61 @@ Every problem is a `YamlInputError` whose message is one line naming the file, l
 
 from __future__ import annotations
 
-import datetime
-import math
-import os
 import re
-import stat
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import yaml
 from yaml.constructor import ConstructorError
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.nodes import MappingNode, Node, ScalarNode
+
+from .files import FileTooLargeError, NotRegularFileError, read_regular
+from .yaml_bounds import MAX_DEPTH, MERGE, check_expansion, node_paths
+from .yaml_values import MAX_EXACT_INT, dotted, foreign_values, kind, octal_ambiguity, shown, yaml11_ambiguity
+
+__all__ = ["MAX_EXACT_INT", "YamlInputError", "decode", "foreign_values", "load", "read", "read_text"]
 
 MAX_FILE_BYTES = 1 << 20
-MAX_DEPTH = 64
-MAX_NODES = 100_000
-MAX_TEXT = 4 << 20
 MAX_DIGITS = 32
-# Pulumi passes numbers as 64-bit floats (google.protobuf.Value): a larger integer arrives changed.
-MAX_EXACT_INT = 2**53
 
 _BOOL, _INT, _FLOAT = "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
-_MERGE = "tag:yaml.org,2002:merge"
+# YAML 1.1's "=" (yaml.org/type/value.html) is text for yaml.v3, which has no such type.
+_VALUE = "tag:yaml.org,2002:value"
+_STR, _AMBIGUOUS = "tag:yaml.org,2002:str", "tag:aks-dra-vgpu,2026:yaml11-ambiguous"
 
 
 class YamlInputError(ValueError):
-    """A YAML file that cannot be read safely; the message is one line: ``file[:line:col]: problem``."""
+    """A YAML file that cannot be read safely; the message is one line: ``file[:line:col]: [key path: ]problem``.
+
+    `path` is the key path of the value at fault (empty when the problem is not in one value), `problem` the problem
+    alone and `where` the ``file:line:col`` part, so a caller can name the key its own way."""
+
+    def __init__(self, message: str, path: tuple[str | int, ...] = (), problem: str = "", where: str = ""):
+        super().__init__(message)
+        self.path, self.problem, self.where = path, problem or message, where or message.partition(": ")[0]
+
+
+class _KeyedError(ConstructorError):
+    """A problem in one value, with the key path of the node it was found in."""
+
+    def __init__(self, problem: str, mark: Any, path: tuple[str | int, ...] | None):
+        super().__init__(None, None, problem, mark)
+        self.path = path or ()
 
 
 class _Resolver(yaml.resolver.Resolver):
-    """yaml.v3's implicit scalar types instead of YAML 1.1's (see the module docstring)."""
+    """yaml.v3's implicit scalar types instead of YAML 1.1's (see the module docstring); a plain scalar the two read
+    differently (`yaml_values.yaml11_ambiguity`) gets a tag of its own, refused with its key path when it is built."""
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        tag = super().resolve(kind, value, implicit)
+        if kind is ScalarNode and implicit[0] and tag == _STR and yaml11_ambiguity(value):
+            return _AMBIGUOUS
+        return tag
 
 
 _Resolver.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag not in (_BOOL, _INT, _FLOAT)]
+    first: [(tag, rx) for tag, rx in resolvers if tag not in (_BOOL, _INT, _FLOAT, _VALUE)]
     for first, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items()
 }
 _Resolver.add_implicit_resolver(_BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)\Z"), list("tTfF"))
@@ -78,6 +101,7 @@ class _Loader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml
         yaml.constructor.SafeConstructor.__init__(self)
         _Resolver.__init__(self)
         self._depth = 0
+        self._paths: dict[int, tuple[str | int, ...]] = {}
 
     def compose_node(self, parent: Node | None, index: Any) -> Node:
         self._depth += 1
@@ -93,45 +117,63 @@ class _Loader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml
     def get_single_node(self) -> Node | None:
         node = super().get_single_node()
         if node is not None:
-            _check_expansion(node)
+            check_expansion(node)
+            self._paths = node_paths(node)
         return node
+
+    def _refuse(self, problem: str, node: Node) -> _KeyedError:
+        return _KeyedError(problem, node.start_mark, self._paths.get(id(node)))
 
     def construct_object(self, node: Node, deep: bool = False) -> Any:
         try:
             return super().construct_object(node, deep)
+        except _KeyedError:
+            raise
+        except ConstructorError as exc:  # PyYAML's own (`!!set [a]`, an unknown tag): the node's key path added
+            raise self._refuse(str(exc.problem), node) from None
         except yaml.YAMLError:
             raise
         except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
-            # PyYAML's constructors trust the text they are given (`!!bool maybe`, `!!float x`, `2024-13-45`).
-            raise ConstructorError(None, None, f"cannot read {node.value!r} as {_tag_name(node.tag)}: {exc}",
-                                   node.start_mark) from None
+            # PyYAML's constructors trust the text they are given (`!!bool maybe`, `!!float x`, `2024-13-45`); only a
+            # ValueError says something about the text, the others about PyYAML's insides.
+            why = f": {exc}" if type(exc) is ValueError else ""
+            raise self._refuse(f"cannot read {node.value!r} as {_tag_name(node.tag)}{why}", node) from None
 
     def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
         if not isinstance(node, MappingNode):
-            raise ConstructorError(None, None, f"expected a mapping, found {_tag_name(node.tag)}", node.start_mark)
+            if node.tag == "tag:yaml.org,2002:set":
+                raise self._refuse("!!set on a list: a !!set is written as a mapping ({a, b}), and config cannot hold one; "
+                                   "write a list", node)
+            raise self._refuse(f"expected a mapping, found {_tag_name(node.tag)}", node)
         seen: set[str] = set()
         merges = 0
         for key_node, _ in node.value:
-            if key_node.tag == _MERGE:
+            if key_node.tag == MERGE:
                 merges += 1
                 if merges > 1:
-                    raise ConstructorError(None, None, "merge key '<<' is written twice", key_node.start_mark)
+                    raise _KeyedError("merge key '<<' is written twice", key_node.start_mark, self._paths.get(id(node)))
                 continue
             key = self.construct_object(key_node, deep=True)
             if not isinstance(key, str):
-                raise ConstructorError(
-                    None, None, f"key {_shown(key)} is {_kind(key)}, not text; quote it", key_node.start_mark
-                )
+                raise self._refuse(f"key {shown(key)} is {kind(key)}, not text; quote it", key_node)
             if key in seen:
-                raise ConstructorError(None, None, f"key '{key}' is written twice", key_node.start_mark)
+                raise self._refuse(f"key '{key}' is written twice", key_node)
             seen.add(key)
-        return super().construct_mapping(node, deep)
+        try:
+            return super().construct_mapping(node, deep)
+        except _KeyedError:
+            raise
+        except ConstructorError as exc:  # a merge key that names no mapping
+            raise _KeyedError(str(exc.problem), exc.problem_mark, self._paths.get(id(node))) from None
 
     def construct_yaml_int(self, node: ScalarNode) -> int:
         text = self.construct_scalar(node).replace("_", "")
         sign, body = (-1, text[1:]) if text[:1] == "-" else (1, text.lstrip("+"))
         if len(body) > MAX_DIGITS:
-            raise ConstructorError(None, None, f"a number of {len(body)} digits is too long", node.start_mark)
+            raise self._refuse(f"a number of {len(body)} digits is too long (at most {MAX_DIGITS}); quote it to pass "
+                               "text", node)
+        if node.style is None and node.tag == _INT and octal_ambiguity(node.value):
+            raise self._refuse(str(octal_ambiguity(node.value)), node)
         for prefix, base in (("0b", 2), ("0o", 8), ("0x", 16)):
             if body.startswith(prefix):
                 return sign * int(body[2:], base)
@@ -139,100 +181,36 @@ class _Loader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml
         return sign * int(body, 8 if len(body) > 1 and body[0] == "0" else 10)
 
 
+    def construct_ambiguous(self, node: ScalarNode) -> str:
+        raise self._refuse(str(yaml11_ambiguity(node.value)), node)
+
+
 _Loader.add_constructor(_INT, _Loader.construct_yaml_int)
+_Loader.add_constructor(_AMBIGUOUS, _Loader.construct_ambiguous)
 
 
 def _tag_name(tag: str) -> str:
     return tag.replace("tag:yaml.org,2002:", "!!")
 
 
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if value is None:
-        return "null"
-    if isinstance(value, (datetime.date, datetime.datetime)):
-        return "a date"
-    return f"a {type(value).__name__}"
-
-
-def _shown(value: Any) -> str:
-    if value is None or isinstance(value, bool):
-        return {None: "null", True: "true", False: "false"}[value]
-    text = repr(value) if not isinstance(value, (datetime.date, datetime.datetime)) else value.isoformat()
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _children(node: Node) -> list[Node]:
-    if isinstance(node, SequenceNode):
-        return list(node.value)
-    if isinstance(node, MappingNode):
-        return [part for pair in node.value for part in pair]
-    return []
-
-
-def _check_expansion(root: Node) -> None:
-    """Refuses a node graph that aliases make recursive, too large or too deep once expanded (iteratively: no
-    recursion limit to hit, and each shared node is counted once however often it is referenced)."""
-    size: dict[int, int] = {}
-    text: dict[int, int] = {}
-    depth: dict[int, int] = {}
-    open_nodes: set[int] = set()
-    stack: list[tuple[Node, bool]] = [(root, False)]
-    while stack:
-        node, finished = stack.pop()
-        key = id(node)
-        if finished:
-            kids = _children(node)
-            size[key] = 1 + sum(size[id(k)] for k in kids)
-            text[key] = (len(node.value) if isinstance(node, ScalarNode) else 0) + sum(text[id(k)] for k in kids)
-            depth[key] = 1 + max((depth[id(k)] for k in kids), default=0)
-            open_nodes.discard(key)
-            if size[key] > MAX_NODES or text[key] > MAX_TEXT:
-                raise yaml.composer.ComposerError(
-                    None, None, f"aliases expand this to more than {MAX_NODES} values or {MAX_TEXT >> 20} MiB of text",
-                    node.start_mark,
-                )
-            if depth[key] > 2 * MAX_DEPTH:
-                raise yaml.composer.ComposerError(
-                    None, None, f"aliases nest this deeper than {2 * MAX_DEPTH} levels", node.start_mark
-                )
-            continue
-        if key in size:
-            continue
-        open_nodes.add(key)
-        stack.append((node, True))
-        for kid in _children(node):
-            if id(kid) in open_nodes:
-                raise yaml.composer.ComposerError(None, None, "an alias refers to a value that contains it (a recursive "
-                                                  "alias)", kid.start_mark)
-            if id(kid) not in size:
-                stack.append((kid, False))
-
-
 def read_text(path: Path, shown: str | None = None) -> str:
     """A small regular UTF-8 file's text (BOM dropped); YamlInputError (one line) for anything else."""
     name = shown or path.name
     try:
-        info = os.stat(path)
-        if stat.S_ISDIR(info.st_mode):
-            raise YamlInputError(f"{name}: is a folder, not a file")
-        if not stat.S_ISREG(info.st_mode):
-            raise YamlInputError(f"{name}: not a regular file (a pipe, socket or device); write the settings in a file")
-        if info.st_size > MAX_FILE_BYTES:
-            raise YamlInputError(f"{name}: {info.st_size} bytes is too large (at most {MAX_FILE_BYTES >> 20} MiB)")
-        with open(path, "rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)
+        data = read_regular(path, MAX_FILE_BYTES)
+    except NotRegularFileError as exc:
+        if str(exc) == "folder":
+            raise YamlInputError(f"{name}: is a folder, not a file") from None
+        raise YamlInputError(f"{name}: not a regular file (a pipe, socket or device); write the settings in a file") from None
+    except FileTooLargeError as exc:
+        size = f"{exc.size} bytes is too large" if exc.size >= 0 else "too large"
+        raise YamlInputError(f"{name}: {size} (at most {MAX_FILE_BYTES >> 20} MiB)") from None
     except FileNotFoundError:
         raise YamlInputError(f"{name}: no such file") from None
     except PermissionError:
         raise YamlInputError(f"{name}: not readable (permission denied)") from None
     except OSError as exc:
         raise YamlInputError(f"{name}: cannot be read ({exc.strerror or exc})") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise YamlInputError(f"{name}: too large (at most {MAX_FILE_BYTES >> 20} MiB)")
     return decode(data, name)
 
 
@@ -263,9 +241,12 @@ def load(text: str, name: str) -> Any:
         ) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
+        where = f"{name}:{mark.line + 1}:{mark.column + 1}" if mark else name
         problem = " ".join(str(exc.problem or exc.context or "unreadable").split())
-        raise YamlInputError(f"{name}{where}: not valid YAML: {problem}") from None
+        path = getattr(exc, "path", ())
+        if path:
+            raise YamlInputError(f"{where}: {dotted(path)}: {problem}", path, problem, where) from None
+        raise YamlInputError(f"{where}: not valid YAML: {problem}", (), f"not valid YAML: {problem}", where) from None
     except yaml.YAMLError as exc:
         raise YamlInputError(f"{name}: not valid YAML: {' '.join(str(exc).split())}") from None
     except RecursionError:
@@ -278,34 +259,3 @@ def load(text: str, name: str) -> Any:
 def read(path: Path, shown: str | None = None) -> Any:
     """A YAML file's one document as plain data, read within this module's bounds."""
     return load(read_text(path, shown), shown or path.name)
-
-
-def foreign_values(value: Any, path: tuple[str | int, ...] = ()) -> Iterator[tuple[tuple[str | int, ...], str]]:
-    """(key path, problem) for every value Pulumi config cannot carry as written: dates, binary, sets, pairs, numbers
-    that are not finite or too large to stay exact, keys that are not text."""
-    stack: list[tuple[tuple[str | int, ...], Any]] = [(path, value)]
-    while stack:
-        where, node = stack.pop()
-        if isinstance(node, dict):
-            for key in sorted(node, key=str, reverse=True):
-                if not isinstance(key, str):
-                    yield where, f"key {_shown(key)} is {_kind(key)}, not text; quote it"
-                else:
-                    stack.append(((*where, key), node[key]))
-        elif isinstance(node, list):
-            stack.extend(((*where, i), item) for i, item in reversed(list(enumerate(node))))
-        elif isinstance(node, (datetime.date, datetime.datetime)):
-            yield where, f"YAML reads {node.isoformat()} as a date, which Pulumi would pass in another form; quote it"
-        elif isinstance(node, bytes):
-            yield where, "a !!binary value; config holds text, numbers, booleans, lists and maps (write base64 as text)"
-        elif isinstance(node, set):
-            yield where, "a !!set; write a list"
-        elif isinstance(node, tuple):
-            yield where, "!!omap or !!pairs; write a mapping"
-        elif isinstance(node, float) and not math.isfinite(node):
-            yield where, f"{node} is not a finite number; JSON and Helm values cannot hold it"
-        elif isinstance(node, int) and not isinstance(node, bool) and abs(node) > MAX_EXACT_INT:
-            yield where, (f"{node} is too large to pass exactly (Pulumi sends numbers as 64-bit floats, exact up to "
-                          "2^53); quote it to pass text")
-        elif not isinstance(node, (str, int, float, bool, type(None))):
-            yield where, f"a value of type {type(node).__name__} cannot be config"

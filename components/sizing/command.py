@@ -17,7 +17,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import Field, field_validator, model_validator
 
 from ..config import ConfigError, KeyedProblemsError, Model, Problem, StackConfig, stack_config_from_mapping, validate
@@ -29,6 +28,7 @@ EXIT_FITS, EXIT_DOES_NOT_FIT = 0, 3
 _WORKLOAD = re.compile(r"(?P<name>[A-Za-z0-9][-A-Za-z0-9_.]*)=(?P<gib>[0-9]+(\.[0-9]+)?)(?:GiB|Gi)?(?:x(?P<count>[0-9]+))?",
                        re.ASCII | re.IGNORECASE)
 _NAME = re.compile(r"[A-Za-z0-9][-A-Za-z0-9_.]{0,62}", re.ASCII)
+MAX_GIB, MAX_COUNT = 1024, 10000
 WORKLOAD_SYNTAX = "NAME=GiB[xCOUNT], e.g. 'embed=3x4' (3 GiB of GPU memory, 4 replicas) or 'llm=20'"
 _SLICE = re.compile(r"(?P<name>[A-Za-z0-9][-A-Za-z0-9_.]*)=(?P<gb>[0-9]+)(?:GB|G)?(?:x(?P<count>[0-9]+))?",
                     re.ASCII | re.IGNORECASE)
@@ -40,12 +40,12 @@ class WorkloadSpec(Model):
     """One workload of a `--workloads` file."""
 
     name: str = Field(description="A name to report it by (letters, digits, '-', '_', '.').")
-    memory_gib: float | None = Field(None, gt=0, le=1024, alias="memoryGiB",
+    memory_gib: float | None = Field(None, gt=0, le=MAX_GIB, alias="memoryGiB",
                                      description="GPU memory per device the workload needs, in GiB (or `slice`).")
     slice: Literal[4, 8, 12, 24, 48] | None = Field(
         None, description="The nominal slice to run on, in GB (or `memoryGiB`): 4, 8, 12, 24 (a whole A10), or 48 "
         "(two whole A10s on one node).")
-    count: int = Field(1, ge=1, le=10000, description="Replicas that run at the same time.")
+    count: int = Field(1, ge=1, le=MAX_COUNT, description="Replicas that run at the same time.")
     devices: Literal[1, 2] | None = Field(None, description="Devices per replica: 2 means two 24 GB devices on one "
                                           "node (default 1; 2 with slice: 48).")
     spot: bool = Field(False, description="May run on spot pools (evictable); without it a spot pool never serves it.")
@@ -100,9 +100,14 @@ def parse_workload(text: str) -> Workload:
     m = _WORKLOAD.fullmatch(text.strip())
     if not m:
         raise ValueError(f"--workload '{text}': expected {WORKLOAD_SYNTAX}")
+    if len(m["count"] or "") > 6 or len(m["gib"]) > 12:
+        raise ValueError(f"--workload '{text[:60]}': too many digits; GiB is at most {MAX_GIB} and COUNT at most {MAX_COUNT}")
     gib, count = float(m["gib"]), int(m["count"] or 1)
     if gib <= 0 or count < 1:
         raise ValueError(f"--workload '{text}': GiB must be more than 0 and COUNT at least 1")
+    # The same limits as a --workloads file's (WorkloadSpec).
+    if gib > MAX_GIB or count > MAX_COUNT:
+        raise ValueError(f"--workload '{text}': GiB is at most {MAX_GIB} and COUNT at most {MAX_COUNT}")
     return Workload(m["name"], gib, count)
 
 
@@ -111,7 +116,11 @@ def parse_slice(text: str) -> Workload:
     m = _SLICE.fullmatch(text.strip())
     if not m:
         raise ValueError(f"--slice '{text}': expected {SLICE_SYNTAX}")
+    if len(m["count"] or "") > 6 or len(m["gb"]) > 4:
+        raise ValueError(f"--slice '{text[:60]}': too many digits; GB is one of {SLICES_TEXT} and COUNT at most {MAX_COUNT}")
     gb, count = int(m["gb"]), int(m["count"] or 1)
+    if count > MAX_COUNT:
+        raise ValueError(f"--slice '{text}': COUNT is at most {MAX_COUNT}")
     if gb not in SLICE_SIZES:
         raise ValueError(f"--slice '{text}': {gb} GB is not an A10 slice; GB is one of {SLICES_TEXT}")
     if count < 1:
@@ -120,14 +129,20 @@ def parse_slice(text: str) -> Workload:
     return Workload(m["name"], float(size), count, 2 if gb == 48 else 1, size)
 
 
+def read_yaml_file(path: str) -> Any:
+    """A YAML file named on the command line, read within the offline engine's bounds and as Pulumi reads YAML (a FIFO,
+    a device, a folder, a huge or non-UTF-8 file, an alias bomb: one line, never a hang or a traceback)."""
+    from ..offline.safe_yaml import YamlInputError, read
+
+    try:
+        return read(Path(path), path)
+    except YamlInputError as exc:
+        raise ConfigError([Problem("", str(exc))]) from None
+
+
 def read_workloads(path: str) -> list[Workload]:
     """The workloads of a YAML file; ConfigError naming the file and each bad key."""
-    try:
-        doc = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError([Problem(path, "no such file")]) from None
-    except yaml.YAMLError as exc:
-        raise ConfigError([Problem(path, f"not YAML: {exc}")]) from None
+    doc = read_yaml_file(path)
     if isinstance(doc, list):
         doc = {"workloads": doc}
     try:
@@ -176,7 +191,7 @@ def read_stack_file(project_dir: str, stack: str) -> tuple[StackConfig, list[dic
         project = load_project(project_dir)
         config, _secrets = read_stack_config(project, stack)
     except StackFileError as exc:
-        raise ConfigError([Problem("", str(exc))]) from None
+        raise ConfigError([Problem("", line) for line in exc.lines]) from None
     validated = stack_config_from_mapping(config, project.name)
     written = config.get(f"{project.name}:gpuPools")
     if isinstance(written, str):  # `pulumi config set --path` stores structured values as JSON text
@@ -204,7 +219,11 @@ def run(args: argparse.Namespace) -> int:
             problems += exc.problems
     stack, written = results["stack"]
     try:  # the stack's location picks the row of the package's table; a file of one region is used as it is
-        prices, fallback = prices_for(stack.cluster.location if stack else None, args.prices)
+        region = stack.cluster.location if stack else None
+        if args.prices:  # a file the user names is read within the engine's bounds, like a stack file
+            prices, fallback = prices_for(region, args.prices, read_yaml_file(args.prices))
+        else:
+            prices, fallback = prices_for(region)
     except ConfigError as exc:
         problems += exc.problems
     if problems:

@@ -1,0 +1,74 @@
+"""Input the user can fix, as the command line reports it: one line per problem, exit 2.
+
+`program_problems` turns whatever running a project's program raises (a stack file error, a config error, the program's
+own failure or early exit) into `BadInputError`, so no traceback ever reaches the user.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from .output import MAX_LINE, BadInputError
+
+
+class Interrupted:
+    """Whether a real SIGINT (Ctrl-C) arrived while a command ran: a KeyboardInterrupt without one is the program's own
+    ``raise KeyboardInterrupt``, a failure of the program like any other (exit 2), not the user stopping the command."""
+
+    signalled = False
+
+    @classmethod
+    @contextmanager
+    def watched(cls) -> Iterator[None]:
+        """Records SIGINT while the block runs (where a handler can be set: the main thread, default handler)."""
+        cls.signalled = False
+
+        def handler(number: int, frame: object) -> None:
+            cls.signalled = True
+            signal.default_int_handler(number, frame)
+
+        try:
+            previous = signal.signal(signal.SIGINT, handler) if signal.getsignal(signal.SIGINT) is signal.default_int_handler \
+                else None
+        except ValueError:  # not the main thread
+            previous = None
+        try:
+            yield
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def program_problems(directory: Path, passthrough: tuple[type[BaseException], ...] = ()) -> Iterator[None]:
+    """Whatever running a project's program raises (but `passthrough`), as BadInputError with one line per problem."""
+    from pulumi.errors import InputPropertiesError, InputPropertyError
+
+    from ..config import ConfigError
+    from ..offline import StackFileError
+    from ..offline.running import ProgramError, describe_failure, one_line
+
+    try:
+        yield
+    except StackFileError as exc:
+        raise BadInputError(exc.lines) from None
+    except ProgramError as exc:
+        raise BadInputError([str(exc)]) from None
+    except ConfigError as exc:
+        raise BadInputError([one_line(str(p), MAX_LINE) for p in exc.problems]) from None
+    except InputPropertiesError as exc:
+        lines = [one_line(f"{e['property_path']}: {e['reason']}", MAX_LINE) for e in (exc.errors or [])]
+        raise BadInputError(lines or [one_line(exc.message)]) from None
+    except InputPropertyError as exc:
+        raise BadInputError([one_line(f"{exc.property_path}: {exc.reason}", MAX_LINE)]) from None
+    except KeyboardInterrupt as exc:
+        if Interrupted.signalled:
+            raise
+        raise BadInputError([describe_failure(exc, directory)]) from None
+    except (BadInputError, *passthrough):
+        raise
+    except BaseException as exc:  # the program's own failure (even a bare BaseException): where and what, in one line
+        raise BadInputError([describe_failure(exc, directory)]) from None
