@@ -95,36 +95,46 @@ class WorkloadSet(Model):
         return self
 
 
+def _matched(pattern: re.Pattern[str], text: str, flag: str, syntax: str, limits: str, digits: dict[str, int]) -> re.Match[str]:
+    """The flag's value parsed, or ValueError saying the syntax (or, for a number of too many digits, the limits)."""
+    m = pattern.fullmatch(text.strip())
+    if not m:
+        raise ValueError(f"{flag} '{text}': expected {syntax}")
+    if any(len(m[group] or "") > most for group, most in digits.items()):
+        raise ValueError(f"{flag} '{text[:60]}': too many digits; {limits}")
+    return m
+
+
+def _count(m: re.Match[str], text: str, flag: str, too_few: str = "COUNT must be at least 1") -> int:
+    """The replicas a flag asks for: 1 to MAX_COUNT (the same limit as a --workloads file's)."""
+    count = int(m["count"] or 1)
+    if count < 1:
+        raise ValueError(f"{flag} '{text}': {too_few}")
+    if count > MAX_COUNT:
+        raise ValueError(f"{flag} '{text}': COUNT is at most {MAX_COUNT}")
+    return count
+
+
 def parse_workload(text: str) -> Workload:
     """`NAME=GiB[xCOUNT]` -> Workload; ValueError saying the syntax."""
-    m = _WORKLOAD.fullmatch(text.strip())
-    if not m:
-        raise ValueError(f"--workload '{text}': expected {WORKLOAD_SYNTAX}")
-    if len(m["count"] or "") > 6 or len(m["gib"]) > 12:
-        raise ValueError(f"--workload '{text[:60]}': too many digits; GiB is at most {MAX_GIB} and COUNT at most {MAX_COUNT}")
-    gib, count = float(m["gib"]), int(m["count"] or 1)
-    if gib <= 0 or count < 1:
-        raise ValueError(f"--workload '{text}': GiB must be more than 0 and COUNT at least 1")
-    # The same limits as a --workloads file's (WorkloadSpec).
-    if gib > MAX_GIB or count > MAX_COUNT:
-        raise ValueError(f"--workload '{text}': GiB is at most {MAX_GIB} and COUNT at most {MAX_COUNT}")
+    limits = f"GiB is more than 0 and at most {MAX_GIB}, COUNT at least 1 and at most {MAX_COUNT}"
+    m = _matched(_WORKLOAD, text, "--workload", WORKLOAD_SYNTAX, limits, {"count": 6, "gib": 12})
+    too_few = "GiB must be more than 0 and COUNT at least 1"
+    gib, count = float(m["gib"]), _count(m, text, "--workload", too_few)
+    if gib <= 0:
+        raise ValueError(f"--workload '{text}': {too_few}")
+    if gib > MAX_GIB:  # the same limit as a --workloads file's (WorkloadSpec)
+        raise ValueError(f"--workload '{text}': GiB is at most {MAX_GIB}")
     return Workload(m["name"], gib, count)
 
 
 def parse_slice(text: str) -> Workload:
     """`NAME=GB[xCOUNT]` (GB a nominal slice) -> Workload asking for that slice; ValueError saying the syntax."""
-    m = _SLICE.fullmatch(text.strip())
-    if not m:
-        raise ValueError(f"--slice '{text}': expected {SLICE_SYNTAX}")
-    if len(m["count"] or "") > 6 or len(m["gb"]) > 4:
-        raise ValueError(f"--slice '{text[:60]}': too many digits; GB is one of {SLICES_TEXT} and COUNT at most {MAX_COUNT}")
-    gb, count = int(m["gb"]), int(m["count"] or 1)
-    if count > MAX_COUNT:
-        raise ValueError(f"--slice '{text}': COUNT is at most {MAX_COUNT}")
+    limits = f"GB is one of {SLICES_TEXT} and COUNT at most {MAX_COUNT}"
+    m = _matched(_SLICE, text, "--slice", SLICE_SYNTAX, limits, {"count": 6, "gb": 4})
+    gb, count = int(m["gb"]), _count(m, text, "--slice")
     if gb not in SLICE_SIZES:
         raise ValueError(f"--slice '{text}': {gb} GB is not an A10 slice; GB is one of {SLICES_TEXT}")
-    if count < 1:
-        raise ValueError(f"--slice '{text}': COUNT must be at least 1")
     size = min(gb, 24)
     return Workload(m["name"], float(size), count, 2 if gb == 48 else 1, size)
 
