@@ -18,6 +18,7 @@ from typing import Any
 
 from ..config.syntax import MISSING
 from .diff_model import DiffResult, Operation, ResourceDiff, ValueChange
+from .diff_values import parse_all, triggers, value_changes
 from .diff_warnings import blocked_reasons, plan_warnings, resource_warnings
 from .equal import same
 from .replacement_rules import (
@@ -26,71 +27,13 @@ from .replacement_rules import (
     format_path,
     input_rules,
     is_prefix,
-    parse_path,
     replace_on_changes_rule,
 )
-from .rules.model import RELEASE, PathPart, Refuser, Rule
+from .rules.model import RELEASE, Refuser, Rule
 from .upgrade_rules import chart_rules, upgrade_rule, version_rules
 from .urns import local_urn, provider_urn
 
 OPTION_KEYS = ("protect", "retainOnDelete", "ignoreChanges", "replaceOnChanges", "deleteBeforeReplace", "aliases")
-
-
-# --- comparing values -------------------------------------------------------------------------------------------------
-def value_changes(old: Any, new: Any, path: tuple[PathPart, ...] = ()) -> list[tuple[tuple[PathPart, ...], Any, Any]]:
-    """Leaf-level differences between two JSON values: maps key by key, lists item by item (extra items as added/removed);
-    leaves compare with `equal.same` (NaN is the same as NaN, true is not 1)."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        found = []
-        for key in sorted(set(old) | set(new)):
-            found += value_changes(old.get(key, MISSING), new.get(key, MISSING), (*path, key))
-        return found
-    if isinstance(old, list) and isinstance(new, list):
-        found = []
-        for index in range(max(len(old), len(new))):
-            found += value_changes(
-                old[index] if index < len(old) else MISSING, new[index] if index < len(new) else MISSING, (*path, index)
-            )
-        return found
-    return [] if same(old, new) else [(path, old, new)]
-
-
-def _resolve(value: Any, parts: tuple[PathPart, ...]) -> Any:
-    """The value(s) under a path pattern inside `value` ("*" collects every item); MISSING where there is none."""
-    if not parts:
-        return value
-    head, rest = parts[0], parts[1:]
-    if head == "*":
-        items = value if isinstance(value, list) else list(value.values()) if isinstance(value, dict) else []
-        return tuple(_resolve(v, rest) for v in items)
-    if isinstance(value, dict) and isinstance(head, str):
-        return _resolve(value.get(head, MISSING), rest)
-    if isinstance(value, list) and isinstance(head, int) and head < len(value):
-        return _resolve(value[head], rest)
-    return MISSING
-
-
-def _triggers(pattern: tuple[PathPart, ...], path: tuple[PathPart, ...], old: Any, new: Any) -> bool:
-    """Whether a change at `path` (old -> new) changes what `pattern` names."""
-    if is_prefix(pattern, path):
-        return True
-    if len(path) >= len(pattern) or not is_prefix(pattern[: len(path)], path):
-        return False
-    # The change sits above the rule's path (a whole object or list item appeared, went or changed type).
-    if (old is MISSING or new is MISSING) and path and isinstance(path[-1], int):
-        return False  # adding or removing a list item does not change an existing item's property
-    rest = pattern[len(path):]
-    return not same(_resolve(old, rest), _resolve(new, rest))
-
-
-def _parse_all(paths: list[str]) -> list[tuple[PathPart, ...]]:
-    parsed = []
-    for text in paths:
-        try:
-            parsed.append(parse_path(text))
-        except ValueError:
-            continue  # a path Pulumi would reject as well; nothing to ignore or replace by it
-    return parsed
 
 
 def _normal_option(value: Any) -> Any:
@@ -104,14 +47,14 @@ def _input_diff(old: dict[str, Any], new: dict[str, Any]) -> tuple[list[ValueCha
     """Input and option changes of one resource, each input change with the rules it triggers."""
     type_ = new["type"]
     new_options = new.get("options") or {}
-    ignore = _parse_all(list(new_options.get("ignoreChanges") or []))
+    ignore = parse_all(list(new_options.get("ignoreChanges") or []))
     rules = input_rules(type_)
-    rules += [(p, replace_on_changes_rule(format_path(p))) for p in _parse_all(list(new_options.get("replaceOnChanges") or []))]
+    rules += [(p, replace_on_changes_rule(format_path(p))) for p in parse_all(list(new_options.get("replaceOnChanges") or []))]
     changes = []
     for path, before, after in value_changes(old.get("inputs") or {}, new.get("inputs") or {}):
         if any(is_prefix(p, path) for p in ignore):
             continue
-        matched = [rule for pattern, rule in rules if pattern == ("*",) or _triggers(pattern, path, before, after)]
+        matched = [rule for pattern, rule in rules if pattern == ("*",) or triggers(pattern, path, before, after)]
         matched += upgrade_rule(type_, format_path(path), before, after)
         changes.append(ValueChange(format_path(path), before, after, tuple(matched)))
     old_options = old.get("options") or {}
