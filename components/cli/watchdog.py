@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-GRACE = 1.0  # the in-process limit gets this long to report first
+GRACE = 0.5  # the in-process limit gets this long to report first (if it cannot, this process prints the same line)
 EXIT_BAD_INPUT = 2
 
 

@@ -146,14 +146,13 @@ def _python_words(text: str) -> str:
 def problems_of(exc: ValidationError, model: type[BaseModel], prefix: str = "", keys: KeyStyle = "config") -> list[Problem]:
     """Every problem in a pydantic ValidationError, named as the user wrote it, each once (pydantic reports a value
     refused by a union once per member: a string, or an Output)."""
-    problems: list[Problem] = []
+    problems: dict[Problem, None] = {}  # insertion-ordered and each once, in linear time (a file may hold thousands)
     for err in exc.errors(include_url=False):
         for problem in _problems(err, model, prefix, keys):
             if keys == "python":
                 problem = Problem(problem.path, _python_words(problem.message))
-            if problem not in problems:
-                problems.append(problem)
-    return problems
+            problems.setdefault(problem, None)
+    return list(problems)
 
 
 def _problems(err: dict[str, Any], model: type[BaseModel], prefix: str, keys: KeyStyle) -> list[Problem]:
