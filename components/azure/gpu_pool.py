@@ -9,6 +9,7 @@ import pulumi_azure_native.containerservice as containerservice
 from pydantic import Field, model_validator
 
 from ..config import GpuPoolConfig, KeyedProblemsError, StrInput, Taint
+from ..config.base import unset
 from ..config.pool_parts import ephemeral_os_disk_unchecked
 from ..config.versions import pool_skew_problem
 from ..outputs import output, register_declared
@@ -20,9 +21,8 @@ class GpuNodePoolArgs(GpuPoolConfig):
 
     cluster_name: StrInput = Field(description="Name of the ManagedCluster the pool joins.")
     resource_group_name: StrInput = Field(description="Resource group of that cluster.")
-    cluster_kubernetes_version: str | None = Field(
-        None,
-        description="The control plane's Kubernetes version: the pool follows it (orchestratorVersion) unless it pins "
+    cluster_kubernetes_version: str | None = unset(
+        "The control plane's Kubernetes version: the pool follows it (orchestratorVersion) unless it pins "
         "kubernetes_version. Without either, AKS picks the control plane's version at creation and the pool never "
         "upgrades with the cluster (an AKS cluster PUT does not upgrade separately managed pools).",
     )

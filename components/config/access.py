@@ -9,7 +9,7 @@ from pydantic import Field, field_validator, model_validator
 from pydantic.alias_generators import to_snake
 
 from .azure import check_cidr
-from .base import Model
+from .base import Model, unset
 from .errors import KeyedProblemsError
 from .syntax import GUID, INTERACTIVE_LOGINS, StrInput
 from .types import CloudName, SubnetId
@@ -32,20 +32,17 @@ class AuthConfig(Model):
         description="kubelogin's non-interactive login mode for the Kubernetes provider (entraId only); "
         "never device code, so `pulumi up` works in CI.",
     )
-    tenant_id: StrInput | None = Field(
-        None,
-        description="Entra ID tenant for kubelogin's --tenant-id (entraId only). Default: azurecli uses the tenant of "
+    tenant_id: StrInput | None = unset(
+        "Entra ID tenant for kubelogin's --tenant-id (entraId only). Default: azurecli uses the tenant of "
         "`az login`, spn the cluster's tenant, workloadidentity AZURE_TENANT_ID.",
     )
-    client_id: StrInput | None = Field(
-        None,
-        description="Application (client) ID kubelogin signs in as, for spn and workloadidentity (entraId only). "
+    client_id: StrInput | None = unset(
+        "Application (client) ID kubelogin signs in as, for spn and workloadidentity (entraId only). "
         "Default: AZURE_CLIENT_ID (or AAD_SERVICE_PRINCIPAL_CLIENT_ID for spn) at run time. Never a secret: the "
         "secret comes from AZURE_CLIENT_SECRET or AAD_SERVICE_PRINCIPAL_CLIENT_SECRET.",
     )
-    environment: CloudName | None = Field(
-        None,
-        description="Azure cloud for spn logins, e.g. 'AzurePublicCloud', 'AzureUSGovernmentCloud', 'AzureChinaCloud' "
+    environment: CloudName | None = unset(
+        "Azure cloud for spn logins, e.g. 'AzurePublicCloud', 'AzureUSGovernmentCloud', 'AzureChinaCloud' "
         "(entraId only). Default: the cloud named in the cluster's kubeconfig.",
     )
 
@@ -89,9 +86,8 @@ class AuthConfig(Model):
 class NetworkConfig(Model):
     """Where the nodes live: a subnet of your own virtual network, or (unset) a network AKS creates."""
 
-    vnet_subnet_id: SubnetId | None = Field(
-        None,
-        description="ARM ID of an existing subnet (/subscriptions/…/resourceGroups/…/providers/Microsoft.Network/"
+    vnet_subnet_id: SubnetId | None = unset(
+        "ARM ID of an existing subnet (/subscriptions/…/resourceGroups/…/providers/Microsoft.Network/"
         "virtualNetworks/…/subnets/…) for the system pool's and every GPU pool's nodes (vnetSubnetID); a GPU pool's "
         "own vnetSubnetId overrides it, in the same virtual network. The cluster identity needs Network Contributor on "
         "it. AKS cannot move existing nodes to another subnet (docs/safe-changes.md).",
@@ -106,9 +102,8 @@ MAX_AUTHORIZED_RANGES = 200
 class ApiServerConfig(Model):
     """Who can reach the Kubernetes API server (apiServerAccessProfile)."""
 
-    authorized_ip_ranges: list[str] | None = Field(
-        None,
-        description="CIDR ranges allowed to reach the public API server (authorizedIPRanges, at most 200), e.g. your "
+    authorized_ip_ranges: list[str] | None = unset(
+        "CIDR ranges allowed to reach the public API server (authorizedIPRanges, at most 200), e.g. your "
         "CI runners' egress and your office; everyone else is refused before authentication. Not with private: true. "
         "'0.0.0.0/32' allows only the cluster's own egress; [] removes the restriction; unset leaves it as it is.",
     )

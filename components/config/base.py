@@ -74,6 +74,11 @@ def matching(pattern: re.Pattern[str], problem: str) -> AfterValidator:
     return AfterValidator(check)
 
 
+def unset(description: str, **constraints: Any) -> Any:
+    """An optional setting: unset (None) unless the stack says otherwise; `constraints` as pydantic's Field takes them."""
+    return Field(None, description=description, **constraints)
+
+
 KubernetesVersion = Annotated[str, BeforeValidator(_version_is_text), AfterValidator(_dra_ready)]
 """A Kubernetes version as text (major.minor[.patch]) that DRA's resource.k8s.io/v1 runs on: 1.34 or newer."""
 

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from .access import ApiServerConfig, AuthConfig, NetworkConfig
-from .base import KubernetesVersion, Model, PoolName, Zones, matching
+from .base import KubernetesVersion, Model, PoolName, Zones, matching, unset
 from .errors import KeyedProblemsError
 from .limits import Tags
 from .monitoring import MonitoringConfig
@@ -53,7 +53,7 @@ class ClusterConfig(Model):
     kubernetes_version: KubernetesVersion = Field(
         "1.34", description="Kubernetes version, major.minor[.patch]; 1.34 or newer (DRA resource.k8s.io/v1 is GA)."
     )
-    dns_prefix: DnsPrefix | None = Field(None, description="DNS prefix of the API server (immutable); defaults to name.")
+    dns_prefix: DnsPrefix | None = unset("DNS prefix of the API server (immutable); defaults to name.")
     sku_tier: Literal["Free", "Standard", "Premium"] = Field("Free", description="AKS control-plane tier.")
     system_pool: SystemPoolConfig = Field(default_factory=SystemPoolConfig, description="The inline System pool.")
     auth: AuthConfig = Field(default_factory=AuthConfig, description="Kubernetes API authentication.")
@@ -77,16 +77,14 @@ class ClusterConfig(Model):
     api_server: ApiServerConfig = Field(default_factory=ApiServerConfig, description="Kubernetes API server access.")
     upgrades: UpgradesConfig = Field(default_factory=UpgradesConfig, description="Automatic upgrades and their window.")
     monitoring: MonitoringConfig = Field(default_factory=MonitoringConfig, description="Monitoring add-ons.")
-    identity_id: UserAssignedIdentityId | None = Field(
-        None,
-        description="ARM ID of a user-assigned managed identity (/subscriptions/…/resourceGroups/…/providers/"
+    identity_id: UserAssignedIdentityId | None = unset(
+        "ARM ID of a user-assigned managed identity (/subscriptions/…/resourceGroups/…/providers/"
         "Microsoft.ManagedIdentity/userAssignedIdentities/…) for the control plane, instead of the system-assigned one "
         "AKS creates. Needed for capacity reservation groups (AKS: system-assigned identities don't work for them); "
         "give it its roles (Network Contributor on the subnet, Contributor on the reservation's group) beforehand.",
     )
-    node_resource_group: ResourceGroupName | None = Field(
-        None,
-        description="Name of the resource group AKS creates for the nodes, disks and load balancers (nodeResourceGroup; "
+    node_resource_group: ResourceGroupName | None = unset(
+        "Name of the resource group AKS creates for the nodes, disks and load balancers (nodeResourceGroup; "
         "default MC_<group>_<cluster>_<location>). Must not exist yet; fixed at creation (a change replaces the "
         "cluster).",
     )

@@ -22,7 +22,7 @@ from ..catalog.host_drivers import (
     driver_version,
     grid_driver_named,
 )
-from .base import Model
+from .base import Model, unset
 from .errors import KeyedProblemsError
 from .syntax import DNS_LABEL, MISSING, StrInput, value_at
 from .types import DriverVersion, ReleaseName
@@ -57,9 +57,8 @@ class DraDriverConfig(Model):
         description="Extra driver feature gates; only gates the chart version knows.",
         json_schema_extra={"propertyNames": {"enum": _ANY_CHART_GATES}},
     )
-    host_driver_version: DriverVersion | None = Field(
-        None,
-        description=f"NVIDIA driver version the GPU nodes run; unset means AKS's GRID driver for A10 "
+    host_driver_version: DriverVersion | None = unset(
+        f"NVIDIA driver version the GPU nodes run; unset means AKS's GRID driver for A10 "
         f"({AKS_MIN_SUPPORTED_GRID_DRIVER} or newer on node images {AKS_MIN_SUPPORTED_NODE_IMAGE}+). Checked against "
         "the chart version's minimum.",
     )

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from .base import Model, matching
+from .base import Model, matching, unset
 from .errors import KeyedProblemsError
 from .syntax import DNS_LABEL
 from .types import AzureMonitorWorkspaceId
@@ -30,7 +30,7 @@ class GrafanaConfig(Model):
     """An Azure Managed Grafana linked to the Azure Monitor workspace."""
 
     enabled: bool = Field(False, description="Create an Azure Managed Grafana reading the workspace (needs managedPrometheus).")
-    name: GrafanaName | None = Field(None, description="The Grafana's name (default 'amg-' and the cluster's name, cut to 23).")
+    name: GrafanaName | None = unset("The Grafana's name (default 'amg-' and the cluster's name, cut to 23).")
     sku: Literal["Standard", "Essential"] = Field("Standard", description="The Grafana's SKU.")
 
 
@@ -44,9 +44,8 @@ class GpuMetricsConfig(Model):
         "serviceMonitor is true.",
     )
     chart_version: DcgmChartVersion = Field(DEFAULT_DCGM_EXPORTER_CHART, description="The dcgm-exporter chart version.")
-    image_tag: ImageTag | None = Field(
-        None,
-        description="The exporter image tag (default: the chart's own, 4.5.3-4.8.2-distroless for 4.8.2). That image "
+    image_tag: ImageTag | None = unset(
+        "The exporter image tag (default: the chart's own, 4.5.3-4.8.2-distroless for 4.8.2). That image "
         "reads ResourceSlices through resource.k8s.io/v1beta1; on clusters that serve only v1 use 4.6.0-4.8.3 or newer "
         "(NVIDIA/dcgm-exporter#711) for the DRA labels. See docs/observability.md.",
     )
@@ -85,16 +84,14 @@ class AlertsConfig(Model):
 class MonitoringConfig(Model):
     """Cluster monitoring: managed Prometheus and where it writes, GPU metrics, GPU alerts, Grafana."""
 
-    managed_prometheus: bool | None = Field(
-        None,
-        description="Azure Monitor managed Prometheus: true runs AKS's metrics agent (azureMonitorProfile.metrics) and "
+    managed_prometheus: bool | None = unset(
+        "Azure Monitor managed Prometheus: true runs AKS's metrics agent (azureMonitorProfile.metrics) and "
         "creates what it writes to, as AKS's own onboarding does: an Azure Monitor workspace (or uses workspaceId), a "
         "data collection endpoint and rule (stream Microsoft-PrometheusMetrics), the rule's association with the "
         "cluster, and AKS's node and Kubernetes recording rule groups. false turns the agent off; unset leaves it.",
     )
-    workspace_id: AzureMonitorWorkspaceId | None = Field(
-        None,
-        description="ARM ID of an existing Azure Monitor workspace (…/providers/Microsoft.Monitor/accounts/…) to write to, "
+    workspace_id: AzureMonitorWorkspaceId | None = unset(
+        "ARM ID of an existing Azure Monitor workspace (…/providers/Microsoft.Monitor/accounts/…) to write to, "
         "instead of creating one.",
     )
     workspace_location: str | None = Field(

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from ..catalog import A10_SIZES, GPU_PRESENT_LABEL, RESERVED_LABEL_PREFIXES, A10Size
-from .base import KubernetesVersion, Model, PoolName, Zones
+from .base import KubernetesVersion, Model, PoolName, Zones, unset
 from .errors import KeyedProblemsError
 from .limits import Tags
 from .pool_parts import (
@@ -43,7 +43,7 @@ class GpuPoolConfig(Model):
         None, ge=0, le=1000,
         description="Node count (0-1000). With autoscaling, the initial count only (default minCount); never diffed.",
     )
-    autoscaling: AutoscalingConfig | None = Field(None, description="Turn on the cluster autoscaler with these bounds.")
+    autoscaling: AutoscalingConfig | None = unset("Turn on the cluster autoscaler with these bounds.")
     zones: Zones = Field(description="Availability zones ('1', '2', '3'); immutable (a change replaces the pool).")
     labels: dict[str, str] = Field(
         default_factory=dict, description="Extra node labels; nvidia.com/gpu.present=true is always added."
@@ -57,47 +57,40 @@ class GpuPoolConfig(Model):
     os_type: Literal["Linux"] = Field("Linux", description="GPU pools are Linux: the DRA driver runs only there.")
     os_sku: Literal["Ubuntu", "AzureLinux"] = Field("Ubuntu", description="Node OS image; immutable.")
     os_disk_size_gb: int = Field(128, ge=30, le=2048, description="OS disk size in GB.")
-    max_surge: Surge | None = Field(
-        None,
-        description="Upgrade surge: extra nodes during upgrades, a number or a percentage (default '1'). Not for spot "
+    max_surge: Surge | None = unset(
+        "Upgrade surge: extra nodes during upgrades, a number or a percentage (default '1'). Not for spot "
         "pools (AKS upgrades spot nodes without surge).",
     )
-    spot: SpotConfig | None = Field(
-        None,
-        description="Run on Spot VMs (scaleSetPriority Spot). AKS labels and taints spot nodes "
+    spot: SpotConfig | None = unset(
+        "Run on Spot VMs (scaleSetPriority Spot). AKS labels and taints spot nodes "
         "kubernetes.azure.com/scalesetpriority=spot:NoSchedule; the DRA plugin and samples tolerate it. Fixed at "
         "creation (a change replaces the pool).",
     )
-    scale_down_mode: Literal["Delete", "Deallocate"] | None = Field(
-        None,
-        description="What scaling down does to a VM (scaleDownMode): Delete (AKS's default) or Deallocate (stopped, "
+    scale_down_mode: Literal["Delete", "Deallocate"] | None = unset(
+        "What scaling down does to a VM (scaleDownMode): Delete (AKS's default) or Deallocate (stopped, "
         "disk kept: a GPU node comes back with its GRID driver and images in place, faster than a new one; its "
         "managed OS disk is still billed). Deallocate needs Managed OS disks; see docs/sizing.md.",
     )
-    os_disk_type: Literal["Managed", "Ephemeral"] | None = Field(
-        None,
-        description="OS disk (osDiskType): Ephemeral (on the VM's local temp disk: faster reimage and boot, free; "
+    os_disk_type: Literal["Managed", "Ephemeral"] | None = unset(
+        "OS disk (osDiskType): Ephemeral (on the VM's local temp disk: faster reimage and boot, free; "
         "checked against the size's temp disk where the catalog knows it) or Managed. Unset: AKS picks Ephemeral "
         "when it fits, except with scaleDownMode Deallocate (Managed). Fixed at creation (a change replaces the pool).",
     )
-    capacity_reservation_group_id: CapacityReservationGroupId | None = Field(
-        None,
-        description="ARM ID of a capacity reservation group (/subscriptions/…/resourceGroups/…/providers/"
+    capacity_reservation_group_id: CapacityReservationGroupId | None = unset(
+        "ARM ID of a capacity reservation group (/subscriptions/…/resourceGroups/…/providers/"
         "Microsoft.Compute/capacityReservationGroups/…) whose reserved NVadsA10_v5 capacity the pool's VMs use "
         "(capacityReservationGroupID). The cluster identity needs access to it. Fixed at creation.",
     )
-    vnet_subnet_id: SubnetId | None = Field(
-        None,
-        description="ARM ID of the subnet for this pool's nodes (vnetSubnetID); default cluster.network.vnetSubnetId. "
+    vnet_subnet_id: SubnetId | None = unset(
+        "ARM ID of the subnet for this pool's nodes (vnetSubnetID); default cluster.network.vnetSubnetId. "
         "Must be in the same virtual network as the cluster's subnet.",
     )
     tags: Tags = Field(
         default_factory=dict,
         description="Azure tags for the pool's VM scale set, merged over cluster.tags (these win).",
     )
-    kubernetes_version: KubernetesVersion | None = Field(
-        None,
-        description="Pin this pool's Kubernetes version (orchestratorVersion) for a staged rollout; default: the "
+    kubernetes_version: KubernetesVersion | None = unset(
+        "Pin this pool's Kubernetes version (orchestratorVersion) for a staged rollout; default: the "
         "cluster's kubernetesVersion, so the pool upgrades with the cluster. Never newer than the control plane, at "
         "most two minor versions behind it.",
     )

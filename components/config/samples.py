@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from ..catalog import CHART_DEVICE_CLASSES
-from .base import Model
+from .base import Model, unset
 from .syntax import DNS_SUBDOMAIN, IMAGE, check_label_key, parse_k8s_version
 from .types import NamespaceName
 
@@ -70,9 +70,8 @@ class SamplesConfig(Model):
         description="Image of the sample Job: any glibc-based image; the DRA driver injects nvidia-smi and the driver "
         "libraries from the host (CDI), so no CUDA image is needed. Pin a digest for production clusters.",
     )
-    extended_resource_name: str | None = Field(
-        None,
-        description="Kubernetes 1.36 or newer only: the DeviceClass also serves pods that ask for this extended "
+    extended_resource_name: str | None = unset(
+        "Kubernetes 1.36 or newer only: the DeviceClass also serves pods that ask for this extended "
         "resource (e.g. 'nvidia.com/gpu') with DRA devices, a migration path from the device plugin. Off by default.",
     )
 

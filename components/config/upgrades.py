@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from .base import Model
+from .base import Model, unset
 from .errors import KeyedProblemsError
 from .types import HhMm, UtcOffset
 
@@ -47,22 +47,19 @@ class MaintenanceWindowConfig(Model):
 class UpgradesConfig(Model):
     """Automatic upgrades: which channels AKS follows and when it may act (unset: AKS's defaults, no window)."""
 
-    channel: UpgradeChannel | None = Field(
-        None,
-        description="Kubernetes auto-upgrade channel (autoUpgradeProfile.upgradeChannel): none, patch (latest patch of "
+    channel: UpgradeChannel | None = unset(
+        "Kubernetes auto-upgrade channel (autoUpgradeProfile.upgradeChannel): none, patch (latest patch of "
         "the minor version), stable, rapid (new minor versions too) or node-image. With patch, stable or rapid the "
         "channel owns the version after creation: write kubernetesVersion as major.minor; with stable or rapid the "
         "stack stops diffing kubernetesVersion.",
     )
-    node_os_channel: NodeOsChannel | None = Field(
-        None,
-        description="Node OS auto-upgrade channel (autoUpgradeProfile.nodeOSUpgradeChannel): None, Unmanaged, NodeImage "
+    node_os_channel: NodeOsChannel | None = unset(
+        "Node OS auto-upgrade channel (autoUpgradeProfile.nodeOSUpgradeChannel): None, Unmanaged, NodeImage "
         "(AKS's default when unset: weekly node images, reimaging every node, GPU nodes reinstall the GRID driver) or "
         "SecurityPatch. See docs/production.md for what a node image upgrade means for the DRA driver.",
     )
-    maintenance_window: MaintenanceWindowConfig | None = Field(
-        None,
-        description="Weekly window for the channels set here: becomes the aksManagedAutoUpgradeSchedule (channel) and "
+    maintenance_window: MaintenanceWindowConfig | None = unset(
+        "Weekly window for the channels set here: becomes the aksManagedAutoUpgradeSchedule (channel) and "
         "aksManagedNodeOSUpgradeSchedule (nodeOsChannel NodeImage, AKS's default, or SecurityPatch) maintenance "
         "configurations.",
     )

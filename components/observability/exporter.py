@@ -14,6 +14,7 @@ import pulumi
 from pydantic import Field
 
 from ..catalog import GPU_PRESENT_LABEL
+from ..config.base import unset
 from ..config.monitoring import DCGM_EXPORTER_CHARTS, GpuMetricsConfig
 from ..config.pools import GpuPools
 from ..kubernetes.providers import require_kubernetes_provider
@@ -33,9 +34,8 @@ class GpuMetricsArgs(GpuMetricsConfig):
     """The exporter's settings plus the GPU pools it runs on (their taints are tolerated) and the scrape group."""
 
     pools: GpuPools = Field(description="The GPU pools whose nodes run the exporter (GpuNodePool settings).")
-    scrape_group: str | None = Field(
-        None,
-        description="The API group of the scrape object to create: azmonitoring.coreos.com (AKS's managed Prometheus), "
+    scrape_group: str | None = unset(
+        "The API group of the scrape object to create: azmonitoring.coreos.com (AKS's managed Prometheus), "
         "monitoring.coreos.com (kube-prometheus-stack), or None for none.",
     )
 

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from ..config import ConfigError, KeyedProblemsError, Model, Problem, StackConfig, stack_config_from_mapping, validate
+from ..config.base import unset
 from .model import SLICE_SIZES, Finding
 from .planner import Workload, plan_sizing
 from .report import to_json, to_markdown, to_text
@@ -46,7 +47,7 @@ class WorkloadSpec(Model):
         None, description="The nominal slice to run on, in GB (or `memoryGiB`): 4, 8, 12, 24 (a whole A10), or 48 "
         "(two whole A10s on one node).")
     count: int = Field(1, ge=1, le=MAX_COUNT, description="Replicas that run at the same time.")
-    devices: Literal[1, 2] | None = Field(None, description="Devices per replica: 2 means two 24 GB devices on one "
+    devices: Literal[1, 2] | None = unset("Devices per replica: 2 means two 24 GB devices on one "
                                           "node (default 1; 2 with slice: 48).")
     spot: bool = Field(False, description="May run on spot pools (evictable); without it a spot pool never serves it.")
 
