@@ -515,19 +515,28 @@ def test_a_project_dir_that_is_not_a_project_is_refused(where, says, capsys):
     assert_refused(*cli(capsys, "plan", "--stack", "dev", "--project-dir", target), "", (says,))
 
 
-@pytest.mark.parametrize("kind", ["folder", "fifo", "device", "dangling-link", "too-large"])
-def test_a_stack_file_that_is_not_a_small_regular_file_is_refused(kind, project, capsys):
-    path = project / "stacks" / f"Pulumi.odd-{kind}.yaml"
+def special_file(path: Path, kind: str) -> bool:
+    """Makes `path` a folder, a FIFO or a device (True), or leaves it to the caller (False)."""
     if kind == "folder":
         path.mkdir()
     elif kind == "fifo":
         os.mkfifo(path)  # reading it would block forever
     elif kind == "device":
         path.symlink_to("/dev/zero")  # reading it would never end
-    elif kind == "dangling-link":
-        path.symlink_to(project / "nowhere")
     else:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "device", "dangling-link", "too-large"])
+def test_a_stack_file_that_is_not_a_small_regular_file_is_refused(kind, project, capsys):
+    path = project / "stacks" / f"Pulumi.odd-{kind}.yaml"
+    if kind == "dangling-link":
+        path.symlink_to(project / "nowhere")
+    elif kind == "too-large":
         path.write_text("config: {}\n" + "#" * (2 << 20))
+    else:
+        special_file(path, kind)
     status, out, err = cli(capsys, "plan", "--stack", f"odd-{kind}", "--project-dir", str(project))
     assert_refused(status, out, err, f"Pulumi.odd-{kind}.yaml")
 
@@ -830,13 +839,7 @@ SIZE_FILES: dict[str, tuple[str | bytes | None, str]] = {
 def test_a_file_size_cannot_read_is_refused_in_one_line(kind, option, tmp_path, capsys):
     content, says = SIZE_FILES[kind]
     path = tmp_path / f"{kind}.yaml"
-    if kind == "folder":
-        path.mkdir()
-    elif kind == "fifo":
-        os.mkfifo(path)  # reading it would block forever
-    elif kind == "device":
-        path.symlink_to("/dev/zero")  # reading it would never end
-    elif content is not None:
+    if not special_file(path, kind) and content is not None:
         path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)
     if option == "--prices" and kind in ("yaml11-word", "huge-number", "key-twice"):
         says = says.split(": ", 1)[1] if kind != "huge-number" else "a number of 5000"
