@@ -30,6 +30,7 @@ from .sizes import (
     MIN_KUBERNETES_PATCH,
     MIN_KUBERNETES_VERSION,
     RESERVED_LABEL_PREFIXES,
+    SCALE_FROM_ZERO_WHY,
     A10Size,
 )
 
@@ -49,6 +50,7 @@ __all__ = [
     "REQUIRED_VALUES",
     "RESERVED_LABEL_PREFIXES",
     "RESOURCE_API_VERSION",
+    "SCALE_FROM_ZERO_WHY",
     "SIGS_REPOSITORY",
     "A10Size",
     "DriverChart",

@@ -53,3 +53,11 @@ MIN_KUBERNETES_VERSION = (1, 34)
 # The NVIDIA DRA driver's own prerequisite (kubernetes-sigs/dra-driver-nvidia-gpu docs/prerequisites.md at v0.4.0 and
 # v0.4.1: "v1.34.2 or later"): a pinned 1.34 patch must be 1.34.2 or newer. A bare "1.34" lets AKS pick its patch.
 MIN_KUBERNETES_PATCH = (1, 34, 2)
+
+# The Azure node template models GPUs only as nvidia.com/gpu capacity (azure_template.go), and TemplateNodeInfo hands the
+# simulator that node with no ResourceSlices (azure_scale_set.go: framework.NewNodeInfo(node, nil, ...)).
+SCALE_FROM_ZERO_WHY = (  # why a DRA pool cannot scale up from zero nodes
+    "the cluster autoscaler's Azure node template has no ResourceSlices (kubernetes/autoscaler "
+    "cluster-autoscaler/cloudprovider/azure/azure_template.go), so it cannot tell that a new node would satisfy a "
+    "ResourceClaim: pods waiting on one stay Pending"
+)

@@ -20,6 +20,7 @@ from ..catalog import (
     GPU_PRESENT_LABEL,
     MIN_KUBERNETES_VERSION,
     REQUIRED_VALUES,
+    SCALE_FROM_ZERO_WHY,
 )
 from ..config import MISSING, parse_k8s_version, value_at
 
@@ -42,13 +43,6 @@ _EXACT_VERSION = re.compile(r"^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?\Z", re.ASCII
 _IMEX_GATE = ("featureGates", "IMEXDaemonsWithDNSNames")
 _MIN_VERSION = ".".join(map(str, MIN_KUBERNETES_VERSION))
 
-# The Azure node template models GPUs only as nvidia.com/gpu capacity (azure_template.go), and TemplateNodeInfo hands the
-# simulator that node with no ResourceSlices (azure_scale_set.go: framework.NewNodeInfo(node, nil, ...)).
-SCALE_FROM_ZERO_WHY = (
-    "the cluster autoscaler's Azure node template has no ResourceSlices (kubernetes/autoscaler "
-    "cluster-autoscaler/cloudprovider/azure/azure_template.go), so it cannot tell that a new node would satisfy a "
-    "ResourceClaim: pods waiting on one stay Pending"
-)
 
 
 def _hidden(value: Any) -> bool:

@@ -12,9 +12,8 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from ..catalog import A10_SIZES
+from ..catalog import A10_SIZES, SCALE_FROM_ZERO_WHY
 from ..config import GpuPoolConfig, StackConfig
-from ..policies import SCALE_FROM_ZERO_WHY
 from .model import Change, Finding, PoolPlan, Workload
 from .placement import nominal_for
 
