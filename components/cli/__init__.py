@@ -6,6 +6,10 @@ applied, or `plan --policy` a mandatory policy violated (and `plan` found two re
 cluster-scoped DeviceClass), 1 anything unexpected (one line too; set AKS_DRA_VGPU_TRACEBACK=1 to see the traceback).
 Whatever the input, no traceback is printed, every line is printable (control characters are escaped), and the
 program's own output never reaches stdout.
+
+Thin, on top of everything: one module per subcommand (`plan`, `render`, `diff`, `size`, `regenerate` for `docs`),
+what they share (`output`, `problems`, `running`), the `watchdog` process that ends a program past `--timeout`, and
+`docs` (the files made from the code). Nothing of the package imports it but `__main__`.
 """
 
 from __future__ import annotations

@@ -3,10 +3,16 @@
 Stack files use camelCase keys (Pulumi's convention); Python uses snake_case (pydantic aliases). Every problem in a
 stack is reported at once, each naming the path the user wrote (``gpuPools[0].vmSize``) and what is allowed.
 
+The single source of every setting: the stack file's JSON Schema, docs/configuration.md, the Python ``*Args`` and the
+plugin's schema are all generated from these models. Imports only `catalog` of the package (and pydantic, pulumi).
+
 - ``syntax``: names, taints, versions, key paths (pure rules); ``azure``: ARM IDs, CIDRs, maintenance times
-- ``base``, ``cluster``, ``upgrades``, ``pools``, ``driver``, ``samples``, ``stack``: the models, one section each
-- ``errors``: ``ConfigError`` (problems with key paths), ``KeyedProblemsError`` for model-level checks, ``validate``
-- ``loading``: the stack's sections from Pulumi config
+- ``types``, ``base``: checked types (ARM IDs, times, names) and the model base; ``limits``: Azure and Kubernetes limits
+- ``cluster``, ``access``, ``upgrades``, ``monitoring``, ``pools``, ``pool_parts``, ``driver``, ``samples``, ``stack``:
+  the models, one section (or part of one) each
+- ``errors``: ``ConfigError`` (problems with key paths), ``KeyedProblemsError`` for model-level checks; ``problems``:
+  pydantic's errors as problems, ``validate``; ``aliases``: keys as Python writes them
+- ``loading``: the stack's sections from Pulumi config; ``schema``, ``reference``: the JSON Schema and the reference
 """
 
 from .access import ApiServerConfig, AuthConfig, NetworkConfig
