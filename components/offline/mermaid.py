@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .plan import Plan, Registration
 from .urns import provider_urn
@@ -32,9 +32,8 @@ PARENT = "---"
 _ENTITIES = {"#": "#35;", '"': "#34;", "<": "#60;", ">": "#62;", "`": "#96;", "&": "#38;"}
 
 
-@dataclass(frozen=True)
-class Edge:
-    """One link of the graph, between two Mermaid ids."""
+class Edge(NamedTuple):
+    """One link of the graph, between two Mermaid ids (a tuple: edges sort by source, target, then link)."""
 
     source: str
     target: str
@@ -123,7 +122,7 @@ def edges(plan: Plan, ids: dict[str, str]) -> list[Edge]:
                 add(provider, r, PROVIDER)
         if r.parent in index and index[r.parent].custom:
             add(r.parent, r, PARENT)
-    return sorted(found, key=lambda e: (e.source, e.target, e.link))
+    return sorted(found)
 
 
 def to_mermaid(plan: Plan) -> str:
