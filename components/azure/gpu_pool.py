@@ -27,6 +27,11 @@ class GpuNodePoolArgs(GpuPoolConfig):
         "upgrades with the cluster (an AKS cluster PUT does not upgrade separately managed pools).",
     )
 
+    @property
+    def orchestrator_version(self) -> str | None:
+        """The version the pool runs: its own pin, else the control plane's."""
+        return self.kubernetes_version or self.cluster_kubernetes_version
+
     @model_validator(mode="after")
     def _within_skew(self) -> GpuNodePoolArgs:
         if self.kubernetes_version and self.cluster_kubernetes_version:
@@ -34,11 +39,6 @@ class GpuNodePoolArgs(GpuPoolConfig):
             if problem:
                 raise KeyedProblemsError(("kubernetesVersion", problem))
         return self
-
-    @property
-    def orchestrator_version(self) -> str | None:
-        """The version the pool runs: its own pin, else the control plane's."""
-        return self.kubernetes_version or self.cluster_kubernetes_version
 
 
 def shared_subnet_predecessors(pools: Sequence[GpuPoolConfig]) -> list[int | None]:

@@ -89,6 +89,11 @@ class ClusterConfig(Model):
         "cluster).",
     )
 
+    @property
+    def effective_dns_prefix(self) -> str:
+        """The API server's DNS prefix: the one set, or the cluster name."""
+        return self.dns_prefix or self.name
+
     @model_validator(mode="after")
     def _default_dns_prefix(self) -> ClusterConfig:
         if self.dns_prefix is None and not DNS_PREFIX.fullmatch(self.name):
@@ -97,11 +102,6 @@ class ClusterConfig(Model):
                 f"the default (the cluster name '{self.name}') is not a DNS prefix; set dnsPrefix: {DNS_PREFIX_RULE}",
             ))
         return self
-
-    @property
-    def effective_dns_prefix(self) -> str:
-        """The API server's DNS prefix: the one set, or the cluster name."""
-        return self.dns_prefix or self.name
 
     @model_validator(mode="after")
     def _auth(self) -> ClusterConfig:
