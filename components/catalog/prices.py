@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from ..config import ConfigError, KeyedProblemsError, Model, Problem, validate
 from ..config.base import matching
@@ -34,6 +34,10 @@ def _check_prices(v: dict[str, float]) -> dict[str, float]:
     return v
 
 
+Prices = Annotated[dict[str, float], AfterValidator(_check_prices)]
+"""Price per VM-hour by NVadsA10_v5 size, each more than 0."""
+
+
 class PriceTable(Model):
     """Per-hour prices of NVadsA10_v5 VM sizes in one region and currency, with where and when they were taken."""
 
@@ -42,9 +46,7 @@ class PriceTable(Model):
     date: Date = Field(description="When the prices were taken, YYYY-MM-DD.")
     source: str = Field(min_length=1, description="Where the prices come from.")
     hours_per_month: float = Field(730, gt=0, le=744, description="Hours in a month for monthly figures (Azure uses 730).")
-    prices: dict[str, float] = Field(description="Price per VM-hour by VM size; sizes left out are not costed.")
-
-    _prices = field_validator("prices")(classmethod(lambda cls, v: _check_prices(v)))
+    prices: Prices = Field(description="Price per VM-hour by VM size; sizes left out are not costed.")
 
     def hourly(self, vm_size: str) -> float | None:
         """The price of one node of this size for an hour, or None when the table has none."""
@@ -59,9 +61,7 @@ class RegionPrices(Model):
     availability: Literal["listed-by-sku-api", "price-meter-only"] | None = Field(
         None, description="listed-by-sku-api: a SKU listing shows the sizes offered there; price-meter-only: only a "
         "price meter is known.")
-    prices: dict[str, float] = Field(description="Price per VM-hour by VM size; sizes left out are not costed.")
-
-    _prices = field_validator("prices")(classmethod(lambda cls, v: _check_prices(v)))
+    prices: Prices = Field(description="Price per VM-hour by VM size; sizes left out are not costed.")
 
 
 class PriceBook(Model):

@@ -39,6 +39,11 @@ A10_SIZES: dict[str, A10Size] = {
     )
 }
 
+SIZE_CLASSES: tuple[int, ...] = tuple(sorted({s.gpu_memory_gib for s in A10_SIZES.values()}))
+"""The nominal slice sizes, GiB per device (4, 8, 12, 24): what claims and pools are sized by."""
+PAIR_SIZE = next(s.gpu_memory_gib for s in A10_SIZES.values() if s.devices_per_node == 2)
+"""GiB per device of the size that presents two devices on one node (two whole A10s)."""
+
 # The label the driver's kubelet plugin selects nodes by (its default affinity); every GPU pool carries it.
 GPU_PRESENT_LABEL = ("nvidia.com/gpu.present", "true")
 

@@ -9,7 +9,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator
 
-from ..catalog import A10_SIZES
+from ..catalog import PAIR_SIZE
 
 # Azure resource tags (learn.microsoft.com/azure/azure-resource-manager/management/tag-resources, "Limitations"): at
 # most 50 tag name/value pairs per resource, names up to 512 characters, values up to 256, and names without these
@@ -27,7 +27,6 @@ MAX_NODE_POOLS = 100
 MAX_SUBDOMAIN = 253
 # The names the samples derive from samples.deviceClassName (kubernetes/claim_templates.py): a claim template per
 # slice size ("<class>-<GiB>gib"), the two-device template ("<class>-2x<GiB>gib") and the shared claim ("<class>-shared").
-PAIR_SIZE = next(s.gpu_memory_gib for s in A10_SIZES.values() if s.devices_per_node == 2)
 
 
 def tag_problems(tags: Mapping[str, str]) -> list[str]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
 
-from ..catalog import A10_SIZES
+from ..catalog import SIZE_CLASSES
 from .azure import SUBNET, ArmId, parse_arm_id
 from .base import Model
 from .cluster import ClusterConfig, SystemPoolConfig
@@ -17,8 +17,6 @@ from .limits import derived_name_problem, derived_names, merged_tag_problems, po
 from .pools import GpuPoolConfig
 from .samples import SamplesConfig, extended_resource_problem
 from .versions import pool_skew_problem
-
-SIZE_CLASSES = tuple(sorted({s.gpu_memory_gib for s in A10_SIZES.values()}))  # nominal slice sizes, GiB per device
 
 
 class StackConfig(Model):

@@ -26,7 +26,7 @@ from typing import Any
 import pulumi
 from pydantic import Field, field_validator
 
-from ..catalog import A10_SIZES
+from ..catalog import PAIR_SIZE
 from ..config import Model
 from ..config.samples import Fit, check_device_class_name
 from ..config.types import NamespaceInput
@@ -36,7 +36,6 @@ from .selectors import SIZE_CLASSES, check_size_class, device_class_selector, si
 
 REQUEST_NAME = "gpu"
 # Standard_NV72ads_A10_v5 presents two whole A10s (24 GB each): the only size with more than one device per node.
-PAIR_SIZE = next(s.gpu_memory_gib for s in A10_SIZES.values() if s.devices_per_node == 2)
 
 
 class ClaimSettings(Model):

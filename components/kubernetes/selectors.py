@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import math
 
-from ..catalog import A10_SIZES, GPU_DRIVER_NAME, A10Size
+from ..catalog import A10_SIZES, GPU_DRIVER_NAME, SIZE_CLASSES, A10Size
 
 _ATTRS = f"device.attributes['{GPU_DRIVER_NAME}']"
 _CAPACITY = f"device.capacity['{GPU_DRIVER_NAME}']"
 # A10 and its vGPU profiles ("NVIDIA A10-4Q", "NVIDIA A10-8Q", … with series A, B, C or Q); not A100, A10G or A16.
 A10_PRODUCT_PATTERN = "^NVIDIA A10(-[0-9]+[ABCQ])?$"
 
-SIZE_CLASSES: tuple[int, ...] = tuple(sorted({s.gpu_memory_gib for s in A10_SIZES.values()}))
 """The nominal GPU memory sizes (GiB per device) the NVadsA10_v5 sizes come in, smallest first."""
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..catalog import PAIR_SIZE, SIZE_CLASSES
 from ..catalog.prices import PriceTable
 
 
@@ -14,7 +15,7 @@ def a_slice(gb: int) -> str:
     return f"{'an' if gb in (8, 18, 80) else 'a'} {gb} GB slice"
 
 
-SLICE_SIZES: tuple[int, ...] = (4, 8, 12, 24, 48)
+SLICE_SIZES: tuple[int, ...] = (*SIZE_CLASSES, 2 * PAIR_SIZE)  # 4, 8, 12, 24 and 48: two whole A10s on one node
 """The nominal slices a workload can ask for by name (`--slice NAME=GB`, `slice:`): an A10's 1/6, 1/3, 1/2, the whole
 A10, and 48 for two whole A10s on one node (Standard_NV72ads_A10_v5)."""
 
