@@ -10,7 +10,8 @@ import yaml
 from components.cli import main
 from components.config import StackConfig
 from components.offline import Plan, Registration, capture, load_project, run_project
-from components.offline.critical_path import (
+from components.platform import GpuPlatform
+from components.review.critical_path import (
     TYPICAL,
     Typical,
     critical_path,
@@ -23,7 +24,6 @@ from components.offline.critical_path import (
     unordered_pools,
     waits_for,
 )
-from components.platform import GpuPlatform
 from tests.conftest import ROOT
 
 RG, AKS, POOL = "azure-native:resources:ResourceGroup", "azure-native:containerservice:ManagedCluster", (

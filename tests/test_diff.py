@@ -18,12 +18,13 @@ import yaml
 
 from components.cli import main
 from components.config.syntax import MISSING
-from components.offline.diff import diff_plans, value_changes
-from components.offline.diff_text import format_diff
-from components.offline.diff_warnings import successor_name
 from components.offline.plan import SECRET
-from components.offline.replacement_rules import RULES, format_path, parse_path
-from components.offline.rules.model import (
+from components.offline.urns import local_urn
+from components.review.diff import diff_plans, value_changes
+from components.review.diff_text import format_diff
+from components.review.diff_warnings import successor_name
+from components.review.replacement_rules import RULES, format_path, parse_path
+from components.review.rules.model import (
     CLAIM,
     CLAIM_TEMPLATE,
     CLUSTER,
@@ -35,7 +36,6 @@ from components.offline.rules.model import (
     RELEASE,
     SAFE_CHANGES_DOC,
 )
-from components.offline.urns import local_urn
 from tests.conftest import ROOT
 
 NO_CHANGES = "0 to create, 0 to update, 0 to replace, 0 refused, 0 to delete"

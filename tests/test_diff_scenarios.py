@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from components.offline import load_project, run_project
-from components.offline.diff import diff_plans
-from components.offline.diff_text import format_diff
+from components.review.diff import diff_plans
+from components.review.diff_text import format_diff
 from tests.conftest import ROOT
 
 NS = "aks-dra-vgpu:"

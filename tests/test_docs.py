@@ -448,7 +448,7 @@ def test_docs_command_reports_a_missing_generated_block(capsys, repo_copy):
 
 
 def test_safe_changes_lists_every_rule_the_diff_applies():
-    from components.offline.replacement_rules import RULES
+    from components.review.replacement_rules import RULES
 
     text = (ROOT / "docs" / "safe-changes.md").read_text(encoding="utf-8")
     for rule in RULES:

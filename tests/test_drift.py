@@ -22,9 +22,9 @@ from components.azure.cluster import AksCluster
 from components.cli import main
 from components.config import ClusterConfig
 from components.offline import SECRET, capture, load_project, run_project
-from components.offline.diff import diff_plans
-from components.offline.diff_text import format_diff
 from components.offline.mocks import PLACEHOLDER_SERVER
+from components.review.diff import diff_plans
+from components.review.diff_text import format_diff
 from tests.conftest import ROOT
 
 POOL = "azure-native:containerservice:AgentPool"

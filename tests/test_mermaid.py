@@ -11,7 +11,7 @@ import pytest
 from components.cli import main
 from components.cli.docs import GRAPH_BLOCK, markers, mermaid_block, read_block
 from components.offline import Plan, Registration, load_project, run_project
-from components.offline.mermaid import RESERVED_IDS, assign_ids, escape_label, sanitize_id, to_mermaid
+from components.review.mermaid import RESERVED_IDS, assign_ids, escape_label, sanitize_id, to_mermaid
 from tests.conftest import ROOT
 
 # --- a strict checker for the subset of Mermaid flowchart syntax to_mermaid emits ------------------------------------------

@@ -18,11 +18,11 @@ from components.observability.dashboard import QUERYABLE, dashboard, dashboard_j
 from components.observability.rules import GPU_RECORDING, RECORDED_METRICS, aks_recording_groups, azure_rules, gpu_alerts
 from components.offline import capture, load_project, run_project
 from components.offline.plan import Plan
-from components.offline.replacement_rules import parse_path
-from components.offline.rules.azure_monitoring import RULES as MONITORING_RULES
 from components.platform import GpuPlatform
 from components.policies import check_plan
 from components.policies.observability import check_gpu_metrics_in_prod, check_managed_gpu_profile
+from components.review.replacement_rules import parse_path
+from components.review.rules.azure_monitoring import RULES as MONITORING_RULES
 from tests.conftest import ROOT
 
 PROJECT = "aks-dra-vgpu"

@@ -19,8 +19,8 @@ from components.config import StackConfig, stack_config_from_mapping
 from components.kubernetes.dra_driver import driver_values
 from components.kubernetes.tolerations import tolerations_for_size as workload_tolerations
 from components.offline import capture
-from components.offline.diff import diff_plans
 from components.platform import GpuPlatform
+from components.review.diff import diff_plans
 from tests.conftest import ROOT
 
 NS = "aks-dra-vgpu:"

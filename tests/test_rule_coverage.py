@@ -1,7 +1,7 @@
 """Every input the AgentPool and ManagedCluster mappings emit has a diff rule or an explicit in-place entry.
 
 A setting added to a mapping without saying what changing it does fails here: forgetting a rule can no longer pass.
-The plan tree's rows for these types come from the same table (components.offline.tree.KEY_SETTINGS).
+The plan tree's rows for these types come from the same table (components.review.tree.KEY_SETTINGS).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import yaml
 
 from components.config import StackConfig
 from components.offline import Plan, capture
-from components.offline.replacement_rules import IN_PLACE, RULES, is_prefix, parse_path, tree_settings
-from components.offline.rules.model import CLUSTER, GROUP, MAINTENANCE, POOL
-from components.offline.tree import KEY_SETTINGS
 from components.platform import GpuPlatform
+from components.review.replacement_rules import IN_PLACE, RULES, is_prefix, parse_path, tree_settings
+from components.review.rules.model import CLUSTER, GROUP, MAINTENANCE, POOL
+from components.review.tree import KEY_SETTINGS
 from tests.conftest import ROOT
 
 MAPPED = (GROUP, CLUSTER, POOL, MAINTENANCE)

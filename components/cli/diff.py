@@ -12,9 +12,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
     """`diff`: added / changed / replaced / deleted resources between two plans."""
     import json
 
-    from ..offline.diff import diff_plans
-    from ..offline.diff_text import format_diff
-    from ..offline.plan_input import PlanDocumentError, read_plan
+    from ..review.diff import diff_plans
+    from ..review.diff_text import format_diff
+    from ..review.plan_input import PlanDocumentError, read_plan
 
     try:
         old, new = read_plan(args.old), read_plan(args.new)
@@ -25,7 +25,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         # A document that passed the shape check but still trips the diff: a bad plan all the same.
         raise BadInputError([f"not a plan document the diff can read ({type(exc).__name__}: {exc}); make plans with "
                              "`plan --json`"]) from None
-    from ..offline.equal import json_safe
+    from ..review.equal import json_safe
 
     doc = json_safe(result.to_dict())  # strict JSON even when a plan held NaN
     text = json.dumps(doc, indent=2, sort_keys=True, allow_nan=False) + "\n" if args.json else printable_lines(

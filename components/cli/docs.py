@@ -148,7 +148,7 @@ def mermaid_block(diagram: str) -> str:
 def resource_graph(project_dir: Path, stack: str = GRAPH_STACK) -> str:
     """The Mermaid graph of a stack's offline plan."""
     from ..offline import load_project, run_project
-    from ..offline.mermaid import to_mermaid
+    from ..review.mermaid import to_mermaid
 
     return to_mermaid(run_project(load_project(project_dir), stack, preview=True))
 
@@ -175,7 +175,7 @@ def expected_files(project_dir: Path) -> dict[Path, str]:
         raise DocsError(f"--project-dir {root}: not a folder")
     sizing = _read(root, SIZING)
     readme = _read(root, README)
-    from ..offline.replacement_rules import rules_table
+    from ..review.replacement_rules import rules_table
 
     safe_changes = _read(root, SAFE_CHANGES)
     from ..observability.dashboard import dashboard_json

@@ -16,17 +16,17 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if fmt == "json":
         out = plan.to_json()
     elif fmt == "mermaid":
-        from ..offline.mermaid import to_mermaid
+        from ..review.mermaid import to_mermaid
 
         out = to_mermaid(plan)
     else:
-        from ..offline.tree import render_tree
+        from ..review.tree import render_tree
 
         out = printable_lines(render_tree(plan))
     status = EXIT_OK
     extra: list[str] = []
     if args.critical_path:
-        from ..offline.critical_path import critical_path, format_critical_path
+        from ..review.critical_path import critical_path, format_critical_path
 
         extra.append(format_critical_path(critical_path(plan)))
     if args.policy:

@@ -1,15 +1,16 @@
-"""The offline engine and what is built on it: run a Pulumi program against an in-process engine, capture it, show it.
+"""The offline engine and the stack files: run a Pulumi program against an in-process engine and capture its plan.
 
-- ``plan``: the plan document (``Plan``, ``Registration``) and the markers for secrets and unknowns
+- ``plan``: the plan document (``Plan``, ``Registration``) and the markers for secrets and unknowns; ``urns``: how the
+  engine names resources (the plan's urns, read back by the review)
 - ``capture``: the in-process resource monitor and engine; ``capture(program)`` runs a program as the language host does
 - ``mocks``: what Azure, AKS and Kubernetes would answer (a first preview knows only the inputs)
-- ``project``: Pulumi projects on disk (``Pulumi.yaml``); ``stacks``: their stack files, and ``run_project``
-- ``tree``, ``render``, ``diff``, ``mermaid``, ``critical_path``: what is built on a plan; ``rules/``: the diff's rule
-  table, one module per provider
+- ``project``: Pulumi projects on disk (``Pulumi.yaml``); ``stacks``: their stack files, and ``run_project``;
+  ``safe_yaml`` (with ``yaml_bounds``, ``yaml_values``) reads YAML as Pulumi does; ``files`` reads within bounds
+- ``render``: the manifests a plan would apply, written into a folder of render's own (``output_dir``)
 
-Knows how capturing works, and nothing else in the package does. May import `config`, `catalog` and the pure
-`kubernetes.chart_upgrades` (which chart moves are refused); runs any program
-(the components come in through the program, never through an import here).
+Knows how capturing works, and nothing else in the package does. May import `config` and `catalog`; runs any program
+(the components come in through the program, never through an import here). The review of a plan (`review`: the diff,
+its rules, the tree, the graph, the critical path) sits on top of this package and is never imported by it.
 """
 
 from .capture import capture

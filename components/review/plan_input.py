@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .files import FileTooLargeError, NotRegularFileError, read_regular
+from ..offline.files import FileTooLargeError, NotRegularFileError, read_regular
 
 MAX_BYTES = 64 << 20
 MAX_DEPTH = 200

@@ -11,8 +11,8 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from .plan import Plan, Registration
-from .urns import provider_urn
+from ..offline.plan import Plan, Registration
+from ..offline.urns import provider_urn
 
 HEADER = "flowchart TD"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .plan import Registration
+from ..offline.plan import Registration
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..config.syntax import MISSING
+from ..offline.urns import local_urn, provider_urn
 from .diff_model import DiffResult, Operation, ResourceDiff, ValueChange
 from .diff_values import parse_all, triggers, value_changes
 from .diff_warnings import blocked_reasons, plan_warnings, resource_warnings
@@ -31,7 +32,6 @@ from .replacement_rules import (
 )
 from .rules.model import RELEASE, Refuser, Rule
 from .upgrade_rules import chart_rules, upgrade_rule, version_rules
-from .urns import local_urn, provider_urn
 
 OPTION_KEYS = ("protect", "retainOnDelete", "ignoreChanges", "replaceOnChanges", "deleteBeforeReplace", "aliases")
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..config.syntax import MISSING
-from .plan import SECRET
+from ..offline.plan import SECRET
 from .rules.model import Refuser, Rule
 
 Operation = Literal["create", "update", "replace", "refused", "delete"]

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..catalog import DRIVER_CHARTS
 from ..config.syntax import MISSING
-from .plan import SECRET
+from ..offline.plan import SECRET
+from ..offline.urns import local_urn
 from .replacement_rules import IMPACTS
 from .rules.impacts import OTHER_RELEASE
 from .rules.model import CLUSTER, K8S_PROVIDER, POOL, RELEASE, SAFE_CHANGES_DOC
-from .urns import local_urn
 
 if TYPE_CHECKING:
     from .diff_model import ResourceDiff, ValueChange

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from .plan import Plan
-from .urns import provider_urn
+from ..offline.plan import Plan
+from ..offline.urns import provider_urn
 
 
 def waits_for(plan: Plan) -> dict[str, list[str]]:

@@ -6,8 +6,8 @@ import json
 from typing import Any
 
 from ..config.syntax import MISSING
+from ..offline.plan import SECRET, UNKNOWN
 from .diff_model import HIDDEN, DiffResult, ResourceDiff, ValueChange
-from .plan import SECRET, UNKNOWN
 
 _SYMBOL = {"create": "+ ", "update": "~ ", "replace": "+-", "refused": "!~", "delete": "- "}
 

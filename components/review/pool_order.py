@@ -10,7 +10,7 @@ creates a pool (internal/services/containers/kubernetes_cluster_node_pool_resour
 
 from __future__ import annotations
 
-from .plan import Plan, Registration
+from ..offline.plan import Plan, Registration
 from .provisioning_times import kind_of
 from .waits import upstream_of, waits_for
 

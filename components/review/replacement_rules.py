@@ -1,7 +1,7 @@
 """Which changes replace a resource, which the service refuses in place, and what a replacement costs: the rules
-(``components.offline.rules``, one module per provider, each rule sourced) and the few functions that match them.
+(``components.review.rules``, one module per provider, each rule sourced) and the few functions that match them.
 
-The diff (``components.offline.diff``) asks this module two questions about every changed input path: does a rule
+The diff (``components.review.diff``) asks this module two questions about every changed input path: does a rule
 match it, and what does the rule do. Rules are data; the functions below only parse and match property paths.
 
 Effects (checked against pulumi-azure-native 3.22.0 to 3.29, pulumi-kubernetes v4.34 and the Pulumi engine v3.2xx):

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .plan import Plan
+from ..offline.plan import Plan
+from ..offline.urns import provider_urn
 from .pool_order import pool_notes, subnet_of, unordered_pools
 from .provisioning_times import TYPICAL, Typical, kind_of
-from .urns import provider_urn
 from .waits import waits_for
 
 __all__ = [

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from ..config import MISSING, value_at
-from .plan import Plan, walk
+from ..offline.plan import Plan, walk
 from .replacement_rules import tree_settings
 from .rules.model import CLUSTER, GROUP, MAINTENANCE, POOL
 
