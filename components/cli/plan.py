@@ -38,8 +38,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
             status = EXIT_POLICY
     from ..policies import plan_findings
 
-    # Two components creating one cluster-scoped object is refused, not just reported; advisories are warnings.
-    errors, warnings = plan_findings(plan)
+    # Two components creating one cluster-scoped object is refused, not just reported; advisories are warnings. With
+    # --policy the report above already names each of them (as mandatory or advisory): each is said once.
+    errors, warnings = ([], []) if args.policy else plan_findings(plan)
+    if args.policy and plan_findings(plan)[0]:
+        status = EXIT_POLICY
     write(sys.stdout, out)
     # The JSON and Mermaid documents stay parseable: reports go beside them, on stderr.
     report = sys.stdout if fmt == "tree" else sys.stderr

@@ -44,7 +44,10 @@ class GpuPoolConfig(Model):
         description="Node count (0-1000). With autoscaling, the initial count only (default minCount); never diffed.",
     )
     autoscaling: AutoscalingConfig | None = unset("Turn on the cluster autoscaler with these bounds.")
-    zones: Zones = Field(description="Availability zones ('1', '2', '3'); immutable (a change replaces the pool).")
+    zones: Zones = Field(
+        description="Availability zones ('1', '2', '3'); fixed at creation: AKS refuses a change in place (add a new "
+        "pool beside it; docs/safe-changes.md).",
+    )
     labels: dict[str, str] = Field(
         default_factory=dict, description="Extra node labels; nvidia.com/gpu.present=true is always added."
     )
@@ -53,9 +56,13 @@ class GpuPoolConfig(Model):
         description="Node taints, 'key=value:Effect'; the DRA plugin and samples tolerate them (and AKS's spot taint "
         "on a spot pool).",
     )
-    max_pods: int = Field(110, ge=10, le=250, description="Maximum pods per node (10-250); immutable.")
+    max_pods: int = Field(
+        110, ge=10, le=250,
+        description="Maximum pods per node (10-250); fixed at creation: AKS refuses a change in place (add a new pool "
+        "beside it; docs/safe-changes.md).",
+    )
     os_type: Literal["Linux"] = Field("Linux", description="GPU pools are Linux: the DRA driver runs only there.")
-    os_sku: Literal["Ubuntu", "AzureLinux"] = Field("Ubuntu", description="Node OS image; immutable.")
+    os_sku: Literal["Ubuntu", "AzureLinux"] = Field("Ubuntu", description="Node OS image; changed in place, each node reimaged.")
     os_disk_size_gb: int = Field(128, ge=30, le=2048, description="OS disk size in GB.")
     max_surge: Surge | None = unset(
         "Upgrade surge: extra nodes during upgrades, a number or a percentage (default '1'). Not for spot "
@@ -64,7 +71,7 @@ class GpuPoolConfig(Model):
     spot: SpotConfig | None = unset(
         "Run on Spot VMs (scaleSetPriority Spot). AKS labels and taints spot nodes "
         "kubernetes.azure.com/scalesetpriority=spot:NoSchedule; the DRA plugin and samples tolerate it. Fixed at "
-        "creation (a change replaces the pool).",
+        "creation: AKS refuses a change in place (add a new pool beside it; docs/safe-changes.md).",
     )
     scale_down_mode: Literal["Delete", "Deallocate"] | None = unset(
         "What scaling down does to a VM (scaleDownMode): Delete (AKS's default) or Deallocate (stopped, "
@@ -74,12 +81,14 @@ class GpuPoolConfig(Model):
     os_disk_type: Literal["Managed", "Ephemeral"] | None = unset(
         "OS disk (osDiskType): Ephemeral (on the VM's local temp disk: faster reimage and boot, free; "
         "checked against the size's temp disk where the catalog knows it) or Managed. Unset: AKS picks Ephemeral "
-        "when it fits, except with scaleDownMode Deallocate (Managed). Fixed at creation (a change replaces the pool).",
+        "when it fits, except with scaleDownMode Deallocate (Managed). Fixed at creation: AKS refuses a change in place "
+        "(add a new pool beside it; docs/safe-changes.md).",
     )
     capacity_reservation_group_id: CapacityReservationGroupId | None = unset(
         "ARM ID of a capacity reservation group (/subscriptions/…/resourceGroups/…/providers/"
         "Microsoft.Compute/capacityReservationGroups/…) whose reserved NVadsA10_v5 capacity the pool's VMs use "
-        "(capacityReservationGroupID). The cluster identity needs access to it. Fixed at creation.",
+        "(capacityReservationGroupID). The cluster identity needs access to it. Fixed at creation: AKS refuses a change "
+        "in place.",
     )
     vnet_subnet_id: SubnetId | None = unset(
         "ARM ID of the subnet for this pool's nodes (vnetSubnetID); default cluster.network.vnetSubnetId. "

@@ -22,15 +22,17 @@ from .diff_model import DiffResult, Operation, ResourceDiff, ValueChange
 from .diff_values import parse_all, triggers, value_changes
 from .diff_warnings import blocked_reasons, plan_warnings, resource_warnings
 from .equal import same
+from .replacement import Replacement, decide
 from .replacement_rules import (
     PROVIDER_CHANGED,
+    canonical_type,
     cascade_rules,
     format_path,
     input_rules,
     is_prefix,
     replace_on_changes_rule,
 )
-from .rules.model import RELEASE, Refuser, Rule
+from .rules.model import Refuser, Rule
 from .upgrade_rules import chart_rules, upgrade_rule, version_rules
 
 OPTION_KEYS = ("protect", "retainOnDelete", "ignoreChanges", "replaceOnChanges", "deleteBeforeReplace", "aliases")
@@ -67,13 +69,16 @@ def _input_diff(old: dict[str, Any], new: dict[str, Any]) -> tuple[list[ValueCha
 
 
 # --- matching resources ------------------------------------------------------------------------------------------------
-def _index(plan: dict[str, Any], side: str) -> dict[str, dict[str, Any]]:
-    """Resources by local URN; raises ValueError naming the first resource a plan document cannot hold."""
+def _index(plan: dict[str, Any], side: str, tokens: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """Resources by local URN, each typed by the token its rules speak about (an API-versioned token's resource: the
+    token as written is kept in `tokens`); raises ValueError naming the first resource a plan document cannot hold."""
     index = {}
     for number, res in enumerate(plan.get("resources") or []):
         if not isinstance(res, dict) or not all(isinstance(res.get(k), str) for k in ("urn", "type", "name")):
             raise ValueError(f"{side} plan: resources[{number}] needs text values for urn, type and name")
-        index[local_urn(res["urn"])] = res
+        key = local_urn(res["urn"])
+        tokens.setdefault(key, res["type"])
+        index[key] = {**res, "type": canonical_type(res["type"])}
     return index
 
 
@@ -101,35 +106,14 @@ def _refuser(type_: str, refused: list[Rule], charts: list[Rule]) -> Refuser:
     return "the Kubernetes API server" if type_.startswith("kubernetes:") else "Azure"
 
 
-def _delete_before_replace(old: dict[str, Any], new: dict[str, Any], by_provider: bool) -> bool:
-    """Whether a replacement deletes first, as the provider decides it (the resource's option overrides)."""
-    if (new.get("options") or {}).get("deleteBeforeReplace"):
-        return True
-    type_ = new["type"]
-    if type_.startswith("azure-native:"):
-        # pulumi-azure-native replaces a resource with a name of its own (a URL path parameter) delete-first: the new
-        # one has the same ARM id (provider/pkg/provider/provider.go, Diff).
-        return True
-    if type_.startswith("kubernetes:") and type_ != RELEASE:
-        # pulumi-kubernetes: delete first when its own force-new fields replace an object that keeps its name and
-        # namespace (provider/pkg/provider/provider.go, Diff: deleteBeforeReplace).
-        kept = all(same(_metadata(old).get(k), _metadata(new).get(k)) for k in ("name", "namespace"))
-        return by_provider and kept
-    return False  # Helm releases (helm_release.go: DeleteBeforeReplace false) and providers: create first
-
-
-def _metadata(res: dict[str, Any]) -> dict[str, Any]:
-    """A Kubernetes object's metadata, or nothing when a hand-made plan holds something else there."""
-    metadata = (res.get("inputs") or {}).get("metadata")
-    return metadata if isinstance(metadata, dict) else {}
-
-
 def diff_plans(old: dict[str, Any], new: dict[str, Any]) -> DiffResult:
     """What changes between two plan documents, resource by resource, with replacements and refusals called out.
 
     Raises ValueError when a document's resources lack a urn, type or name.
     """
-    old_index, new_index = _index(old, "old"), _index(new, "new")
+    new_tokens: dict[str, str] = {}
+    old_tokens: dict[str, str] = {}
+    old_index, new_index = _index(old, "old", old_tokens), _index(new, "new", new_tokens)
     renamed = moved(old_index, new_index)
     pairs = {key: key for key in set(old_index) & set(new_index)} | renamed  # new key -> old key
     inputs = {key: _input_diff(old_index[pairs[key]], new_index[key]) for key in pairs}
@@ -167,23 +151,27 @@ def diff_plans(old: dict[str, Any], new: dict[str, Any]) -> DiffResult:
         protected = operation == "replace" and _replace_protected(old_res, new_res, own)
         if protected:
             operation = "refused"
+        # The one decision every line about this replacement is written from (header, note, advice).
+        replacement: Replacement | None = (
+            decide(old_res, new_res, key in by_provider, replaced.get(key, [])) if operation == "replace" else None
+        )
         diffs.append(ResourceDiff(
-            key, new_res["urn"], new_res["type"], new_res["name"], operation, tuple(changes), tuple(options),
+            key, new_res["urn"], new_tokens[key], new_res["name"], operation, tuple(changes), tuple(options),
             tuple(dict.fromkeys(r for r in reasons if r.effect in ("replace", "refused"))),
-            tuple([*resource_warnings(operation, old_res, new_res, changes, protected),
+            tuple([*resource_warnings(operation, old_res, new_res, changes, protected, replacement),
                    *(f"chart: {r.why}" for r in charts if r.effect == "note")]),
-            _delete_before_replace(old_res, new_res, key in by_provider) if operation == "replace" else None,
+            replacement,
             ("Pulumi" if protected else _refuser(new_res["type"], refused, charts)) if operation == "refused" else None,
             pairs[key] if key in renamed else None,
         ))
     for key in sorted(set(new_index) - set(pairs)):
         res = new_index[key]
-        diffs.append(ResourceDiff(key, res["urn"], res["type"], res["name"], "create"))
+        diffs.append(ResourceDiff(key, res["urn"], new_tokens[key], res["name"], "create"))
     for key in sorted(set(old_index) - set(pairs.values())):
         res = old_index[key]
         protected = bool((res.get("options") or {}).get("protect"))
         diffs.append(ResourceDiff(
-            key, res["urn"], res["type"], res["name"], "refused" if protected else "delete",
+            key, res["urn"], old_tokens[key], res["name"], "refused" if protected else "delete",
             warnings=tuple(resource_warnings("delete", res, None, [], protected)),
             refused_by="Pulumi" if protected else None,
         ))

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from ..config.syntax import MISSING
 from ..offline.plan import SECRET
+from .replacement import Replacement
 from .rules.model import Refuser, Rule
 
 Operation = Literal["create", "update", "replace", "refused", "delete"]
@@ -71,9 +72,14 @@ class ResourceDiff:
     options: tuple[ValueChange, ...] = ()
     reasons: tuple[Rule, ...] = ()  # what replaces or refuses it beyond its own input changes
     warnings: tuple[str, ...] = ()
-    delete_before_replace: bool | None = None  # for a replacement: the old one goes before the new one exists
+    replacement: Replacement | None = None  # for a replacement: delete first or create first, why, the source
     refused_by: Refuser | None = None
     moved_from: str | None = None  # the old URN, for a resource matched through an alias
+
+    @property
+    def delete_before_replace(self) -> bool | None:
+        """For a replacement: whether the old one goes before the new one exists (None for other operations)."""
+        return self.replacement.delete_first if self.replacement else None
 
     @property
     def action(self) -> str:
@@ -93,8 +99,9 @@ class ResourceDiff:
             "reasons": [rule_dict(r) for r in self.reasons],
             "warnings": list(self.warnings),
         }
-        if self.operation == "replace":
-            doc["deleteBeforeReplace"] = bool(self.delete_before_replace)
+        if self.replacement:
+            doc["deleteBeforeReplace"] = self.replacement.delete_first
+            doc["replacement"] = self.replacement.to_dict()
         if self.refused_by:
             doc["refusedBy"] = self.refused_by
         if self.moved_from:

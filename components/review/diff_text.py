@@ -13,8 +13,8 @@ _SYMBOL = {"create": "+ ", "update": "~ ", "replace": "+-", "refused": "!~", "de
 
 
 def _label(d: ResourceDiff) -> str:
-    if d.operation == "replace":
-        return "REPLACE (delete first)" if d.delete_before_replace else "REPLACE (create first)"
+    if d.replacement:
+        return d.replacement.header()
     if d.operation == "refused" and d.refused_by == "this package":
         return "REFUSED by this package's policy: do not apply it (Helm would not stop it)"
     if d.operation == "refused" and d.refused_by == "the Kubernetes API server":
@@ -70,6 +70,8 @@ def format_diff(result: DiffResult) -> str:
         for rule in d.reasons:
             verb = "refused because" if rule.effect == "refused" else "replaced because"
             lines.append(f"      {verb} {rule.why}; {rule.source}")
+        if d.replacement:
+            lines.append(f"      {d.replacement.line()}")
         for warning in d.warnings:
             lines.append(f"      ! {warning}")
     if result.outputs:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..catalog import DRIVER_CHARTS
+from ..catalog import DRIVER_CHARTS, GPU_PRESENT_LABEL
 from ..config.syntax import MISSING
 from ..offline.plan import SECRET
 from ..offline.urns import local_urn
-from .replacement_rules import IMPACTS
+from .replacement import Replacement
+from .replacement_rules import IMPACTS, canonical_type
 from .rules.impacts import OTHER_RELEASE
 from .rules.model import CLUSTER, K8S_PROVIDER, POOL, RELEASE, SAFE_CHANGES_DOC
 
@@ -35,6 +36,11 @@ _UNPROTECTED = (
 )
 
 
+def _is_driver_chart(chart: Any) -> bool:
+    """Whether a Release installs the NVIDIA DRA driver: its chart by name, or an OCI reference ending in that name."""
+    return isinstance(chart, str) and chart.rsplit("/", 1)[-1] in _DRIVER_CHART_NAMES
+
+
 def successor_name(name: str) -> str:
     """A name for the pool that takes over from `name`: the same stem with the next number, still 1-12 characters."""
     stem = name.rstrip("0123456789") or "pool"
@@ -43,24 +49,55 @@ def successor_name(name: str) -> str:
     return stem[: 12 - len(number)] + number
 
 
+def _pool_of(res: dict[str, Any], change: ValueChange) -> dict[str, Any]:
+    """The pool a version change belongs to: the AgentPool itself, or the cluster's inline pool the path names."""
+    inputs = res.get("inputs") or {}
+    if canonical_type(res["type"]) != CLUSTER:
+        return inputs
+    head = change.path.split(".", 1)[0]  # agentPoolProfiles[0] or agentPoolProfiles[name="system"]
+    profiles = inputs.get("agentPoolProfiles")
+    if not head.startswith("agentPoolProfiles[") or not isinstance(profiles, list):
+        return {}
+    label = head[len("agentPoolProfiles["):-1]
+    if label.isdigit() and int(label) < len(profiles) and isinstance(profiles[int(label)], dict):
+        return profiles[int(label)]
+    return next((p for p in profiles if isinstance(p, dict) and f'name="{p.get("name")}"' == label), {})
+
+
 def _pool_upgrade(new: dict[str, Any], change: ValueChange) -> str:
-    surge = ((new.get("inputs") or {}).get("upgradeSettings") or {}).get("maxSurge", "1")
-    return (
-        f"{change.path} {change.old} -> {change.new}: a rolling upgrade, one node after another: AKS adds {surge} surge "
-        "node(s), then cordons, drains and reimages each GPU node; GPU pods are evicted and wait until an upgraded node "
-        "publishes its vGPU again (a PodDisruptionBudget decides how many may go at once)"
+    """A rolling upgrade in the words that fit the pool: a GPU pool's pods and claims, or a system pool's add-ons."""
+    pool = _pool_of(new, change)
+    surge = (pool.get("upgradeSettings") or {}).get("maxSurge", "1") if isinstance(pool, dict) else "1"
+    start = (
+        f"{change.path} {change.old} -> {change.new}: a rolling upgrade, one node after another: AKS adds {surge} "
+        "surge node(s), then cordons, drains and reimages each "
     )
+    labels = pool.get("nodeLabels") if isinstance(pool, dict) else None
+    key, value = GPU_PRESENT_LABEL
+    if isinstance(labels, dict) and labels.get(key) == value:
+        return start + (
+            "GPU node; GPU pods are evicted and wait until an upgraded node publishes its vGPU again (a "
+            "PodDisruptionBudget decides how many may go at once)"
+        )
+    if isinstance(pool, dict) and pool.get("mode") == "System":
+        return start + (
+            "system node; the cluster's add-ons (CoreDNS, metrics-server) and the controllers scheduled there move to the "
+            "next node; no GPU workload runs here (a PodDisruptionBudget decides how many may go at once)"
+        )
+    return start + "node; its pods are evicted and scheduled again (a PodDisruptionBudget decides how many may go at once)"
 
 
 def resource_warnings(
-    operation: str, old: dict[str, Any], new: dict[str, Any] | None, changes: list[ValueChange], protected: bool
+    operation: str, old: dict[str, Any], new: dict[str, Any] | None, changes: list[ValueChange], protected: bool,
+    replacement: Replacement | None = None,
 ) -> list[str]:
-    """Downtime, protection, retention, refused and rolling changes, secrets: one line each."""
+    """Downtime, protection, retention, rolling changes, secrets: one line each. What a replacement costs is read from
+    its one decision (`replacement`: delete first or create first); a refusal's reason is on its change line only."""
     found: list[str] = []
-    type_ = old["type"]
+    type_ = canonical_type(old["type"])
     old_options = old.get("options") or {}
     impact = IMPACTS.get(type_)
-    if type_ == RELEASE and (old.get("inputs") or {}).get("chart") not in _DRIVER_CHART_NAMES:
+    if type_ == RELEASE and not _is_driver_chart((old.get("inputs") or {}).get("chart")):
         impact = OTHER_RELEASE
     own_replacement = any("replace" in c.effects for c in changes)
     if protected:
@@ -68,7 +105,14 @@ def resource_warnings(
     if operation == "replace" and old_options.get("protect") and not ((new or {}).get("options") or {}).get("protect"):
         found.append(_UNPROTECTED)
     if operation == "replace" and impact:
-        found.append(impact.replaced)
+        found.append(impact.on_replace(replacement.delete_first if replacement else True))
+    if replacement and not replacement.delete_first and type_.startswith("azure-native:"):
+        # azure-native's Create first checks that the resource does not exist (CanCreate): a new one with the same
+        # name, so the same ARM id, cannot be created beside the old one.
+        found.append(
+            "created first with the same name as the old one, so Azure Resource Manager would find it already there "
+            "(pulumi-azure-native's Create refuses an existing resource): set deleteBeforeReplace on it"
+        )
     if operation == "delete" and impact and impact.deleted:
         found.append(impact.deleted)
     if operation == "delete" and old_options.get("retainOnDelete"):
@@ -88,13 +132,9 @@ def resource_warnings(
         found.append(f"see {SAFE_CHANGES_DOC} before you apply this")
     for change in changes:
         for rule in change.rules:
-            if rule.effect == "refused" and operation == "refused":
-                if type_.startswith("kubernetes:"):
-                    who, fails = "the Kubernetes API server", "`pulumi preview` already fails (server-side apply's dry run)"
-                else:
-                    who, fails = "Azure", "`pulumi up` fails"
-                found.append(f"{who} refuses {change.path} in place, so {fails}: {rule.why} ({SAFE_CHANGES_DOC})")
-            elif rule.effect == "rebuild" and new is not None and change.path.endswith("orchestratorVersion"):
+            # A refusal is said once: its change line carries the rule ("refused in place: why; source"), the header
+            # who refuses and what fails, and the safe path above what to do instead.
+            if rule.effect == "rebuild" and new is not None and change.path.endswith("orchestratorVersion"):
                 found.append(_pool_upgrade(new, change))
             elif rule.effect == "rebuild":
                 found.append(f"{change.path}: every node is rebuilt, workloads are evicted node by node: {rule.why}")
@@ -110,17 +150,17 @@ def resource_warnings(
 def plan_warnings(diffs: list[ResourceDiff], outputs: tuple[ValueChange, ...]) -> list[str]:
     """Warnings about the update as a whole."""
     found = []
-    added = {d.name for d in diffs if d.operation == "create" and d.type == POOL}
-    gone = {d.name for d in diffs if d.operation in ("delete", "replace") and d.type == POOL}
+    added = {d.name for d in diffs if d.operation == "create" and canonical_type(d.type) == POOL}
+    gone = {d.name for d in diffs if d.operation in ("delete", "replace") and canonical_type(d.type) == POOL}
     if added and gone:
         found.append(
             "GPU pools are added and removed (or replaced) in the same update: workloads get no time to move; add the new "
             f"pool first, drain, and remove the old one in a later update ({SAFE_CHANGES_DOC})"
         )
     # The same name and type leaving and arriving means its URN changed (a new parent): Pulumi recreates it.
-    arriving = {(d.type, d.name) for d in diffs if d.operation == "create"}
+    arriving = {(canonical_type(d.type), d.name) for d in diffs if d.operation == "create"}
     for d in diffs:
-        if d.operation == "delete" and (d.type, d.name) in arriving:
+        if d.operation == "delete" and (canonical_type(d.type), d.name) in arriving:
             found.append(
                 f"{d.type.rsplit(':', 1)[-1]} {d.name} is deleted and created again because its URN changed (another "
                 "parent?); add an alias to keep it"

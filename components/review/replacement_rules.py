@@ -23,13 +23,11 @@ import re
 from .rules import IN_PLACE, RULES
 from .rules.engine import PROVIDER_CHANGED, replace_on_changes_rule
 from .rules.impacts import IMPACTS, Impact
-from .rules.model import (
-    PathPart,
-    Rule,
-)
+from .rules.model import Item, PathPart, Rule
 
 __all__ = [
-    "IMPACTS", "IN_PLACE", "PROVIDER_CHANGED", "RULES", "Impact", "cascade_rules", "format_path", "input_rules", "is_prefix",
+    "IMPACTS", "IN_PLACE", "PROVIDER_CHANGED", "RULES", "Impact", "canonical_type", "cascade_rules", "format_path",
+    "input_rules", "is_prefix",
     "parse_path", "replace_on_changes_rule", "rules_table", "tree_settings", "type_matches",
 ]
 
@@ -64,7 +62,7 @@ def format_path(parts: tuple[PathPart, ...]) -> str:
     """The inverse of parse_path: ``networkProfile.podCidr``, ``nodeTaints[1]``, ``nodeLabels["nvidia.com/gpu.present"]``."""
     text = ""
     for part in parts:
-        if isinstance(part, int) or part == "*":
+        if isinstance(part, (int, Item)) or part == "*":  # an Item: a list entry named by its identity
             text += f"[{part}]"
         elif _PLAIN_KEY.match(part):
             text += f".{part}" if text else part
@@ -78,6 +76,19 @@ def is_prefix(pattern: tuple[PathPart, ...], path: tuple[PathPart, ...]) -> bool
     if len(pattern) > len(path):
         return False
     return all(p == "*" or p == q for p, q in zip(pattern, path[: len(pattern)], strict=True))
+
+
+# pulumi-azure-native publishes each resource once per API version besides the default module
+# (`azure-native:containerservice/v20250801:AgentPool`); its force-new table is keyed by module and resource name and
+# "API Versions are currently ignored" (provider/pkg/gen/replacement.go, forceNewMap), and a URL path parameter is one
+# in every version. So a versioned token follows the rules of its resource.
+_VERSIONED = re.compile(r"^(azure-native:[^:/]+)/v\d{8}(?:preview)?(:[^:]+)$", re.ASCII)
+
+
+def canonical_type(type_: str) -> str:
+    """The token the rules speak about: an API-versioned azure-native token without its version module."""
+    m = _VERSIONED.match(type_)
+    return m.group(1) + m.group(2) if m else type_
 
 
 def type_matches(pattern: str, type_: str) -> bool:

@@ -13,12 +13,18 @@ _POOL_VERSION = (
     "orchestratorversion"
 )
 _CHART_SOURCE = "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/main/docs/upgrade.md; "
-_VERSION_PATHS = {CLUSTER: ("kubernetesVersion", "agentPoolProfiles[0].orchestratorVersion"), POOL: ("orchestratorVersion",)}
+_VERSION_PATHS = {CLUSTER: ("kubernetesVersion",), POOL: ("orchestratorVersion",)}
+
+
+def _version_path(type_: str, path: str) -> bool:
+    """A Kubernetes version: the cluster's, a pool's, or an inline pool's (by index or by name)."""
+    inline = type_ == CLUSTER and path.startswith("agentPoolProfiles[") and path.endswith("].orchestratorVersion")
+    return inline or path in _VERSION_PATHS.get(type_, ())
 
 
 def upgrade_rule(type_: str, path: str, before: Any, after: Any) -> list[Rule]:
     """A refusal when a version moves in a way AKS does not upgrade (down, or across more than one minor version)."""
-    if path not in _VERSION_PATHS.get(type_, ()) or not isinstance(before, str) or not isinstance(after, str):
+    if not _version_path(type_, path) or not isinstance(before, str) or not isinstance(after, str):
         return []
     try:
         problem = upgrade_problem(before, after)

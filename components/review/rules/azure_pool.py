@@ -35,6 +35,13 @@ RULES: tuple[Rule, ...] = (
     Rule(POOL, "gpuProfile.driver", "refused", "api",
          "AKS: the managementMode, migStrategy and driver fields under gpuProfile are immutable after node pool creation; "
          + _NO_UPDATE, src.AKS_DOCS + "aks-managed-gpu-nodes", shown=11),
+    # The managed GPU profile (managementMode Managed: AKS's device plugin and DCGM exporter, DOMAIN) on an existing
+    # pool: immutable like the driver field beside it, and the policy no-managed-gpu-profile forbids Managed outright.
+    Rule(POOL, "gpuProfile.nvidia", "refused", "api",
+         "AKS: the managementMode, migStrategy and driver fields under gpuProfile are immutable after node pool creation; "
+         + _NO_UPDATE + "; and this package's policy no-managed-gpu-profile forbids managementMode Managed beside the "
+         "DRA driver (AKS's device plugin would hand out the GPUs the DRA driver publishes)",
+         src.AKS_DOCS + "aks-managed-gpu-nodes"),
     Rule(POOL, "maxPods", "refused", "api",
          "AKS: you can't change the max pods setting of a node pool after you create it (create-node-pools; Azure/AKS "
          "#1790); " + _NO_UPDATE, src.AKS_DOCS + "create-node-pools"),

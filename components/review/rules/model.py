@@ -8,7 +8,15 @@ from typing import Literal
 Effect = Literal["replace", "rebuild", "refused", "note"]
 Refuser = Literal["Azure", "the Kubernetes API server", "Pulumi", "this package"]  # "this package": its own policy
 Mechanism = Literal["provider", "api", "engine"]
-PathPart = str | int  # a key, a list index, or "*" (any list item)
+class Item(str):
+    """A path part naming a list entry by its identity (``key="nvidia.com/gpu",effect="NoSchedule"``), not its index.
+
+    A ``str`` so that paths stay printable, and a rule's ``*`` matches it like any list index."""
+
+    __slots__ = ()
+
+
+PathPart = str | int  # a key, a list index, "*" (any list item), or an Item (a list entry by its identity)
 
 SAFE_CHANGES_DOC = "docs/safe-changes.md"
 
