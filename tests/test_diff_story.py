@@ -218,3 +218,11 @@ def test_plan_policy_says_each_finding_once(capsys):
     findings = [line for line in both.splitlines() if "autoscales from minCount 0" in line]
     pools = {re.search(r"pool (\w+) autoscales", line).group(1) for line in findings}
     assert pools and len(findings) == len(pools), findings
+
+
+def test_an_ignore_changes_path_with_an_index_still_names_an_entry_matched_by_identity():
+    old = pool(nodeTaints=["a=b:NoSchedule", "sku=gpu:NoSchedule"])
+    new = pool(nodeTaints=["a=b:NoSchedule", "sku=gpu:NoExecute"])
+    ignoring = {"ignoreChanges": ["nodeTaints[1]"]}
+    assert not diff_plans(plan(res(POOL, "p", old, **ignoring)), plan(res(POOL, "p", new, **ignoring))).resources
+    assert one(diff_plans(plan(res(POOL, "p", old)), plan(res(POOL, "p", new))), "p").operation == "update"

@@ -54,9 +54,13 @@ def _list_changes(old: list[Any], new: list[Any], path: tuple[PathPart, ...]) ->
         return found
     old_labels, new_labels = old_ids[1], new_ids[1]
     before, after = dict(zip(old_labels, old, strict=True)), dict(zip(new_labels, new, strict=True))
+    where = {label: {i} for i, label in enumerate(old_labels)}
+    for i, label in enumerate(new_labels):
+        where.setdefault(label, set()).add(i)
     found = []
     for label in [*old_labels, *(label for label in new_labels if label not in before)]:
-        found += value_changes(before.get(label, MISSING), after.get(label, MISSING), (*path, label))
+        entry = Item(label, frozenset(where[label]))
+        found += value_changes(before.get(label, MISSING), after.get(label, MISSING), (*path, entry))
     if [label for label in old_labels if label in after] != [label for label in new_labels if label in before]:
         found.append((path, old, new))  # the same entries in another order: the list itself changes
     return found

@@ -75,7 +75,12 @@ def is_prefix(pattern: tuple[PathPart, ...], path: tuple[PathPart, ...]) -> bool
     """Whether `pattern` names `path` or one of its ancestors ("*" stands for any list index or key)."""
     if len(pattern) > len(path):
         return False
-    return all(p == "*" or p == q for p, q in zip(pattern, path[: len(pattern)], strict=True))
+    return all(p == "*" or p == q or _same_entry(p, q) for p, q in zip(pattern, path[: len(pattern)], strict=True))
+
+
+def _same_entry(pattern: PathPart, part: PathPart) -> bool:
+    """A list index in a pattern names an entry the diff matched by identity when it sat there on either side."""
+    return isinstance(pattern, int) and isinstance(part, Item) and pattern in part.indices
 
 
 # pulumi-azure-native publishes each resource once per API version besides the default module

@@ -11,9 +11,16 @@ Mechanism = Literal["provider", "api", "engine"]
 class Item(str):
     """A path part naming a list entry by its identity (``key="nvidia.com/gpu",effect="NoSchedule"``), not its index.
 
-    A ``str`` so that paths stay printable, and a rule's ``*`` matches it like any list index."""
+    A ``str`` so that paths stay printable, and a rule's ``*`` matches it like any list index; it keeps the entry's
+    index on each side, so that a path a program writes with an index (``ignoreChanges: ["nodeTaints[0]"]``) still
+    names it."""
 
-    __slots__ = ()
+    indices: frozenset[int]
+
+    def __new__(cls, label: str, indices: frozenset[int] = frozenset()) -> Item:
+        item = super().__new__(cls, label)
+        item.indices = indices
+        return item
 
 
 PathPart = str | int  # a key, a list index, "*" (any list item), or an Item (a list entry by its identity)
