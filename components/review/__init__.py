@@ -1,8 +1,10 @@
 """The review of a plan: what a reviewer reads before `pulumi up`, built on the offline engine's plan documents.
 
-- ``diff``: two plans compared as an update preview would (``diff_values``, ``equal``), what each change does
-  (``replacement_rules`` over ``rules/``, one module per provider, each rule sourced; ``upgrade_rules`` for versions),
-  what a reviewer must know (``diff_warnings``), the document (``diff_model``) and its text (``diff_text``);
+- ``diff``: two plans compared as an update preview would (``diff_values``, ``equal``: lists by identity), what each
+  change does (``replacement_rules`` over ``rules/``, one module per provider, each rule sourced; ``upgrade_rules`` for
+  versions), how each replacement is executed (``replacement``: one decision, from which the header, the note and the
+  advice are written), what a reviewer must know (``diff_warnings``), the document (``diff_model``) and its text
+  (``diff_text``);
   ``plan_input`` reads a plan document someone hands to ``diff``
 - ``critical_path``: how long a first `pulumi up` takes (``provisioning_times``, ``waits``, ``pool_order``)
 - ``tree`` and ``mermaid``: the plan for people; they sit here because the tree's rows come from the rule table (the

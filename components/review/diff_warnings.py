@@ -3,9 +3,10 @@ upgrades and their GPU-workload impact, and what makes an update unsafe to apply
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
-from ..catalog import DRIVER_CHARTS, GPU_PRESENT_LABEL
+from ..catalog import A10_SIZES, DRIVER_CHARTS, GPU_PRESENT_LABEL
 from ..config.syntax import MISSING
 from ..offline.plan import SECRET
 from ..offline.urns import local_urn
@@ -51,7 +52,9 @@ def successor_name(name: str) -> str:
 
 def _pool_of(res: dict[str, Any], change: ValueChange) -> dict[str, Any]:
     """The pool a version change belongs to: the AgentPool itself, or the cluster's inline pool the path names."""
-    inputs = res.get("inputs") or {}
+    inputs = res.get("inputs")
+    if not isinstance(inputs, dict):
+        return {}
     if canonical_type(res["type"]) != CLUSTER:
         return inputs
     head = change.path.split(".", 1)[0]  # agentPoolProfiles[0] or agentPoolProfiles[name="system"]
@@ -61,25 +64,27 @@ def _pool_of(res: dict[str, Any], change: ValueChange) -> dict[str, Any]:
     label = head[len("agentPoolProfiles["):-1]
     if label.isdigit() and int(label) < len(profiles) and isinstance(profiles[int(label)], dict):
         return profiles[int(label)]
-    return next((p for p in profiles if isinstance(p, dict) and f'name="{p.get("name")}"' == label), {})
+    return next((p for p in profiles if isinstance(p, dict) and "name=" + json.dumps(p.get("name")) == label), {})
 
 
 def _pool_upgrade(new: dict[str, Any], change: ValueChange) -> str:
     """A rolling upgrade in the words that fit the pool: a GPU pool's pods and claims, or a system pool's add-ons."""
     pool = _pool_of(new, change)
-    surge = (pool.get("upgradeSettings") or {}).get("maxSurge", "1") if isinstance(pool, dict) else "1"
+    settings = pool.get("upgradeSettings")
+    surge = settings.get("maxSurge", "1") if isinstance(settings, dict) else "1"
     start = (
         f"{change.path} {change.old} -> {change.new}: a rolling upgrade, one node after another: AKS adds {surge} "
         "surge node(s), then cordons, drains and reimages each "
     )
-    labels = pool.get("nodeLabels") if isinstance(pool, dict) else None
+    labels = pool.get("nodeLabels")
     key, value = GPU_PRESENT_LABEL
-    if isinstance(labels, dict) and labels.get(key) == value:
+    vm_size = pool.get("vmSize")
+    if (isinstance(labels, dict) and labels.get(key) == value) or (isinstance(vm_size, str) and vm_size in A10_SIZES):
         return start + (
             "GPU node; GPU pods are evicted and wait until an upgraded node publishes its vGPU again (a "
             "PodDisruptionBudget decides how many may go at once)"
         )
-    if isinstance(pool, dict) and pool.get("mode") == "System":
+    if pool.get("mode") == "System":
         return start + (
             "system node; the cluster's add-ons (CoreDNS, metrics-server) and the controllers scheduled there move to the "
             "next node; no GPU workload runs here (a PodDisruptionBudget decides how many may go at once)"
