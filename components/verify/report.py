@@ -15,6 +15,15 @@ Status = Literal["ok", "warn", "fail", "skip"]
 STATUSES: tuple[Status, ...] = ("ok", "warn", "fail", "skip")
 EXIT_OK, EXIT_NOT_YET, EXIT_BROKEN = 0, 3, 4
 DOCS = "docs/troubleshooting.md"
+# The troubleshooting entries a verify finding links to (each an `<a id>` in docs/troubleshooting.md's verify section).
+FIXES = frozenset({
+    "cluster-version", "dra-api-not-served", "verify-access", "pool-at-zero", "pool-without-nodes", "node-not-ready",
+    "node-labels-taints", "node-outside-stack", "driver-not-installed", "plugin-node-selector",
+    "plugin-taint-not-tolerated", "plugin-not-running", "controller-not-available", "metrics-not-installed",
+    "metrics-node-selector", "metrics-taint-not-tolerated", "metrics-not-running", "no-resourceslice", "wrong-slice",
+    "deviceclass-missing", "deviceclass-drift", "device-not-selected", "claim-template-missing",
+    "claim-template-drift", "smoke-wrong-size", "smoke-pod-failed", "smoke-timeout", "metrics-without-pod",
+})
 
 
 @dataclass(frozen=True)
@@ -33,6 +42,8 @@ class Check:
 
 def anchor(name: str) -> str:
     """Where a failure is explained and fixed: the troubleshooting entry's link (``docs/troubleshooting.md#name``)."""
+    if name not in FIXES:
+        raise ValueError(f"no troubleshooting entry {name!r}")  # a finding must never link to nothing
     return f"{DOCS}#{name}"
 
 
