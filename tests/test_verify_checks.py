@@ -272,3 +272,26 @@ def test_expected_names_follow_the_chart_and_the_stack(prod, dev):
     assert exp.min_version == (1, 35, 0)
     assert [t.name for t in exp.templates] == ["a10-vgpu-8gib", "a10-vgpu-24gib"]
     assert expected(dev).min_version == (1, 34, 2)  # "1.34" may be any 1.34 patch; the driver needs 1.34.2
+
+
+def test_wait_rechecks_until_what_was_starting_is_ready(prod, monkeypatch):
+    monkeypatch.setattr("components.verify.run.POLL_SECONDS", 0.01)
+    cluster = healthy(prod, PROD_NODES)
+    ns = "nvidia-dra-driver-gpu"
+    ready = cluster.pods[ns]
+    ds = cluster.daemon_sets[ns][0]
+    starting = [daemon_pod(ds, p["spec"]["nodeName"], ready=False) for p in ready]
+
+    class Starting(FakeClient):
+        rounds = 0
+
+        def list_pods(self, namespace, label_selector=None):
+            if namespace == ns:
+                type(self).rounds += 1
+                return starting if self.rounds < 3 else ready
+            return super().list_pods(namespace, label_selector)
+
+    assert components.verify(prod, Starting(cluster))["summary"]["exit"] == 3  # no --wait: one round
+    Starting.rounds = 0
+    doc = components.verify(prod, Starting(cluster), wait=30)
+    assert doc["summary"]["exit"] == 0 and Starting.rounds == 3
