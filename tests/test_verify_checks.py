@@ -166,6 +166,20 @@ def test_a_plugin_pod_still_starting_warns(prod):
     assert doc["summary"]["exit"] == 3
 
 
+def test_a_missing_slice_under_a_plugin_pod_no_kubelet_started_fails(prod):
+    cluster = healthy(prod, PROD_NODES)
+    ns = "nvidia-dra-driver-gpu"
+    ds = cluster.daemon_sets[ns][0]
+    cluster.pods[ns] = [daemon_pod(ds, p["spec"]["nodeName"], ready=False, started=False) for p in cluster.pods[ns]]
+    node = "aks-a10spot-12345678-vmss000000"
+    cluster.slices = [s for s in cluster.slices if s["spec"]["nodeName"] != node]
+    doc = run(prod, cluster)
+    assert "never started by the node's kubelet" in one(doc, "slice", node, "fail")["message"]
+    assert "not started by the node's kubelet yet" in one(doc, "dra-plugin", node, "warn")["message"]
+    assert [c["subject"] for c in doc["checks"] if c["check"] == "slice" and c["status"] != "ok"] == [node]
+    assert doc["summary"]["exit"] == 4
+
+
 def test_a_crashing_plugin_fails(prod):
     cluster = healthy(prod, PROD_NODES)
     ns = "nvidia-dra-driver-gpu"

@@ -112,8 +112,8 @@ def daemon_set(name: str, namespace: str, template_spec: dict[str, Any], selecto
                      "template": {"metadata": {"labels": selector}, "spec": template_spec}}}
 
 
-def daemon_pod(ds: dict[str, Any], node: str, *, ready: bool = True) -> dict[str, Any]:
-    """A daemon pod on a node, ready or still starting."""
+def daemon_pod(ds: dict[str, Any], node: str, *, ready: bool = True, started: bool = True) -> dict[str, Any]:
+    """A daemon pod on a node: ready, or still starting (`started`: the node's kubelet has picked it up)."""
     name = f"{ds['metadata']['name']}-{_uid(node)[:5]}"
     return {
         "apiVersion": "v1", "kind": "Pod",
@@ -122,7 +122,8 @@ def daemon_pod(ds: dict[str, Any], node: str, *, ready: bool = True) -> dict[str
                                            "uid": ds["metadata"]["uid"], "controller": True}]),
         "spec": {**copy.deepcopy(ds["spec"]["template"]["spec"]), "nodeName": node},
         "status": {"phase": "Running" if ready else "Pending",
-                   "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]},
+                   "conditions": [{"type": "Ready", "status": "True" if ready else "False"}],
+                   **({"startTime": "2026-12-01T10:01:00Z"} if started else {})},
     }
 
 

@@ -14,7 +14,7 @@ from ..catalog import GPU_DRIVER_NAME
 from ..kubernetes.selectors import max_memory_mib, min_memory_mib, size_class_of
 from .cel import CelError, quantity_mib, selects
 from .checks_cluster import gpu_nodes
-from .checks_driver import BROKEN, READY
+from .checks_driver import BROKEN, READY, UNSTARTED
 from .client import Obj
 from .expected import Expected, Template
 from .report import Check, fail, ok, warn
@@ -75,8 +75,11 @@ def check_slices(snap: Snapshot, exp: Expected, plugin: dict[str, str]) -> list[
             if state == READY:
                 checks.append(fail("slice", name, f"no ResourceSlice from {GPU_DRIVER_NAME}, though the kubelet plugin "
                                    "is ready: read its log", "no-resourceslice"))
-            elif state == BROKEN or exp.driver_namespace is None:
-                why = "the kubelet plugin does not run there (see dra-plugin)" if state == BROKEN else "no driver published one"
+            elif state in (BROKEN, UNSTARTED) or exp.driver_namespace is None:
+                # A plugin pod no kubelet has started cannot be what a slice waits for: the node is broken, not starting.
+                why = {BROKEN: "the kubelet plugin does not run there (see dra-plugin)",
+                       UNSTARTED: "the kubelet plugin pod there was never started by the node's kubelet"}.get(
+                    state or "", "no driver published one")
                 checks.append(fail("slice", name, f"no ResourceSlice from {GPU_DRIVER_NAME}: {why}", "no-resourceslice"))
             else:
                 checks.append(warn("slice", name, f"no ResourceSlice from {GPU_DRIVER_NAME} yet: the kubelet plugin is "

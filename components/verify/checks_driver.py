@@ -10,7 +10,9 @@ from .placement import DAEMON_TOLERATIONS, blocking_taints, node_ready, pod_read
 from .report import Check, fail, ok, skip, warn
 from .snapshot import Snapshot
 
-READY, STARTING, BROKEN = "ready", "starting", "broken"
+# A node's daemon pod: ready; starting (a kubelet reported it started, or it still waits to be scheduled); unstarted
+# (bound to the node, but no kubelet ever started it: no status.startTime); broken (stuck, or it can never run there).
+READY, STARTING, UNSTARTED, BROKEN = "ready", "starting", "unstarted", "broken"
 
 
 def _owned(pod: Obj, ds: Obj) -> bool:
@@ -85,9 +87,11 @@ def coverage(what: str, ds: Obj, pods: list[Obj], nodes: dict[str, Obj], fix_tai
                                fix_broken))
             state[name] = STARTING
         else:
-            phase = (pod.get("status") or {}).get("phase") or "Pending"
-            checks.append(warn(what, name, f"pod {pod['metadata']['name']} is not ready yet ({phase})", fix_broken))
-            state[name] = STARTING
+            status = pod.get("status") or {}
+            started = bool(status.get("startTime"))
+            how = f"{status.get('phase') or 'Pending'}" + ("" if started else ", not started by the node's kubelet yet")
+            checks.append(warn(what, name, f"pod {pod['metadata']['name']} is not ready yet ({how})", fix_broken))
+            state[name] = STARTING if started else UNSTARTED
     return checks, state
 
 
