@@ -77,7 +77,7 @@ def check_slices(snap: Snapshot, exp: Expected, plugin: dict[str, str]) -> list[
                                    "is ready: read its log", "no-resourceslice"))
             elif state in (BROKEN, UNSTARTED) or exp.driver_namespace is None:
                 # A plugin pod no kubelet has started cannot be what a slice waits for: the node is broken, not starting.
-                why = {BROKEN: "the kubelet plugin does not run there (see dra-plugin)",
+                why = {BROKEN: "the kubelet plugin does not run there: see its dra-plugin line",
                        UNSTARTED: "the kubelet plugin pod there was never started by the node's kubelet"}.get(
                     state or "", "no driver published one")
                 checks.append(fail("slice", name, f"no ResourceSlice from {GPU_DRIVER_NAME}: {why}", "no-resourceslice"))
