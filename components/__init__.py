@@ -31,8 +31,10 @@ _LAZY = {
     "GpuPlatform": ".platform",
     "GpuPlatformArgs": ".platform",
 }
+# `verify` is the subpackage itself, callable (verify/__init__.py says why): the live checks load on first use only.
+_MODULES = {"verify": ".verify"}
 
-__all__ = ["ConfigError", "StackConfig", "load_stack_config", *_LAZY]
+__all__ = ["ConfigError", "StackConfig", "load_stack_config", *_LAZY, *_MODULES]
 
 if TYPE_CHECKING:
     from .azure.cluster import AksCluster as AksCluster
@@ -50,9 +52,12 @@ if TYPE_CHECKING:
     from .observability.exporter import GpuMetricsArgs as GpuMetricsArgs
     from .platform import GpuPlatform as GpuPlatform
     from .platform import GpuPlatformArgs as GpuPlatformArgs
+    from .verify import verify as verify
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    if name in _MODULES:
+        return importlib.import_module(_MODULES[name], __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,7 +1,8 @@
 """The DeviceClass and claim selectors, compiled and evaluated by a real CEL engine (cel-python) against ResourceSlice devices.
 
 Kubernetes adds `quantity()` and `Quantity.compareTo()` to CEL and gives `device.attributes[domain]` /
-`device.capacity[domain]` as maps that are empty for an unknown domain; this module registers the same here. Devices are
+`device.capacity[domain]` as maps that are empty for an unknown domain; components.verify.cel registers the same (the
+engine `verify` evaluates live selectors with), and this module tests the package's selectors through it. Devices are
 written as resource.k8s.io/v1 ResourceSlices (validated against the official schema), shaped as DOMAIN.md §5 describes
 the NVIDIA driver's: an A10 vGPU slice is a small A10 whose productName carries the profile, its memory a little under
 nominal.
@@ -9,12 +10,9 @@ nominal.
 
 from __future__ import annotations
 
-import re
 import uuid
 from fractions import Fraction
-from functools import cache, total_ordering
 
-import celpy
 import kubernetes_validate
 import pytest
 from celpy import celtypes
@@ -23,53 +21,8 @@ from components.catalog import A10_SIZES, GPU_DRIVER_NAME
 from components.config import SamplesConfig
 from components.kubernetes.claim_templates import ClaimSettings, template_specs
 from components.kubernetes.selectors import SIZE_CLASSES, device_class_selector, size_class_selector
-
-# --- Kubernetes quantities (k8s.io/apimachinery resource.Quantity) ------------------------------------------------------------
-_QUANTITY = re.compile(
-    r"^(?P<number>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
-    r"(?:(?P<exponent>[eE][+-]?[0-9]+)|(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$"
-)
-_MULTIPLIERS = {
-    "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60,
-    "n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 10**3), None: 1,
-    "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18,
-}
-
-
-@total_ordering
-class Quantity:
-    """An exact Kubernetes quantity: a signed decimal number with a binary-SI, decimal-SI or exponent suffix."""
-
-    def __init__(self, text: str):
-        m = _QUANTITY.match(text)
-        if not m:
-            raise ValueError(f"{text!r} is not a Kubernetes quantity")
-        number = Fraction(m["number"])
-        if m["exponent"]:
-            self.value = number * Fraction(10) ** int(m["exponent"][1:])
-        else:
-            self.value = number * _MULTIPLIERS[m["suffix"]]
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Quantity) and self.value == other.value
-
-    def __lt__(self, other: Quantity) -> bool:
-        return self.value < other.value
-
-    def __hash__(self) -> int:
-        return hash(self.value)
-
-
-def cel_quantity(text: celtypes.StringType) -> Quantity:
-    """CEL `quantity(string)`: an invalid text is an evaluation error, as in Kubernetes."""
-    return Quantity(str(text))
-
-
-def cel_compare_to(left: Quantity, right: Quantity) -> celtypes.IntType:
-    """CEL `Quantity.compareTo(Quantity)`: -1, 0 or 1."""
-    if not (isinstance(left, Quantity) and isinstance(right, Quantity)):
-        raise TypeError("compareTo needs two quantities")
-    return celtypes.IntType((left.value > right.value) - (left.value < right.value))
+from components.verify.cel import CelError, Quantity, cel_device
+from components.verify.cel import evaluate as cel_evaluate
 
 
 @pytest.mark.parametrize(
@@ -168,48 +121,6 @@ def test_every_size_has_a_slice_and_slices_are_real_resource_slices():
         kubernetes_validate.validate(listed, version, strict=True)  # one call: the schema loads once per version
 
 
-class _Domains(celtypes.MapType):
-    """`device.attributes` / `device.capacity`: an unknown domain gives an empty map, as Kubernetes documents."""
-
-    def __getitem__(self, key):
-        if key not in self.keys():
-            return celtypes.MapType({})
-        return super().__getitem__(key)
-
-
-class Semver:
-    """A version attribute: not a string in Kubernetes' CEL, so string functions on it fail here too."""
-
-    def __init__(self, text: str):
-        self.text = text
-
-
-def _attribute(value: dict):
-    kind, raw = next(iter(value.items()))
-    return {"string": celtypes.StringType, "int": celtypes.IntType, "bool": celtypes.BoolType, "version": Semver}[kind](raw)
-
-
-def cel_device(driver: str, device: dict) -> celtypes.MapType:
-    """The CEL `device` variable for one ResourceSlice device: unqualified names belong to the driver's domain."""
-    attributes: dict = {}
-    for name, value in device.get("attributes", {}).items():
-        domain, _, short = name.rpartition("/")
-        attributes.setdefault(domain or driver, {})[celtypes.StringType(short)] = _attribute(value)
-    capacity: dict = {}
-    for name, value in device.get("capacity", {}).items():
-        domain, _, short = name.rpartition("/")
-        capacity.setdefault(domain or driver, {})[celtypes.StringType(short)] = Quantity(value["value"])
-    return celtypes.MapType(
-        {
-            celtypes.StringType("driver"): celtypes.StringType(driver),
-            celtypes.StringType("attributes"): _Domains(
-                {celtypes.StringType(d): celtypes.MapType(v) for d, v in attributes.items()}
-            ),
-            celtypes.StringType("capacity"): _Domains({celtypes.StringType(d): celtypes.MapType(v) for d, v in capacity.items()}),
-        }
-    )
-
-
 def devices_of(slices: list[dict]) -> dict[str, celtypes.MapType]:
     """Every device of these slices, keyed `node/device`."""
     return {
@@ -224,21 +135,10 @@ NOMINAL = {  # device key -> nominal GiB of the A10 slices
 SIZES = sorted({s.gpu_memory_gib for s in A10_SIZES.values()})
 MARGIN = SamplesConfig().memory_margin_percent
 
-_ENV = celpy.Environment()
-_FUNCTIONS = {"quantity": cel_quantity, "compareTo": cel_compare_to}
-
-
-@cache
-def program(expression: str) -> celpy.Runner:
-    """Compiles once; a syntax error fails here."""
-    return _ENV.program(_ENV.compile(expression), functions=_FUNCTIONS)
-
-
 def evaluate(expression: str, device: celtypes.MapType) -> bool:
-    """The selector's result; an evaluation error raises (in Kubernetes it aborts the whole allocation)."""
-    result = program(expression).evaluate({"device": device})
-    assert isinstance(result, celtypes.BoolType), result
-    return bool(result)
+    """The selector's result (the shared engine of components.verify.cel); an error raises CelError (in Kubernetes it
+    aborts the whole allocation)."""
+    return cel_evaluate(expression, device)
 
 
 def matches(*expressions: str) -> set[str]:
@@ -339,13 +239,13 @@ def test_without_the_margin_an_8gb_slice_would_not_count_as_8gb():
 
 def test_without_the_presence_guards_other_devices_abort_allocation():
     unguarded_memory = f"device.capacity['{GPU_DRIVER_NAME}'].memory.compareTo(quantity('1Mi')) >= 0"
-    with pytest.raises(celpy.CELEvalError):
+    with pytest.raises(CelError):
         evaluate(unguarded_memory, ALL_DEVICES["aks-other/dev-0"])
     unguarded_product = f"device.attributes['{GPU_DRIVER_NAME}'].productName.matches('^NVIDIA A10')"
-    with pytest.raises(celpy.CELEvalError):
+    with pytest.raises(CelError):
         evaluate(unguarded_product, ALL_DEVICES["aks-no-product/gpu-0"])
 
 
 def test_an_invalid_quantity_is_an_evaluation_error():
-    with pytest.raises(celpy.CELEvalError):
+    with pytest.raises(CelError):
         evaluate(f"device.capacity['{GPU_DRIVER_NAME}'].memory.compareTo(quantity('8GB')) >= 0", ALL_DEVICES["aks-l4/gpu-0"])

@@ -1,13 +1,14 @@
 """Command line of the offline engine: plan, render and diff a Pulumi project's stacks with no cloud and no Pulumi CLI.
 
 Exit status: 0 done (diff: no change), 2 bad input (one line per problem on stderr, nothing on stdout),
-3 diff found changes (size: something does not fit), 4 `diff` found a change that would fail or must not be
-applied, or `plan --policy` a mandatory policy violated (and `plan` found two resources creating the same
-cluster-scoped DeviceClass), 1 anything unexpected (one line too; set AKS_DRA_VGPU_TRACEBACK=1 to see the traceback).
+3 diff found changes (size: something does not fit; verify: something not there yet), 4 `diff` found a change that
+would fail or must not be applied, `verify` something broken, or `plan --policy` a mandatory policy violated (and
+`plan` found two resources creating the same cluster-scoped DeviceClass), 1 anything unexpected (one line too; set
+AKS_DRA_VGPU_TRACEBACK=1 to see the traceback).
 Whatever the input, no traceback is printed, every line is printable (control characters are escaped), and the
 program's own output never reaches stdout.
 
-Thin, on top of everything: one module per subcommand (`plan`, `render`, `diff`, `size`, `regenerate` for `docs`),
+Thin, on top of everything: one module per subcommand (`plan`, `render`, `diff`, `size`, `verify`, `regenerate` for `docs`),
 what they share (`output`, `problems`, `running`), the `watchdog` process that ends a program past `--timeout`, and
 `docs` (the files made from the code). Nothing of the package imports it but `__main__`.
 """
@@ -39,6 +40,7 @@ from .problems import Interrupted
 from .regenerate import cmd_docs
 from .render import cmd_render
 from .size import cmd_size
+from .verify import add_verify_arguments, cmd_verify
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -116,13 +118,21 @@ def _parser() -> argparse.ArgumentParser:
                           "when something does not fit")
     add_size_arguments(size)
 
+    verify = sub.add_parser(
+        "verify", help="check a deployed stack's cluster: nodes, DRA driver, ResourceSlices, claims; --smoke claims a "
+        "slice of each size (exit 3 not there yet, 4 broken)",
+        description="Check a deployed stack's cluster against its stack file (read-only unless --smoke). Exit 0 all "
+        "ok, 3 nothing broken but something not there yet, 4 something broken, 2 bad input or no reachable cluster. "
+        "Fixes: docs/troubleshooting.md.")
+    add_verify_arguments(verify)
+
     docs = sub.add_parser("docs", help="regenerate the docs made from the code (config reference, stack schema, sizing, graph)")
     docs.add_argument("--project-dir", default=".", help="the repository's folder (default: current folder)")
     docs.add_argument("--check", action="store_true", help="write nothing; exit 3 when a generated file is out of date")
     return parser
 
 
-COMMANDS = {"plan": cmd_plan, "render": cmd_render, "diff": cmd_diff, "size": cmd_size, "docs": cmd_docs}
+COMMANDS = {"plan": cmd_plan, "render": cmd_render, "diff": cmd_diff, "size": cmd_size, "docs": cmd_docs, "verify": cmd_verify}
 """Each subcommand's function, in a module of its own."""
 
 

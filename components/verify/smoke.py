@@ -1,0 +1,216 @@
+"""`verify --smoke`: per claim template (or size), a short pod in a scratch namespace of its own that claims a slice
+and runs `nvidia-smi -L`; checks the claim is allocated, the device is the template's size (best fit), the pod
+completes; with GPU metrics on, that dcgm-exporter's metrics (through the API server's pod proxy) carry the pod.
+
+Everything it creates lives in one namespace it creates itself (generateName: never an existing one), deleted on
+success, failure, timeout, Ctrl-C and SIGTERM. It never writes anywhere else.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..catalog import GPU_DRIVER_NAME
+from ..kubernetes.selectors import size_class_of
+from .checks_cluster import gpu_nodes
+from .checks_devices import memory_mib, node_devices
+from .client import ApiError, ClusterClient, Obj
+from .expected import Expected, Template
+from .report import Check, fail, ok, skip, warn
+from .snapshot import Snapshot
+
+# A CUDA base image pinned by tag (NVIDIA's supported tags, gitlab.com/nvidia/container-images/cuda doc/supported-tags.md,
+# "CUDA 12.4.1 Update"): CUDA 12.4 is what AKS's A10 GRID 550 driver supports. nvidia-smi itself comes from the host
+# driver through the DRA driver's CDI edits; the image only needs a shell and glibc. Pin a digest with --image.
+DEFAULT_IMAGE = "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"
+NAMESPACE_PREFIX = "aks-dra-vgpu-verify-"
+LABELS = {"app.kubernetes.io/managed-by": "aks-dra-vgpu", "app.kubernetes.io/component": "verify-smoke"}
+# dcgm-exporter collects every 30 s by default (its -c 30000): a pod that holds its slice this long shows in the metrics.
+HOLD_SECONDS = 75
+CLEANUP_RESERVE = 20.0
+POLL = 3.0
+Progress = Callable[[str], None]
+
+
+def templates_for(exp: Expected, sizes: list[int] | None) -> list[Template]:
+    """The templates to try: the stack's (known sizes), or one per asked size built from the stack's claim settings."""
+    if not sizes:
+        return [t for t in exp.templates if t.size is not None]
+    from ..kubernetes.claim_templates import claim_spec, claim_template_name
+    from ..kubernetes.dra_samples import claim_settings
+
+    settings = claim_settings(exp.stack.samples, exp.pools)
+    return [Template(f"{s}GiB", claim_template_name(settings.device_class_name, s), s, 1, claim_spec(settings, s))
+            for s in sizes]
+
+
+def pod_body(exp: Expected, template: Template, image: str, hold: int) -> Obj:
+    """The smoke pod: the sample Job's locked-down pod (restricted PSA; the size class's tolerations only)."""
+    from ..kubernetes.dra_samples import job_spec
+
+    samples = exp.stack.samples.model_copy(update={"image": image, "workload_memory_gib": template.size})
+    spec = job_spec(samples, exp.pools)["template"]["spec"]
+    spec["resourceClaims"][0]["resourceClaimTemplateName"] = template.name
+    container = spec["containers"][0]
+    container["imagePullPolicy"] = "IfNotPresent"
+    if hold:
+        container["command"] = ["sh", "-c", f"nvidia-smi -L && sleep {hold}"]
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"generateName": f"smoke-{template.key.lower()}-", "labels": dict(LABELS)}, "spec": spec}
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM ends the smoke like Ctrl-C (the cleanup runs), where a handler can be set."""
+    def handler(number: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        previous = None
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def run_smoke(client: ClusterClient, exp: Expected, snap: Snapshot, *, sizes: list[int] | None, image: str | None,
+              deadline: Any, progress: Progress) -> list[Check]:
+    """Creates, watches and deletes the smoke pods; one check per template, and one per metrics check."""
+    if exp.device_class is None:
+        return [skip("smoke", "samples", "samples.enabled is false: no DeviceClass to claim from")]
+    nodes = gpu_nodes(snap, exp)
+    runnable, checks = [], []
+    for template in templates_for(exp, sizes):
+        if any(p.size.gpu_memory_gib == template.size and p.size.devices_per_node >= template.devices
+               for _, p in nodes.values()):
+            runnable.append(template)
+        else:
+            checks.append(warn("smoke", template.key, "not run: no node of this size runs now (pool at zero?)",
+                               "pool-at-zero"))
+    if not runnable:
+        return checks
+    hold = HOLD_SECONDS if exp.metrics_namespace else 0
+    namespace = None
+    with _terminate_as_interrupt():
+        try:
+            created = client.create("Namespace", {"apiVersion": "v1", "kind": "Namespace", "metadata": {
+                "generateName": NAMESPACE_PREFIX,
+                "labels": {**LABELS, "pod-security.kubernetes.io/enforce": "restricted"}}})
+            namespace = created["metadata"]["name"]
+            progress(f"smoke: namespace {namespace}")
+            pods = {}
+            for template in runnable:
+                client.create("ResourceClaimTemplate", {
+                    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+                    "metadata": {"name": template.name, "labels": dict(LABELS)}, "spec": {"spec": template.spec}},
+                    namespace)
+                pod = client.create("Pod", pod_body(exp, template, image or DEFAULT_IMAGE, hold), namespace)
+                pods[template.key] = (template, pod["metadata"]["name"])
+                progress(f"smoke: pod {pod['metadata']['name']} claims {template.key}")
+            checks += _watch(client, exp, snap, namespace, pods, deadline, progress)
+        except ApiError as exc:
+            checks.append(fail("smoke", namespace or "namespace", f"the API server refused: {exc}", "verify-access"))
+        finally:
+            if namespace is not None:
+                with contextlib.suppress(Exception):
+                    client.delete_namespace(namespace)
+                progress(f"smoke: deleted namespace {namespace}")
+    return checks
+
+
+def _allocated(client: ClusterClient, namespace: str, pod: Obj) -> list[Obj] | None:
+    """The devices allocated to the pod's claim, or None while unallocated."""
+    for status in (pod.get("status") or {}).get("resourceClaimStatuses") or []:
+        if status.get("resourceClaimName"):
+            claim = client.read_resource_claim(namespace, status["resourceClaimName"])
+            results = (((claim.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results")
+            return results or None
+    return None
+
+
+def _size_verdict(exp: Expected, snap: Snapshot, template: Template, results: list[Obj]) -> Check:
+    sizes = []
+    for r in results:
+        device = next((d for d in node_devices(snap, r.get("pool", "")) or [] if d.get("name") == r.get("device")), None)
+        mib = memory_mib(device) if device else None
+        sizes.append(size_class_of(mib, exp.margin_percent) if mib is not None else None)
+    where = ", ".join(f"{r.get('pool')}/{r.get('device')}" for r in results)
+    if r_wrong := [r for r in results if r.get("driver") != GPU_DRIVER_NAME]:
+        return fail("smoke", template.key, f"allocated from another driver: {r_wrong}", "smoke-wrong-size")
+    if len(results) == template.devices and all(s == template.size for s in sizes):
+        return ok("smoke", template.key, f"claim allocated its own size: {where}")
+    if len(results) == template.devices and all(s is not None and template.size and s > template.size for s in sizes):
+        return warn("smoke", template.key, f"claim allocated a larger slice ({sizes} GiB) at {where}: best fit found no "
+                    "free slice of its own size")
+    return fail("smoke", template.key, f"claim allocated {where} of size(s) {sizes} GiB, not {template.key}",
+                "smoke-wrong-size")
+
+
+def _watch(client: ClusterClient, exp: Expected, snap: Snapshot, namespace: str,
+           pods: dict[str, tuple[Template, str]], deadline: Any, progress: Progress) -> list[Check]:
+    checks: list[Check] = []
+    pending = dict(pods)
+    allocation_seen: set[str] = set()
+    metrics_seen: set[str] = set()
+    while pending:
+        for key, (template, name) in list(pending.items()):
+            pod = client.read_pod(namespace, name)
+            if key not in allocation_seen:
+                results = _allocated(client, namespace, pod)
+                if results:
+                    allocation_seen.add(key)
+                    checks.append(_size_verdict(exp, snap, template, results))
+            phase = (pod.get("status") or {}).get("phase")
+            if phase == "Running" and exp.metrics_namespace and key not in metrics_seen and _metrics_carry(
+                    client, exp, namespace, pod):
+                metrics_seen.add(key)
+                checks.append(ok("smoke-metrics", template.key, f"dcgm-exporter attributes the slice to pod {namespace}/{name}"))
+            if phase in ("Succeeded", "Failed"):
+                output = " | ".join(line.strip() for line in client.pod_log(namespace, name).splitlines() if line.strip())
+                if phase == "Succeeded":
+                    checks.append(ok("smoke", template.key, f"pod {name} completed: {output[:300] or '(no output)'}"))
+                else:
+                    checks.append(fail("smoke", template.key, f"pod {name} failed: {output[:300] or '(no output)'}",
+                                       "smoke-pod-failed"))
+                if exp.metrics_namespace and key not in metrics_seen:
+                    checks.append(warn("smoke-metrics", template.key, "dcgm-exporter's metrics never carried the pod's "
+                                       "pod/namespace labels while it ran", "metrics-without-pod"))
+                del pending[key]
+        if not pending:
+            break
+        if deadline.left() <= CLEANUP_RESERVE + POLL:
+            for key, (template, name) in pending.items():
+                pod = client.read_pod(namespace, name)
+                why = next((c.get("message") for c in (pod.get("status") or {}).get("conditions") or []
+                            if c.get("type") == "PodScheduled" and c.get("status") == "False"), None)
+                state = "unallocated" if key not in allocation_seen else "allocated"
+                checks.append(fail("smoke", template.key, f"pod {name} did not complete in time (claim {state}"
+                                   + (f"; {' '.join(str(why).split())[:200]}" if why else "") + ")", "smoke-timeout"))
+            break
+        progress(f"smoke: waiting for {', '.join(sorted(pending))} ({deadline.left():.0f} s left)")
+        time.sleep(POLL)
+    return checks
+
+
+def _metrics_carry(client: ClusterClient, exp: Expected, namespace: str, pod: Obj) -> bool:
+    """Whether the dcgm-exporter on the pod's node reports a metric labelled with this pod and namespace."""
+    from ..observability.exporter import METRICS_PORT
+
+    node = (pod.get("spec") or {}).get("nodeName")
+    try:
+        exporters = [p for p in client.list_pods(exp.metrics_namespace or "") if (p.get("spec") or {}).get("nodeName") == node]
+        for exporter in exporters:
+            text = client.pod_proxy_get(exp.metrics_namespace or "", exporter["metadata"]["name"], METRICS_PORT, "metrics")
+            wanted = (f'pod="{pod["metadata"]["name"]}"', f'namespace="{namespace}"')
+            if any(all(w in line for w in wanted) for line in text.splitlines() if not line.startswith("#")):
+                return True
+    except ApiError:
+        return False
+    return False

@@ -1,0 +1,72 @@
+"""What `verify` reads from the cluster, read once per round through the client: a Snapshot the checks look at.
+
+A read the API server refuses (403, 404 ...) is kept as an error for the checks to report; an unreachable server or
+refused credentials end the run (UnreachableError).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .client import ApiError, ClusterClient, Obj, UnreachableError
+from .expected import Expected
+
+
+@dataclass
+class Snapshot:
+    """The cluster as one round of reads found it."""
+
+    server: str
+    version: Obj
+    resource_versions: list[str]
+    nodes: list[Obj] = field(default_factory=list)
+    slices: list[Obj] = field(default_factory=list)
+    device_classes: list[Obj] = field(default_factory=list)
+    templates: list[Obj] = field(default_factory=list)
+    claims: list[Obj] = field(default_factory=list)
+    driver_daemon_sets: list[Obj] = field(default_factory=list)
+    driver_deployments: list[Obj] = field(default_factory=list)
+    driver_pods: list[Obj] = field(default_factory=list)
+    metrics_daemon_sets: list[Obj] = field(default_factory=list)
+    metrics_pods: list[Obj] = field(default_factory=list)
+    errors: dict[str, str] = field(default_factory=dict)  # what could not be read -> why
+
+
+def take(client: ClusterClient, exp: Expected) -> Snapshot:
+    """Reads everything the checks need (UnreachableError propagates: nothing else is worth trying then)."""
+    try:
+        version, groups = client.version(), client.group_versions("resource.k8s.io")
+    except ApiError as exc:  # not even discovery: wrong credentials or not a Kubernetes API server
+        raise UnreachableError(f"{client.server()}: {exc}") from None
+    snap = Snapshot(server=client.server(), version=version, resource_versions=groups)
+    served = "v1" in snap.resource_versions
+
+    def read(name: str, call: Callable[[], list[Any]]) -> list[Any]:
+        try:
+            return call()
+        except ApiError as exc:
+            snap.errors[name] = str(exc)
+            return []
+
+    snap.nodes = read("nodes", client.list_nodes)
+    if served:
+        snap.slices = read("resourceslices", client.list_resource_slices)
+        snap.device_classes = read("deviceclasses", client.list_device_classes)
+        if exp.samples_namespace:
+            ns = exp.samples_namespace
+            snap.templates = read("resourceclaimtemplates", lambda: client.list_resource_claim_templates(ns))
+            if exp.shared_claim:
+                snap.claims = read("resourceclaims", lambda: client.list_resource_claims(ns))
+    if exp.driver_namespace:
+        ns = exp.driver_namespace
+        snap.driver_daemon_sets = read("driver daemonsets", lambda: client.list_daemon_sets(ns))
+        snap.driver_pods = read("driver pods", lambda: client.list_pods(ns))
+        if exp.controller_deployment:
+            snap.driver_deployments = read("driver deployments", lambda: client.list_deployments(ns))
+    if exp.metrics_namespace:
+        ns = exp.metrics_namespace
+        snap.metrics_daemon_sets = read("metrics daemonsets", lambda: client.list_daemon_sets(ns))
+        snap.metrics_pods = read("metrics pods", lambda: client.list_pods(ns))
+    return snap
