@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .config import ConfigError, StackConfig, load_stack_config
+from .config import ConfigError, GpuPoolConfig, StackConfig, load_stack_config
 
 __version__ = "0.2.0"
 
@@ -32,7 +32,7 @@ _LAZY = {
     "GpuPlatformArgs": ".platform",
 }
 
-__all__ = ["ConfigError", "StackConfig", "load_stack_config", *_LAZY]
+__all__ = ["ConfigError", "GpuPoolConfig", "StackConfig", "load_stack_config", *_LAZY]
 
 if TYPE_CHECKING:
     from .azure.cluster import AksCluster as AksCluster
