@@ -31,7 +31,10 @@ def gpu_rule_groups(args: StackConfig) -> list[RuleGroup]:
         return []
     groups = [GPU_RECORDING]
     if monitoring.alerts.enabled:
-        groups.append(gpu_alerts(monitoring.alerts, plugin_scraped=scrapes_driver(args.dra_driver, monitoring.scrape_group)))
+        groups.append(gpu_alerts(
+            monitoring.alerts, plugin_scraped=scrapes_driver(args.dra_driver, monitoring.scrape_group),
+            node_label=monitoring.gpu_metrics.node_label,
+        ))
     return groups
 
 
