@@ -61,6 +61,7 @@ def observe(
             location=args.cluster.location,
             rule_groups=[*aks_recording_groups(), *gpu_rule_groups(args)],
             tags=args.cluster.tags,
+            private_cluster=args.cluster.api_server.private,
             opts=azure,
         )
     if monitoring.gpu_metrics.enabled:

@@ -105,8 +105,9 @@ def entra_id_user_kubeconfig(cluster: str, resource_group: str, tenant_id: str) 
 # ``principalId``/``clientId`` of each user-assigned one (ARM's ManagedServiceIdentity, common-types
 # managedidentity.json: readOnly). Per type, the readOnly fields of the objects this package sends
 # (Azure/azure-rest-api-specs: dashboard ``ManagedGrafanaProperties.endpoint``, ``grafanaVersion``,
-# ``provisioningState``).
+# ``provisioningState``; containerservice ``ManagedClusterOIDCIssuerProfile.issuerURL``).
 _COMPUTED_ON_CREATE: dict[str, tuple[tuple[str, ...], ...]] = {
+    "azure-native:containerservice:ManagedCluster": (("oidcIssuerProfile", "issuerURL"),),
     "azure-native:dashboard:Grafana": (("properties", "endpoint"), ("properties", "grafanaVersion"),
                                        ("properties", "provisioningState")),
 }
@@ -146,7 +147,8 @@ def computed_on_create(type_: str, outputs: dict[str, Any], fill: Any) -> dict[s
             holder[key] = dict(holder[key])
             holder = holder[key]
         else:
-            holder[field] = fill("/".join([*parents, field]))
+            if field not in holder:  # a value the stand-in already made after create stays
+                holder[field] = fill("/".join([*parents, field]))
     return outputs
 
 
