@@ -91,3 +91,19 @@ def test_gpu_pool_config_is_public():
 
     assert "GpuPoolConfig" in components.__all__
     assert components.GpuPoolConfig is GpuPoolConfig
+
+
+def test_values_functions_take_the_pool_components_too():
+    """What the README passes (GpuNodePool components) works wherever pools are taken, as their settings do."""
+    from components.config import DraDriverConfig
+    from components.config.monitoring import GpuMetricsConfig
+    from components.kubernetes.dra_driver import driver_values
+    from components.observability.exporter import exporter_values
+
+    class Component:  # a GpuNodePool keeps its validated settings on `.config`
+        config = THIRD
+
+    driver = DraDriverConfig()
+    assert driver_values(driver, [Component()]) == driver_values(driver, [THIRD])
+    assert exporter_values(GpuMetricsConfig(), [Component()]) == exporter_values(GpuMetricsConfig(), [THIRD])
+    assert tolerations_for_size([Component()], 8) == pool_tolerations([THIRD])

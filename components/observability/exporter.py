@@ -20,7 +20,7 @@ from ..config.monitoring import GpuMetricsConfig
 from ..config.pools import GpuPools
 from ..kubernetes.providers import require_kubernetes_provider
 from ..kubernetes.release_outputs import HelmReleaseOutputs
-from ..kubernetes.tolerations import pool_tolerations
+from ..kubernetes.tolerations import pool_settings, pool_tolerations
 from ..outputs import register_declared
 from .counters import counters_csv, counters_for
 from .scrape import custom_resource, exporter_scrape_object
@@ -44,7 +44,8 @@ class GpuMetricsArgs(GpuMetricsConfig):
 
 
 def exporter_values(config: GpuMetricsConfig, pools: GpuPools) -> dict[str, Any]:
-    """The Helm values for dcgm-exporter on these pools (plain data)."""
+    """The Helm values for dcgm-exporter on these pools (settings or GpuNodePool components; plain data)."""
+    pools = pool_settings(pools)
     key, value = GPU_PRESENT_LABEL
     return {
         "image": {"repository": DCGM_IMAGE, "tag": config.image},
