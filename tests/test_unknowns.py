@@ -104,6 +104,35 @@ def test_only_what_azure_computes_is_marked():
     assert answer["properties"] == {"zoneRedundancy": "Disabled", "endpoint": UNKNOWN_VALUE,
                                     "grafanaVersion": UNKNOWN_VALUE, "provisioningState": UNKNOWN_VALUE}
     assert answer["location"] == "westeurope"
-    assert computed_on_create("kubernetes:core/v1:Namespace", {"identity": {"type": "SystemAssigned"}},
-                              lambda _: UNKNOWN_VALUE) == {"identity": {"type": "SystemAssigned"}}
+    # A Kubernetes object: no Azure identity, but its uid (and a name only when the program left it to Pulumi).
+    named = computed_on_create("kubernetes:core/v1:Namespace", {"identity": {"type": "SystemAssigned"},
+                                                                "metadata": {"name": "team-a"}}, lambda _: UNKNOWN_VALUE)
+    assert named == {"identity": {"type": "SystemAssigned"}, "metadata": {"name": "team-a", "uid": UNKNOWN_VALUE}}
+    assert computed_on_create("kubernetes:helm.sh/v3:Release", {"name": "dcgm"}, lambda _: UNKNOWN_VALUE) == {"name": "dcgm"}
+    assert computed_on_create("pulumi:providers:kubernetes", {"kubeconfig": "x"}, lambda _: UNKNOWN_VALUE) == {"kubeconfig": "x"}
     assert computed_on_create(GRAFANA, {"location": "x"}, lambda _: UNKNOWN_VALUE) == {"location": "x"}
+
+
+def _claims_in_an_auto_named_namespace() -> None:
+    """The README's consumer: claim templates in a namespace whose name Pulumi picks (no metadata.name)."""
+    import pulumi_kubernetes as k8s
+
+    from components import DraClaimTemplates
+    from components.kubernetes.claim_templates import DraClaimTemplatesArgs
+
+    provider = k8s.Provider("k8s", kubeconfig="apiVersion: v1\nkind: Config\n")
+    namespace = k8s.core.v1.Namespace("team-a", opts=pulumi.ResourceOptions(provider=provider))
+    DraClaimTemplates("team-a-gpus", DraClaimTemplatesArgs(namespace=namespace.metadata.name, sizes=[8]),
+                      opts=pulumi.ResourceOptions(providers={"kubernetes": provider}))
+
+
+def test_an_auto_named_namespace_is_unknown_in_a_first_preview_and_named_after(preview):
+    plan = capture(_claims_in_an_auto_named_namespace, preview=preview)
+    namespace = plan.one("kubernetes:core/v1:Namespace")
+    template = plan.one("kubernetes:resource.k8s.io/v1:ResourceClaimTemplate")
+    assert namespace.urn in template.dependencies
+    written = template.inputs["metadata"]["namespace"]
+    if preview:
+        assert written == UNKNOWN
+    else:
+        assert re.fullmatch(r"team-a-[0-9a-f]{8}", written)

@@ -132,9 +132,31 @@ def _identity_computed(identity: Any, fill: Any) -> Any:
     return answer
 
 
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+
+
+def _kubernetes_computed(type_: str, outputs: dict[str, Any], fill: Any) -> dict[str, Any]:
+    """A Kubernetes object's metadata as the API server completes it: its `uid`, and its name when the program left it
+    to Pulumi (pulumi-kubernetes auto-names `<resource name>-<random suffix>`; a Helm Release its `name` likewise), a
+    value the offline engine cannot know before the provider picks it."""
+    if type_ == HELM_RELEASE:
+        if not outputs.get("name"):
+            outputs["name"] = fill("name")
+        return outputs
+    metadata = dict(outputs["metadata"]) if isinstance(outputs.get("metadata"), dict) else {}
+    if not metadata.get("name"):
+        metadata["name"] = fill("metadata/name")
+    metadata.setdefault("uid", fill("metadata/uid"))
+    outputs["metadata"] = metadata
+    return outputs
+
+
 def computed_on_create(type_: str, outputs: dict[str, Any], fill: Any) -> dict[str, Any]:
-    """`outputs` with what Azure computes on create filled by `fill(path)`: unknown in a first preview, for every
-    azure-native resource (identities) and the types whose sent objects Azure completes (`_COMPUTED_ON_CREATE`)."""
+    """`outputs` with what the cloud computes on create filled by `fill(path)`: unknown in a first preview, for every
+    azure-native resource (identities), the types whose sent objects Azure completes (`_COMPUTED_ON_CREATE`) and every
+    Kubernetes object (its uid, an auto-name)."""
+    if type_.startswith("kubernetes:"):
+        return _kubernetes_computed(type_, outputs, fill)
     if not type_.startswith("azure-native:"):
         return outputs
     if "identity" in outputs:
@@ -181,9 +203,12 @@ class OfflineProviders:
         resource_id, outputs = self._created(type_, name, inputs)
 
         def after_create(path: str) -> str:  # stable per resource and field, like an ID Azure assigned once
+            stable = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{type_}::{name}#{path}"))
             if path.endswith("endpoint"):
                 return f"https://{name}.offline.grafana.azure.com"
-            return str(uuid.uuid5(uuid.NAMESPACE_URL, f"{resource_id}#{path}"))
+            if path in ("name", "metadata/name"):
+                return f"{name}-{stable[:8]}"  # the shape of Pulumi's auto-names
+            return stable
 
         return resource_id, computed_on_create(type_, _as_azure_returns(type_, outputs), after_create)
 
