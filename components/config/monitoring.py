@@ -42,7 +42,11 @@ class GpuMetricsConfig(Model):
         "GPU pool's taints. Scraped by managed Prometheus when managedPrometheus is true, else by a ServiceMonitor when "
         "serviceMonitor is true.",
     )
-    chart_version: DcgmChartVersion = Field(DEFAULT_DCGM_EXPORTER_CHART, description="The dcgm-exporter chart version.")
+    chart_version: DcgmChartVersion = Field(
+        DEFAULT_DCGM_EXPORTER_CHART,
+        description="The dcgm-exporter chart version: 4.8.3 (image 4.6.0-4.8.3, reads resource.k8s.io/v1); 4.8.2 only "
+        "with an imageTag of exporter 4.8.3 or newer (its own image waits for resource.k8s.io/v1beta1).",
+    )
     image_tag: ImageTag | None = unset(
         "The exporter image tag (default: the chart's own: 4.6.0-4.8.3-distroless for 4.8.3, 4.5.3-4.8.2-distroless "
         "for 4.8.2). Exporter 4.8.3 or newer: older images read ResourceSlices only through resource.k8s.io/v1beta1, "

@@ -37,8 +37,9 @@ def onboarding_name(location: str, cluster: str, limit: int, prefix: str = "MSPr
     return "".join(ch for ch in name if ch.isalnum() or ch == "-").rstrip("-") if limit == 44 else name
 
 
-# A DCE association on a resource has this one name (learn.microsoft.com, Azure Monitor "Enable Prometheus metrics for a
-# private AKS cluster": "The DCR association name must be configurationAccessEndpoint"; azurerm's default for it).
+# A DCE's association with a resource has this one name: Azure Monitor docs, Container insights for AKS, "Private link"
+# ("The DCR association name must be configurationAccessEndpoint"); terraform-provider-azurerm's
+# monitor_data_collection_rule_association defaults `name` to it, which the Terraform template relies on.
 DCE_ASSOCIATION = "configurationAccessEndpoint"
 
 
