@@ -40,3 +40,8 @@ if platform.driver:  # draDriver.enabled: false leaves the driver to someone els
 if platform.samples:
     pulumi.export("deviceClassName", platform.samples.device_class_name)
     pulumi.export("claimTemplateNames", platform.samples.claim_template_names)
+# What importing the GPU dashboard needs (docs/observability.md): the workspace it reads and the Grafana to import into.
+if platform.monitor_workspace_id is not None:
+    pulumi.export("monitorWorkspaceId", platform.monitor_workspace_id)
+if platform.grafana_endpoint is not None:
+    pulumi.export("grafanaEndpoint", platform.grafana_endpoint)

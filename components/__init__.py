@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .config import ConfigError, StackConfig, load_stack_config
+from .config import ConfigError, GpuPoolConfig, StackConfig, load_stack_config
 
 __version__ = "0.2.0"
 
@@ -34,7 +34,7 @@ _LAZY = {
 # `verify` is the subpackage itself, callable (verify/__init__.py says why): the live checks load on first use only.
 _MODULES = {"verify": ".verify"}
 
-__all__ = ["ConfigError", "StackConfig", "load_stack_config", *_LAZY, *_MODULES]
+__all__ = ["ConfigError", "GpuPoolConfig", "StackConfig", "load_stack_config", *_LAZY, *_MODULES]
 
 if TYPE_CHECKING:
     from .azure.cluster import AksCluster as AksCluster

@@ -43,6 +43,9 @@ class GpuPlatformOutputs(ClusterOutputs):
     gpu_metrics_release: pulumi.Output[str] | None = output(
         "The dcgm-exporter Helm release name, when monitoring.gpuMetrics is enabled."
     )
+    grafana_endpoint: pulumi.Output[str] | None = output(
+        "The Azure Managed Grafana's URL (where the GPU dashboard is imported), when monitoring.grafana is enabled."
+    )
 
 
 class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
@@ -145,6 +148,7 @@ class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
         gpu_metrics = observed.gpu_metrics if observed else None
         self.monitor_workspace_id = prometheus.workspace_id if prometheus else None
         self.gpu_metrics_release = gpu_metrics.release_name if gpu_metrics else None
+        self.grafana_endpoint = prometheus.grafana_endpoint if prometheus else None
         register_declared(self)
 
 

@@ -36,7 +36,7 @@ def _draw(ax: plt.Axes, panel: dict, seed: int) -> None:
             ax.text((i + 0.5) / len(targets), 0.2, target["legendFormat"], ha="center", fontsize=7)
         ax.axis("off")
     elif kind == "table":
-        columns = ["dra_claim_namespace", "dra_claim_name", "pod", "Hostname", "modelName", "Value"]
+        columns = ["dra_claim_namespace", "dra_claim_name", "pod", "hostname", "modelName", "Value"]
         rows = [["team-a", "infer-0", "infer-0-7c9f", "aks-a10third-0", "NVIDIA A10-8Q", "63"],
                 ["team-b", "train", "train-0", "aks-a10full-1", "NVIDIA A10-24Q", "91"]]
         table = ax.table(cellText=rows, colLabels=columns, loc="center", cellLoc="left")

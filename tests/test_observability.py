@@ -205,7 +205,7 @@ def test_recording_rules_feed_only_on_exporter_metrics():
 
 
 def test_azure_rules_use_iso_durations_and_severity():
-    rules = azure_rules(gpu_alerts(AlertsConfig(licence_minutes=7, severity=1), plugin_scraped=True), 1)
+    rules = azure_rules(gpu_alerts(AlertsConfig(licence_minutes=7, severity=1), plugin_scraped=True, node_label="hostname"), 1)
     licence = next(r for r in rules if r["alert"] == "VgpuLicenceNotAcquired")
     assert licence["for_"] == "PT7M" and licence["severity"] == 1
     assert "for_" not in next(r for r in rules if r["alert"] == "GpuXidError")  # 0 minutes: fires at once

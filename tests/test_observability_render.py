@@ -107,7 +107,9 @@ def test_no_profiling_counters_on_fractional_slices(rendered):
 
 def test_pinned_image_and_resources_and_no_chart_service_monitor(rendered):
     container = _one(rendered["objects"], "DaemonSet")["spec"]["template"]["spec"]["containers"][0]
-    assert container["image"] == "nvcr.io/nvidia/k8s/dcgm-exporter:4.5.3-4.8.2-distroless"
+    # The default image reads resource.k8s.io/v1 (4.6.0-4.8.3, chart 4.8.3); chart 4.8.3 itself is not in reach here,
+    # so 4.8.2's templates render it (the keys the values set are read the same way by both).
+    assert container["image"] == "nvcr.io/nvidia/k8s/dcgm-exporter:4.6.0-4.8.3-distroless"
     assert container["resources"]["requests"] == {"cpu": "100m", "memory": "128Mi"}
     assert container["resources"]["limits"] == {"cpu": "200m", "memory": "512Mi"}
     assert not [o for o in rendered["objects"] if o["kind"] == "ServiceMonitor"]

@@ -109,12 +109,31 @@ def test_the_driver_tolerates_the_spot_taint_so_spot_nodes_get_a_resource_slice(
     assert SPOT_TOLERATION not in driver_values(config.dra_driver, regular_only)["kubeletPlugin"]["tolerations"]
 
 
-def test_workloads_meant_for_a_spot_pool_tolerate_the_spot_taint():
+def test_workloads_tolerate_the_spot_taint_only_when_they_opt_in():
     config = prod_config()
-    # 8 GiB slices: the inference pool and the spot pool offer them, so an 8 GiB workload may land on spot nodes.
-    assert SPOT_TOLERATION in workload_tolerations(config.gpu_pools, 8)
-    # 24 GiB: only the (regular) full-A10 pool; nothing tolerates spot that does not need to.
-    assert SPOT_TOLERATION not in workload_tolerations(config.gpu_pools, 24)
+    # 8 GiB slices: the inference pool and the spot pool offer them; without opting in only the regular pool is open
+    # (its taint tolerated, AKS's spot taint not), so an 8 GiB pod never lands on a10spot.
+    regular = workload_tolerations(config.gpu_pools, 8)
+    assert SPOT_TOLERATION not in regular
+    assert {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"} in regular
+    assert SPOT_TOLERATION in workload_tolerations(config.gpu_pools, 8, spot=True)
+    # 24 GiB: only the (regular) full-A10 pool; nothing tolerates spot that does not need to, even when asked.
+    assert SPOT_TOLERATION not in workload_tolerations(config.gpu_pools, 24, spot=True)
+
+
+def test_tolerations_take_the_pool_components_the_readme_passes(preview):
+    """`tolerations_for_size(pools, 8)` with the GpuNodePool components themselves, as the README shows."""
+    config = prod_config()
+    found: dict[str, Any] = {}
+
+    def program() -> None:
+        platform = GpuPlatform("gpu", config)
+        found["with_components"] = workload_tolerations(platform.pools, 8)
+        found["spot"] = workload_tolerations(platform.pools, 8, spot=True)
+
+    capture(program, preview=preview)
+    assert found["with_components"] == workload_tolerations(config.gpu_pools, 8)
+    assert SPOT_TOLERATION not in found["with_components"] and SPOT_TOLERATION in found["spot"]
 
 
 def test_rendered_prod_values_tolerate_the_spot_taint(tmp_path):

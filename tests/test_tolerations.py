@@ -56,3 +56,54 @@ def test_taints_become_tolerations_in_one_place_only():
         if re.search(r"\.toleration\(\)", path.read_text(encoding="utf-8")):
             offenders.append(path.relative_to(ROOT).as_posix())
     assert offenders == []
+
+
+SPOT = GpuPoolConfig.model_validate(
+    {"name": "spot", "vmSize": "Standard_NV12ads_A10_v5", "taints": ["nvidia.com/gpu=present:NoSchedule"], "spot": {}}
+)
+SPOT_TOLERATION = {"key": "kubernetes.azure.com/scalesetpriority", "operator": "Equal", "value": "spot",
+                   "effect": "NoSchedule"}
+
+
+def test_spot_only_when_asked():
+    """A workload gets a spot pool's taints only with spot=True (the sizing planner's opt-in); the DaemonSets always."""
+    assert SPOT_TOLERATION not in tolerations_for_size([THIRD, SPOT], 8)
+    assert tolerations_for_size([THIRD, SPOT], 8) == pool_tolerations([THIRD])
+    assert SPOT_TOLERATION in tolerations_for_size([THIRD, SPOT], 8, spot=True)
+    assert tolerations_for_size([SPOT], 8) == []  # a class served only by spot: nothing without opting in
+    assert SPOT_TOLERATION in plugin_tolerations([THIRD, SPOT])
+
+
+def test_pools_as_settings_dicts_or_anything_else():
+    as_dict = {"name": "third", "vmSize": "Standard_NV12ads_A10_v5", "taints": ["nvidia.com/gpu=present:NoSchedule"]}
+    assert tolerations_for_size([as_dict], 8) == pool_tolerations([THIRD])
+    assert tolerations_for_size([], 8) == []
+    try:
+        tolerations_for_size([42], 8)
+    except ValueError as exc:
+        assert "pools[0]" in str(exc) and "GpuNodePool" in str(exc)
+    else:
+        raise AssertionError("a number is not a pool")
+
+
+def test_gpu_pool_config_is_public():
+    import components
+
+    assert "GpuPoolConfig" in components.__all__
+    assert components.GpuPoolConfig is GpuPoolConfig
+
+
+def test_values_functions_take_the_pool_components_too():
+    """What the README passes (GpuNodePool components) works wherever pools are taken, as their settings do."""
+    from components.config import DraDriverConfig
+    from components.config.monitoring import GpuMetricsConfig
+    from components.kubernetes.dra_driver import driver_values
+    from components.observability.exporter import exporter_values
+
+    class Component:  # a GpuNodePool keeps its validated settings on `.config`
+        config = THIRD
+
+    driver = DraDriverConfig()
+    assert driver_values(driver, [Component()]) == driver_values(driver, [THIRD])
+    assert exporter_values(GpuMetricsConfig(), [Component()]) == exporter_values(GpuMetricsConfig(), [THIRD])
+    assert tolerations_for_size([Component()], 8) == pool_tolerations([THIRD])

@@ -7,7 +7,8 @@ v0.4.1) for the charts.
 Values marked "unverified" in the docs are kept here as data so a correction is a one-line change.
 
 Also here: AKS's GRID driver per node image (`host_drivers`), the price table (`prices`, `data/`), and the SDK
-releases this package supports (`sdk_versions`). Imports nothing of ours.
+releases this package supports (`sdk_versions`), the dcgm-exporter charts and what an image tag tells
+(`dcgm_exporter`). Imports nothing of ours.
 """
 
 from .charts import (
@@ -22,6 +23,13 @@ from .charts import (
     RESOURCE_API_VERSION,
     SIGS_REPOSITORY,
     DriverChart,
+)
+from .dcgm_exporter import (
+    DCGM_EXPORTER_CHARTS,
+    DEFAULT_DCGM_EXPORTER_CHART,
+    allowed_tags,
+    dra_refusal,
+    node_label,
 )
 from .sizes import (
     A10_SIZES,
@@ -40,7 +48,9 @@ __all__ = [
     "A10_SIZES",
     "CHART_DEVICE_CLASSES",
     "CRD_SOURCE",
+    "DCGM_EXPORTER_CHARTS",
     "DEFAULT_CHART_VERSION",
+    "DEFAULT_DCGM_EXPORTER_CHART",
     "DRIVER_CHARTS",
     "GPU_DRIVER_NAME",
     "GPU_PRESENT_LABEL",
@@ -58,4 +68,7 @@ __all__ = [
     "SIZE_CLASSES",
     "A10Size",
     "DriverChart",
+    "allowed_tags",
+    "dra_refusal",
+    "node_label",
 ]

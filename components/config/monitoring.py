@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
+from ..catalog import DCGM_EXPORTER_CHARTS, DEFAULT_DCGM_EXPORTER_CHART, allowed_tags, dra_refusal, node_label
 from .base import Model, matching, unset
 from .errors import KeyedProblemsError
 from .syntax import DNS_LABEL
 from .types import AzureMonitorWorkspaceId
 
 # The dcgm-exporter chart versions this package has checked (values keys, templates, RBAC), with the image each
-# publishes: chart 4.8.2 = NVIDIA/dcgm-exporter tag 4.5.3-4.8.2, deployment/values.yaml `image.tag`.
-DCGM_EXPORTER_CHARTS = {"4.8.2": "4.5.3-4.8.2-distroless"}
-DEFAULT_DCGM_EXPORTER_CHART = "4.8.2"
-DcgmChartVersion = Literal["4.8.2"]
+# publishes, and what a tag tells: catalog/dcgm_exporter.py.
+DcgmChartVersion = Literal["4.8.2", "4.8.3"]
 
 # Azure Managed Grafana names: 2-23 letters, digits and '-', starting with a letter, not ending with '-'.
 _GRAFANA_NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,21}[A-Za-z0-9]", re.ASCII)
@@ -43,11 +42,16 @@ class GpuMetricsConfig(Model):
         "GPU pool's taints. Scraped by managed Prometheus when managedPrometheus is true, else by a ServiceMonitor when "
         "serviceMonitor is true.",
     )
-    chart_version: DcgmChartVersion = Field(DEFAULT_DCGM_EXPORTER_CHART, description="The dcgm-exporter chart version.")
+    chart_version: DcgmChartVersion = Field(
+        DEFAULT_DCGM_EXPORTER_CHART,
+        description="The dcgm-exporter chart version: 4.8.3 (image 4.6.0-4.8.3, reads resource.k8s.io/v1); 4.8.2 only "
+        "with an imageTag of exporter 4.8.3 or newer (its own image waits for resource.k8s.io/v1beta1).",
+    )
     image_tag: ImageTag | None = unset(
-        "The exporter image tag (default: the chart's own, 4.5.3-4.8.2-distroless for 4.8.2). That image "
-        "reads ResourceSlices through resource.k8s.io/v1beta1; on clusters that serve only v1 use 4.6.0-4.8.3 or newer "
-        "(NVIDIA/dcgm-exporter#711) for the DRA labels. See docs/observability.md.",
+        "The exporter image tag (default: the chart's own: 4.6.0-4.8.3-distroless for 4.8.3, 4.5.3-4.8.2-distroless "
+        "for 4.8.2). Exporter 4.8.3 or newer: older images read ResourceSlices only through resource.k8s.io/v1beta1, "
+        "which Kubernetes does not serve by default, and never start (refused). The tag also decides the node label "
+        "the alerts and dashboard group by (hostname from 4.8.3). See docs/observability.md.",
     )
     namespace: Annotated[str, matching(DNS_LABEL, "is not a namespace name (a DNS label)")] = Field(
         "gpu-metrics", description="The exporter's namespace (created by the release)."
@@ -65,6 +69,28 @@ class GpuMetricsConfig(Model):
         description="Without managed Prometheus: create monitoring.coreos.com/v1 ServiceMonitor/PodMonitor objects and "
         "a PrometheusRule (for kube-prometheus-stack). Never together with managedPrometheus (one scrape object a target).",
     )
+
+    always_deployed: ClassVar[bool] = False  # GpuMetricsArgs: the component deploys whatever `enabled` says
+
+    @model_validator(mode="after")
+    def _image_reads_v1(self) -> GpuMetricsConfig:
+        # The exporter runs with DRA attribution always (kubernetesDRA.enabled): an image that waits for a v1beta1
+        # cache never starts on Kubernetes 1.34+ (catalog/dcgm_exporter.py has the sources).
+        reason = dra_refusal(self.image)
+        if reason is not None and (self.enabled or self.always_deployed):
+            whose = "" if self.image_tag is not None else f"chart {self.chart_version}'s image: "
+            raise KeyedProblemsError(("imageTag", f"{whose}{reason}; use {allowed_tags()}"))
+        return self
+
+    @property
+    def image(self) -> str:
+        """The exporter image tag in use: the one set, or the chart's own."""
+        return self.image_tag or DCGM_EXPORTER_CHARTS[self.chart_version]
+
+    @property
+    def node_label(self) -> str:
+        """The label naming the node on the exporter's metrics, for the image in use (catalog.node_label)."""
+        return node_label(self.image)
 
 
 class AlertsConfig(Model):

@@ -21,7 +21,7 @@ from ..config.pools import GpuPools
 from ..outputs import register_declared
 from .providers import require_kubernetes_provider
 from .release_outputs import HelmReleaseOutputs
-from .tolerations import pool_tolerations
+from .tolerations import pool_settings, pool_tolerations
 
 # The name 25.x installs give their objects; the renamed 0.4.x chart keeps it with nameOverride, so an upgrade from 25.x
 # updates the same DaemonSet (its selector is immutable) instead of starting a second driver beside the first
@@ -83,8 +83,9 @@ def driver_values(config: DraDriverConfig, pools: list[GpuPoolConfig], *, metric
     The value keys are the same in every supported chart version (25.8.1, 25.12.0 and the renamed 0.4.1); what
     differs per version is the gate set, the gates IMEX-off implies, 0.4.x's nameOverride and, from 25.12, the pinned
     DRA API version. Every key sent exists in that version's values.yaml (the chart has no schema: an unknown key would
-    be silently ignored); the chart tests check it against the real charts.
+    be silently ignored); the chart tests check it against the real charts. Pools: settings or GpuNodePool components.
     """
+    pools = pool_settings(pools)
     values: dict[str, Any] = {
         # AKS installs the GRID driver on the host itself.
         "nvidiaDriverRoot": "/",

@@ -137,8 +137,10 @@ def job_spec(config: SamplesConfig, pools: list[GpuPoolConfig]) -> dict[str, Any
             }
         ],
     }
-    # Only the taints of its own size class: the Job never goes onto a tainted pool of bigger slices.
-    tolerations = tolerations_for_size(pools, size)
+    # Only the taints of its own size class: the Job never goes onto a tainted pool of bigger slices. Spot pools only
+    # when the class has no other pool (as the sizing planner places a workload that opts in).
+    only_spot = all(p.spot is not None for p in pools if p.size.gpu_memory_gib == size)
+    tolerations = tolerations_for_size(pools, size, spot=only_spot)
     if tolerations:
         pod_spec["tolerations"] = tolerations
     return {

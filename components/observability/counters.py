@@ -66,14 +66,14 @@ COUNTERS: tuple[Counter, ...] = (
             profiling=True),
 )
 
-# The labels the exporter puts on a slice's metrics with KUBERNETES_ENABLE_DRA (internal/pkg/transformation/const.go
-# at 4.5.3-4.8.2): the pod using the device and the ResourceClaim that allocated it. Base labels: gpu, UUID,
-# pci_bus_id, device, modelName (the vGPU profile, e.g. "NVIDIA A10-8Q"), Hostname.
+# The labels the exporter puts on a slice's metrics with KUBERNETES_ENABLE_DRA (internal/pkg/transformation/const.go,
+# the same at 4.5.3-4.8.2 and 4.6.0-4.8.3): the pod using the device and the ResourceClaim that allocated it. Base
+# labels: gpu, UUID, pci_bus_id, device, modelName (the vGPU profile, e.g. "NVIDIA A10-8Q"), and the node's, whose name
+# depends on the image (Hostname, hostname from 4.8.3): GpuMetricsConfig.node_label, never a constant here.
 DRA_LABELS = ("pod", "namespace", "container", "dra_claim_name", "dra_claim_namespace", "dra_driver_name",
               "dra_pool_name", "dra_device_name")
 DEVICE_LABEL = "UUID"
 MODEL_LABEL = "modelName"
-NODE_LABEL = "Hostname"
 
 
 def whole_gpus_only(pools: Iterable[GpuPoolConfig]) -> bool:

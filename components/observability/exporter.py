@@ -2,24 +2,25 @@
 
 The values are decided by a pure function (settings + the GPU pools -> plain data), so they can be rendered with the
 real chart and shown offline; the component wraps them in a ``helm.v3.Release`` and adds the scrape objects that
-match the stack's Prometheus (scrape.py). Every values key below exists in dcgm-exporter chart 4.8.2's values.yaml
-(NVIDIA/dcgm-exporter tag 4.5.3-4.8.2, deployment/values.yaml); the chart tests render them with the real chart.
+match the stack's Prometheus (scrape.py). Every values key below exists in dcgm-exporter charts 4.8.2 and 4.8.3
+(NVIDIA/dcgm-exporter tags 4.5.3-4.8.2 and 4.6.0-4.8.3, deployment/values.yaml); the chart tests render them with the
+real chart 4.8.2 (whose templates read the same keys). The image must read resource.k8s.io/v1: catalog/dcgm_exporter.py.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import pulumi
 from pydantic import Field
 
 from ..catalog import GPU_PRESENT_LABEL
 from ..config.base import unset
-from ..config.monitoring import DCGM_EXPORTER_CHARTS, GpuMetricsConfig
+from ..config.monitoring import GpuMetricsConfig
 from ..config.pools import GpuPools
 from ..kubernetes.providers import require_kubernetes_provider
 from ..kubernetes.release_outputs import HelmReleaseOutputs
-from ..kubernetes.tolerations import pool_tolerations
+from ..kubernetes.tolerations import pool_settings, pool_tolerations
 from ..outputs import register_declared
 from .counters import counters_csv, counters_for
 from .scrape import custom_resource, exporter_scrape_object
@@ -33,6 +34,8 @@ METRICS_PORT = 9400  # the chart's service.port
 class GpuMetricsArgs(GpuMetricsConfig):
     """The exporter's settings plus the GPU pools it runs on (their taints are tolerated) and the scrape group."""
 
+    always_deployed: ClassVar[bool] = True
+
     pools: GpuPools = Field(description="The GPU pools whose nodes run the exporter (GpuNodePool settings).")
     scrape_group: str | None = unset(
         "The API group of the scrape object to create: azmonitoring.coreos.com (AKS's managed Prometheus), "
@@ -41,10 +44,11 @@ class GpuMetricsArgs(GpuMetricsConfig):
 
 
 def exporter_values(config: GpuMetricsConfig, pools: GpuPools) -> dict[str, Any]:
-    """The Helm values for dcgm-exporter on these pools (plain data)."""
+    """The Helm values for dcgm-exporter on these pools (settings or GpuNodePool components; plain data)."""
+    pools = pool_settings(pools)
     key, value = GPU_PRESENT_LABEL
     return {
-        "image": {"repository": DCGM_IMAGE, "tag": config.image_tag or DCGM_EXPORTER_CHARTS[config.chart_version]},
+        "image": {"repository": DCGM_IMAGE, "tag": config.image},
         # With it the exporter reads ResourceSlices and ResourceClaims and labels each device's metrics with the pod
         # and claim (KUBERNETES_ENABLE_DRA; templates/daemonset.yaml), and the chart grants the RBAC for it
         # (templates/clusterrole.yaml: pods and resourceslices, get/list/watch).

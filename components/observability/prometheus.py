@@ -5,7 +5,9 @@
 dc/dcra_api.py, recordingrules/create.py, amg/link.py) and the ARM template AKS publishes
 (Azure/prometheus-collector AddonArmTemplate/FullAzureMonitorMetricsProfile.json) add: an Azure Monitor workspace, a
 data collection endpoint and rule (stream Microsoft-PrometheusMetrics) in the workspace's region, the rule's
-association with the cluster, and the recording rule groups. Names and bodies below follow that template.
+association with the cluster, and the recording rule groups. Names and bodies below follow that template. A private
+cluster whose workspace is in another region also gets a DCE in its own region and that DCE's association
+(AddonTerraformTemplate/main.tf, dce_mismatch).
 
 Resource tokens and default API versions (pulumi-azure-native 3.29.0, the same from 3.11.0):
 azure-native:monitor:AzureMonitorWorkspace 2023-04-03; monitor:DataCollectionEndpoint, DataCollectionRule,
@@ -28,11 +30,24 @@ DESTINATION = "MonitoringAccount1"
 MONITORING_DATA_READER = "b0d8363b-8ddd-447d-831f-62ca05bff136"
 
 
-def onboarding_name(location: str, cluster: str, limit: int) -> str:
-    """'MSProm-<region>-<cluster>' cut to `limit` (44 for the DCE, 64 for the DCR), as dc/defaults.py names them; the
-    DCE keeps only letters, digits and '-'."""
-    name = f"MSProm-{location}-{cluster}"[:limit]
+def onboarding_name(location: str, cluster: str, limit: int, prefix: str = "MSProm") -> str:
+    """'MSProm-<region>-<cluster>' cut to `limit` (44 for a DCE, 64 for the DCR), as dc/defaults.py names them; a DCE
+    keeps only letters, digits and '-'. The private-link DCE is 'MSProm-PL-…' (AddonTerraformTemplate/main.tf)."""
+    name = f"{prefix}-{location}-{cluster}"[:limit]
     return "".join(ch for ch in name if ch.isalnum() or ch == "-").rstrip("-") if limit == 44 else name
+
+
+# A DCE's association with a resource has this one name: Azure Monitor docs, Container insights for AKS, "Private link"
+# ("The DCR association name must be configurationAccessEndpoint"); terraform-provider-azurerm's
+# monitor_data_collection_rule_association defaults `name` to it, which the Terraform template relies on.
+DCE_ASSOCIATION = "configurationAccessEndpoint"
+
+
+def needs_private_link_endpoint(private_cluster: bool, cluster_location: str, workspace_location: str) -> bool:
+    """A private cluster whose workspace (so its DCE and DCR) is in another region needs a second DCE in the cluster's
+    region, associated with the cluster (Azure/prometheus-collector AddonTerraformTemplate/main.tf: dce_mismatch,
+    dcra_mismatch, `dce_region_mismatch && is_private_cluster`)."""
+    return private_cluster and cluster_location != workspace_location
 
 
 def workspace_name(cluster: str) -> str:
@@ -72,6 +87,7 @@ class ManagedPrometheus(pulumi.ComponentResource):
         location: str,
         rule_groups: list[RuleGroup],
         tags: dict[str, str] | None = None,
+        private_cluster: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ):
         super().__init__("aks-dra-vgpu:index:ManagedPrometheus", name, None, opts)
@@ -129,6 +145,22 @@ class ManagedPrometheus(pulumi.ComponentResource):
             "collection for this AKS Cluster.",
             opts=child,
         )
+        if needs_private_link_endpoint(private_cluster, location, region):
+            # The agent of a private cluster reaches its configuration through a DCE in the cluster's own region.
+            local_dce = monitor.DataCollectionEndpoint(
+                f"{name}-dce-private-link",
+                data_collection_endpoint_name=onboarding_name(location, cluster_name, 44, prefix="MSProm-PL"),
+                **{**onboarded, "location": location},
+            )
+            monitor.DataCollectionRuleAssociation(
+                f"{name}-dcea-private-link",
+                resource_uri=cluster_id,
+                association_name=DCE_ASSOCIATION,
+                data_collection_endpoint_id=local_dce.id,
+                description="Association of data collection endpoint for private link clusters. Deleting this "
+                "association will break the data collection for this AKS Cluster.",
+                opts=child,
+            )
         for group in rule_groups:
             alertsmanagement.PrometheusRuleGroup(
                 f"{name}-{group.name.lower()}",

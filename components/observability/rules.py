@@ -48,7 +48,9 @@ def aks_recording_groups() -> tuple[RuleGroup, ...]:
     AddonArmTemplate/FullAzureMonitorMetricsProfile.json), rules exactly as there."""
     data = json.loads(_DATA.read_text(encoding="utf-8"))
     return tuple(
-        RuleGroup(g["name"], g["description"], tuple(PromRule(r["expression"], record=r["record"]) for r in g["rules"]))
+        RuleGroup(g["name"], g["description"], tuple(
+            PromRule(r["expression"], record=r["record"], labels=dict(r.get("labels", {}))) for r in g["rules"]
+        ))
         for g in data["groups"]
     )
 
@@ -77,17 +79,19 @@ GPU_RECORDING = RuleGroup(
 RECORDED_METRICS = frozenset(r.record for r in GPU_RECORDING.rules if r.record)
 
 
-def gpu_alerts(config: AlertsConfig, *, plugin_scraped: bool) -> RuleGroup:
-    """The GPU alerts, thresholds and durations from the stack; the plugin alert only where the driver is scraped."""
+def gpu_alerts(config: AlertsConfig, *, plugin_scraped: bool, node_label: str) -> RuleGroup:
+    """The GPU alerts, thresholds and durations from the stack; the plugin alert only where the driver is scraped.
+    `node_label` is the exporter image's label for the node (`GpuMetricsConfig.node_label`)."""
     job = f'job="{EXPORTER_JOB}"'
+    node = node_label
     rules = [
         PromRule(
-            f"max by (Hostname, UUID, modelName, err_code) (DCGM_FI_DEV_XID_ERRORS{{{job}}}) > 0",
+            f"max by ({node}, UUID, modelName, err_code) (DCGM_FI_DEV_XID_ERRORS{{{job}}}) > 0",
             alert="GpuXidError", for_minutes=config.xid_minutes,
             summary="A GPU reported an XID error (err_code): check the node's driver and the workload on it.",
         ),
         PromRule(
-            f"100 * max by (Hostname, UUID, modelName, namespace, pod) (DCGM_FI_DEV_FB_USED{{{job}}} / "
+            f"100 * max by ({node}, UUID, modelName, namespace, pod) (DCGM_FI_DEV_FB_USED{{{job}}} / "
             f"(DCGM_FI_DEV_FB_USED{{{job}}} + DCGM_FI_DEV_FB_FREE{{{job}}})) > {config.framebuffer_percent}",
             alert="GpuFramebufferNearFull", for_minutes=config.framebuffer_minutes,
             summary=f"A slice's framebuffer is over {config.framebuffer_percent}% used: the next allocation may fail.",
@@ -108,7 +112,7 @@ def gpu_alerts(config: AlertsConfig, *, plugin_scraped: bool) -> RuleGroup:
             summary="Fewer ResourceSlices than GPU nodes: a node's devices are not published, so claims cannot use them.",
         ),
         PromRule(
-            f"max by (Hostname, UUID, modelName) (DCGM_FI_DEV_VGPU_LICENSE_STATUS{{{job}}}) == 0",
+            f"max by ({node}, UUID, modelName) (DCGM_FI_DEV_VGPU_LICENSE_STATUS{{{job}}}) == 0",
             alert="VgpuLicenceNotAcquired", for_minutes=config.licence_minutes,
             summary="A vGPU has no licence: without one the GRID driver throttles it (see the node's nvidia-gridd log).",
         ),
@@ -133,7 +137,8 @@ def azure_rules(group: RuleGroup, severity: int = 2) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for rule in group.rules:
         if rule.record:
-            out.append({"record": rule.record, "expression": rule.expr})
+            labels = {"labels": dict(rule.labels)} if rule.labels else {}
+            out.append({"record": rule.record, "expression": rule.expr, **labels})
             continue
         item: dict[str, Any] = {"alert": rule.alert, "expression": rule.expr, "severity": severity,
                                 "annotations": {"summary": rule.summary}, "labels": dict(rule.labels) or None}
@@ -150,7 +155,8 @@ def prometheus_rule(groups: list[RuleGroup], name: str, namespace: str) -> dict[
         rules = []
         for rule in group.rules:
             if rule.record:
-                rules.append({"record": rule.record, "expr": rule.expr})
+                labels = {"labels": dict(rule.labels)} if rule.labels else {}
+                rules.append({"record": rule.record, "expr": rule.expr, **labels})
             else:
                 item: dict[str, Any] = {"alert": rule.alert, "expr": rule.expr, "annotations": {"summary": rule.summary}}
                 if rule.for_minutes:

@@ -31,7 +31,10 @@ def gpu_rule_groups(args: StackConfig) -> list[RuleGroup]:
         return []
     groups = [GPU_RECORDING]
     if monitoring.alerts.enabled:
-        groups.append(gpu_alerts(monitoring.alerts, plugin_scraped=scrapes_driver(args.dra_driver, monitoring.scrape_group)))
+        groups.append(gpu_alerts(
+            monitoring.alerts, plugin_scraped=scrapes_driver(args.dra_driver, monitoring.scrape_group),
+            node_label=monitoring.gpu_metrics.node_label,
+        ))
     return groups
 
 
@@ -58,6 +61,7 @@ def observe(
             location=args.cluster.location,
             rule_groups=[*aks_recording_groups(), *gpu_rule_groups(args)],
             tags=args.cluster.tags,
+            private_cluster=args.cluster.api_server.private,
             opts=azure,
         )
     if monitoring.gpu_metrics.enabled:

@@ -29,6 +29,21 @@ _ARM_IDS = {
         "/subscriptions/{sub}/resourceGroups/{resourceGroupName}/providers/Microsoft.ContainerService/"
         "managedClusters/{resourceName}/agentPools/{agentPoolName}"
     ),
+    "azure-native:monitor:AzureMonitorWorkspace": (
+        "/subscriptions/{sub}/resourceGroups/{resourceGroupName}/providers/Microsoft.Monitor/accounts/"
+        "{azureMonitorWorkspaceName}"
+    ),
+    "azure-native:monitor:DataCollectionEndpoint": (
+        "/subscriptions/{sub}/resourceGroups/{resourceGroupName}/providers/Microsoft.Insights/"
+        "dataCollectionEndpoints/{dataCollectionEndpointName}"
+    ),
+    "azure-native:monitor:DataCollectionRule": (
+        "/subscriptions/{sub}/resourceGroups/{resourceGroupName}/providers/Microsoft.Insights/"
+        "dataCollectionRules/{dataCollectionRuleName}"
+    ),
+    "azure-native:dashboard:Grafana": (
+        "/subscriptions/{sub}/resourceGroups/{resourceGroupName}/providers/Microsoft.Dashboard/grafana/{workspaceName}"
+    ),
 }
 
 PLACEHOLDER_SERVER = "https://offline-plan.invalid:443"
@@ -83,6 +98,82 @@ def entra_id_user_kubeconfig(cluster: str, resource_group: str, tenant_id: str) 
 
 
 
+# What Azure fills in only when it creates a resource, *inside* an object the program also sends (a value absent at the
+# top level is unknown in a preview anyway: the SDK resolves a missing output as unknown; a missing field of an echoed
+# object would read as None instead, and an input built from it would vanish from the plan with its dependency).
+# Every ARM resource with a managed identity: ``identity.principalId``/``tenantId`` for a system-assigned one,
+# ``principalId``/``clientId`` of each user-assigned one (ARM's ManagedServiceIdentity, common-types
+# managedidentity.json: readOnly). Per type, the readOnly fields of the objects this package sends
+# (Azure/azure-rest-api-specs: dashboard ``ManagedGrafanaProperties.endpoint``, ``grafanaVersion``,
+# ``provisioningState``; containerservice ``ManagedClusterOIDCIssuerProfile.issuerURL``).
+_COMPUTED_ON_CREATE: dict[str, tuple[tuple[str, ...], ...]] = {
+    "azure-native:containerservice:ManagedCluster": (("oidcIssuerProfile", "issuerURL"),),
+    "azure-native:dashboard:Grafana": (("properties", "endpoint"), ("properties", "grafanaVersion"),
+                                       ("properties", "provisioningState")),
+}
+
+
+def _identity_computed(identity: Any, fill: Any) -> Any:
+    """A managed identity as Azure returns it: principal and tenant of a system-assigned one, principal and client of
+    each user-assigned one, from `fill(field)` (the unknown marker in a preview, a plausible value after create)."""
+    if not isinstance(identity, dict):
+        return identity
+    kind = str(identity.get("type", ""))
+    answer = dict(identity)
+    if "SystemAssigned" in kind:
+        answer.update(principalId=fill("principalId"), tenantId=fill("tenantId"))
+    users = identity.get("userAssignedIdentities")
+    if isinstance(users, dict):
+        answer["userAssignedIdentities"] = {
+            key: {**(value if isinstance(value, dict) else {}), "principalId": fill(f"{key}/principalId"),
+                  "clientId": fill(f"{key}/clientId")}
+            for key, value in users.items()
+        }
+    return answer
+
+
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+
+
+def _kubernetes_computed(type_: str, outputs: dict[str, Any], fill: Any) -> dict[str, Any]:
+    """A Kubernetes object's metadata as the API server completes it: its `uid`, and its name when the program left it
+    to Pulumi (pulumi-kubernetes auto-names `<resource name>-<random suffix>`; a Helm Release its `name` likewise), a
+    value the offline engine cannot know before the provider picks it."""
+    if type_ == HELM_RELEASE:
+        if not outputs.get("name"):
+            outputs["name"] = fill("name")
+        return outputs
+    metadata = dict(outputs["metadata"]) if isinstance(outputs.get("metadata"), dict) else {}
+    if not metadata.get("name"):
+        metadata["name"] = fill("metadata/name")
+    metadata.setdefault("uid", fill("metadata/uid"))
+    outputs["metadata"] = metadata
+    return outputs
+
+
+def computed_on_create(type_: str, outputs: dict[str, Any], fill: Any) -> dict[str, Any]:
+    """`outputs` with what the cloud computes on create filled by `fill(path)`: unknown in a first preview, for every
+    azure-native resource (identities), the types whose sent objects Azure completes (`_COMPUTED_ON_CREATE`) and every
+    Kubernetes object (its uid, an auto-name)."""
+    if type_.startswith("kubernetes:"):
+        return _kubernetes_computed(type_, outputs, fill)
+    if not type_.startswith("azure-native:"):
+        return outputs
+    if "identity" in outputs:
+        outputs["identity"] = _identity_computed(outputs["identity"], fill)
+    for *parents, field in _COMPUTED_ON_CREATE.get(type_, ()):
+        holder = outputs
+        for key in parents:
+            if not isinstance(holder.get(key), dict):
+                break  # the program did not send that object: its absence is unknown already
+            holder[key] = dict(holder[key])
+            holder = holder[key]
+        else:
+            if field not in holder:  # a value the stand-in already made after create stays
+                holder[field] = fill("/".join([*parents, field]))
+    return outputs
+
+
 def _as_azure_returns(type_: str, outputs: dict[str, Any]) -> dict[str, Any]:
     """Outputs in the shape Azure answers where it differs from the inputs: a ManagedCluster's user-assigned identities
     go in as a list of IDs (azure-native's input type) and come back as a map of ID -> identity (its output type)."""
@@ -108,9 +199,18 @@ class OfflineProviders:
             tenant = inputs["aadProfile"].get("tenantID") or SUBSCRIPTION
             self.entra_id_clusters[str(inputs.get("resourceName", name))] = str(tenant)
         if self.preview:
-            return "", _as_azure_returns(type_, dict(inputs))
+            return "", computed_on_create(type_, _as_azure_returns(type_, dict(inputs)), lambda _: UNKNOWN_VALUE)
         resource_id, outputs = self._created(type_, name, inputs)
-        return resource_id, _as_azure_returns(type_, outputs)
+
+        def after_create(path: str) -> str:  # stable per resource and field, like an ID Azure assigned once
+            stable = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{type_}::{name}#{path}"))
+            if path.endswith("endpoint"):
+                return f"https://{name}.offline.grafana.azure.com"
+            if path in ("name", "metadata/name"):
+                return f"{name}-{stable[:8]}"  # the shape of Pulumi's auto-names
+            return stable
+
+        return resource_id, computed_on_create(type_, _as_azure_returns(type_, outputs), after_create)
 
     def _created(self, type_: str, name: str, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         template = _ARM_IDS.get(type_)
