@@ -20,6 +20,7 @@ from typing import Any
 import pulumi
 
 from ..config.monitoring import MonitoringConfig
+from ..config.monitoring_rules import grafana_name, workspace_name
 from .rules import RuleGroup, azure_rules
 
 PROMETHEUS_STREAM = "Microsoft-PrometheusMetrics"
@@ -35,14 +36,7 @@ def onboarding_name(location: str, cluster: str, limit: int) -> str:
     return "".join(ch for ch in name if ch.isalnum() or ch == "-").rstrip("-") if limit == 44 else name
 
 
-def workspace_name(cluster: str) -> str:
-    """The workspace's name (4-44 letters, digits and '-', not ending with '-')."""
-    return f"amw-{cluster}"[:44].rstrip("-")
-
-
-def grafana_name(config: MonitoringConfig, cluster: str) -> str:
-    """The Managed Grafana's name: the stack's, or 'amg-<cluster>' cut to 23 characters."""
-    return config.grafana.name or f"amg-{cluster}"[:23].rstrip("-")
+# The derived names live with the rule that checks them (config/monitoring_rules.py).
 
 
 def rule_group_name(group: str, cluster: str) -> str:
