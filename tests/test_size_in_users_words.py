@@ -219,7 +219,7 @@ def test_a_region_the_table_lacks_names_the_fallback_in_one_warning(capsys, tmp_
 
 def test_the_packaged_table_has_a_dated_sourced_row_per_region():
     from components.catalog import A10_SIZES
-    from components.catalog.prices import DEFAULT_PRICES, PriceBook
+    from components.sizing.prices import DEFAULT_PRICES, PriceBook
 
     book = PriceBook.model_validate(yaml.safe_load(DEFAULT_PRICES.read_text()))
     largest = {"eastus", "eastus2", "westus2", "westeurope", "northeurope", "southcentralus", "uksouth",

@@ -218,7 +218,7 @@ def read_stack(project_dir: str, stack: str) -> StackConfig:
 
 def run(args: argparse.Namespace) -> int:
     """The `size` command; ConfigError on bad input (the CLI prints its problems and exits 2)."""
-    from ..catalog.prices import prices_for
+    from .prices import prices_for
 
     problems: list[Problem] = []
     results: dict[str, Any] = {"stack": (None, None)}

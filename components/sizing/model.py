@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..catalog import PAIR_SIZE, SIZE_CLASSES
-from ..catalog.prices import PriceTable
+from .prices import PriceTable
 
 
 def a_slice(gb: int) -> str:
