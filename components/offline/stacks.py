@@ -8,6 +8,7 @@ config variables of the caller's environment are hidden from the program (`runni
 
 from __future__ import annotations
 
+import copy
 import difflib
 import importlib.util
 import json
@@ -38,6 +39,8 @@ class StackFile:
     config: dict[str, Any]
     secrets: list[str]
     problems: list[tuple[str, str]] = field(default_factory=list)
+    # The values as written, secure values still encrypted ({secure: ...}): what a suggestion to paste back may quote.
+    written: dict[str, Any] = field(default_factory=dict)
 
     def lines(self) -> list[str]:
         """The problems' lines, each once."""
@@ -85,6 +88,7 @@ def read_stack_file(project: Project, stack: str) -> StackFile:
                              f"{path.name}: expected a 'config:' mapping of keys to values (see Pulumi.dev.yaml)")
     config: dict[str, Any] = {}
     written: dict[str, str] = {}
+    as_written: dict[str, Any] = {}
     secrets: set[str] = set()
     for key, value in (section or {}).items():
         try:
@@ -97,6 +101,7 @@ def read_stack_file(project: Project, stack: str) -> StackFile:
                              f"{path.name}, as '{written[full]}' and '{key}'; keep one"))
             continue
         written[full] = key
+        as_written[full] = copy.deepcopy(value)
         value, secret = _without_ciphertext(value)
         config[full] = value
         if secret:
@@ -108,7 +113,7 @@ def read_stack_file(project: Project, stack: str) -> StackFile:
             problems.append((shown, f"{shown}: {problem}"))
             config[full] = _without(config[full], where)
     problems += _apply_project_config(project, stack, config, secrets)
-    return StackFile(config, sorted(secrets), problems)
+    return StackFile(config, sorted(secrets), problems, as_written)
 
 
 def _without(value: Any, where: tuple[str | int, ...]) -> Any:
@@ -199,12 +204,13 @@ def run_project(project: Project, stack: str, *, preview: bool = True, timeout: 
     mixes into a plan document), its stdin is empty, ambient ``PULUMI_*`` variables are hidden. A program that stops
     early (``sys.exit``), fails, or runs past `timeout` seconds raises `running.ProgramError` (one line).
 
-    Problems of the stack file's values are all reported at once, before the program runs: StackFileError lists them
-    with the problems the package's settings (read from the rest of the file) have at keys they do not already cover.
+    Problems of the stack file's values and of the package's settings in it are all reported at once, before the
+    program runs: StackFileError lists the file's and the settings' at keys the file's do not already cover.
     """
     found = read_stack_file(project, stack)
-    if found.problems:
-        raise StackFileError(*found.lines(), *_settings_problems(found, project))
+    problems = [*found.lines(), *_settings_problems(found, project)]
+    if problems:
+        raise StackFileError(*problems)
     stack = stack_name(stack, project.name)
 
     def program() -> None:
@@ -218,13 +224,17 @@ def run_project(project: Project, stack: str, *, preview: bool = True, timeout: 
 
 def _settings_problems(found: StackFile, project: Project) -> list[str]:
     """The problems of this package's settings in the file's readable values (what the program would report first),
-    at keys the file's own problems do not cover; none when the file sets none of the package's sections."""
+    at keys the file's own problems do not cover; none when the file sets none of the package's sections.
+
+    No value is hidden from them: offline, a secret is never decrypted (it is ``[secret]`` already), and every other
+    value is the file's own plain text, so a message quotes exactly what the file shows (masked by value, never by
+    the section a secret sits in)."""
     from ..config import STACK_KEYS, ConfigError, stack_config_from_mapping
 
     if not any(f"{project.name}:{key}" in found.config for key in STACK_KEYS):
         return []
     try:
-        stack_config_from_mapping(found.config, project.name, found.secrets)
+        stack_config_from_mapping(found.config, project.name)
     except ConfigError as exc:
         return [str(p) for p in exc.problems if not found.covers(p.path)]
     return []

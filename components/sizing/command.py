@@ -195,16 +195,25 @@ def collect_workloads(args: argparse.Namespace) -> list[Workload]:
 
 
 def read_stack_file(project_dir: str, stack: str) -> tuple[StackConfig, list[dict[str, Any]] | None]:
-    """The stack's validated settings and its gpuPools as the stack file writes them (the program is not run)."""
-    from ..offline import StackFileError, load_project, read_stack_config
+    """The stack's validated settings and its gpuPools as the stack file writes them (the program is not run): a
+    secure value stays as its ciphertext ({secure: ...}), so a suggestion pasted back keeps the same secret. Every
+    problem of the file and of its settings at once."""
+    from ..offline import StackFileError, load_project
+    from ..offline.stacks import read_stack_file as read_file
 
     try:
         project = load_project(project_dir)
-        config, _secrets = read_stack_config(project, stack)
+        found = read_file(project, stack)
     except StackFileError as exc:
         raise ConfigError([Problem("", line) for line in exc.lines]) from None
-    validated = stack_config_from_mapping(config, project.name)
-    written = config.get(f"{project.name}:gpuPools")
+    try:
+        validated = stack_config_from_mapping(found.config, project.name)
+    except ConfigError as exc:
+        more = [p for p in exc.problems if not found.covers(p.path)]
+        raise ConfigError([*(Problem("", line) for line in found.lines()), *more]) from None
+    if found.problems:
+        raise ConfigError([Problem("", line) for line in found.lines()])
+    written = found.written.get(f"{project.name}:gpuPools")
     if isinstance(written, str):  # `pulumi config set --path` stores structured values as JSON text
         written = json.loads(written)
     ok = isinstance(written, list) and len(written) == len(validated.gpu_pools) and all(isinstance(p, dict) for p in written)
