@@ -49,7 +49,7 @@ def program_problems(directory: Path, passthrough: tuple[type[BaseException], ..
 
     from ..config import ConfigError
     from ..offline import StackFileError
-    from ..offline.running import ProgramError, describe_failure, one_line
+    from ..offline.running import ProgramError, args_error_lines, describe_failure, one_line
 
     try:
         yield
@@ -58,6 +58,8 @@ def program_problems(directory: Path, passthrough: tuple[type[BaseException], ..
     except ProgramError as exc:
         raise BadInputError([str(exc)]) from None
     except ConfigError as exc:
+        if exc.title:  # a component's arguments, built in the program: which line, which resource, which Args class
+            raise BadInputError(args_error_lines(exc, exc.title, [str(p) for p in exc.problems], directory)) from None
         raise BadInputError([one_line(str(p), MAX_LINE) for p in exc.problems]) from None
     except InputPropertiesError as exc:
         lines = [one_line(f"{e['property_path']}: {e['reason']}", MAX_LINE) for e in (exc.errors or [])]
