@@ -78,7 +78,16 @@ def test_a_refused_version_is_never_among_the_choices(driver, refused):
     data["draDriver"] = driver
     (line,) = problems(data)
     choices = line.rsplit("choose ", 1)[1] if "choose " in line else line.rsplit("use ", 1)[1]
-    assert refused not in choices, line
+    assert refused not in choices.split(" (", 1)[0], line
+
+
+def test_an_unknown_version_says_why_the_known_ones_it_leaves_out_are_refused():
+    data = copy.deepcopy(MINIMAL_STACK)
+    data["draDriver"] = {"chartVersion": "25.99.0"}
+    (line,) = problems(data)
+    assert line.startswith("draDriver.chartVersion: '25.99.0' is not a supported chart version; choose one of ")
+    assert "(25.12.0 is refused: it needs an NVIDIA driver >= 580" in line
+    assert "kubernetes-sigs/dra-driver-nvidia-gpu#1014" in line
 
 
 TEN_MISTAKES = """config:
