@@ -9,7 +9,6 @@ from typing import Any, Literal
 from ..catalog import PAIR_SIZE, SIZE_CLASSES
 from .prices import PriceTable
 
-
 # One unit in every line of the sizing output: GiB. The catalog's GPU memory per device (catalog/sizes.py,
 # `gpu_memory_gib`: 4, 8, 12, 24) is what Microsoft's size table lists as "GPU Memory: GB" for NVadsA10_v5; the figures
 # are NVIDIA's binary frame-buffer sizes (an A10 is 24 GiB; an 8 GB slice reports about 7.8 GiB once ECC is reserved,
