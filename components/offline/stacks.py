@@ -222,6 +222,19 @@ def run_project(project: Project, stack: str, *, preview: bool = True, timeout: 
                        secret_keys=found.secrets, timeout=timeout)
 
 
+def _reads_our_settings(project: Project) -> bool:
+    """Whether the project's config sections are this package's settings: the package's own project, or a program
+    that loads them with `load_stack_config` (another program's `cluster` key may mean something else)."""
+    from ..config import PROJECT
+
+    if project.name == PROJECT:
+        return True
+    try:
+        return "load_stack_config" in project.main.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
 def _settings_problems(found: StackFile, project: Project) -> list[str]:
     """The problems of this package's settings in the file's readable values (what the program would report first),
     at keys the file's own problems do not cover; none when the file sets none of the package's sections.
@@ -231,7 +244,7 @@ def _settings_problems(found: StackFile, project: Project) -> list[str]:
     the section a secret sits in)."""
     from ..config import STACK_KEYS, ConfigError, stack_config_from_mapping
 
-    if not any(f"{project.name}:{key}" in found.config for key in STACK_KEYS):
+    if not any(f"{project.name}:{key}" in found.config for key in STACK_KEYS) or not _reads_our_settings(project):
         return []
     try:
         stack_config_from_mapping(found.config, project.name)
