@@ -50,3 +50,12 @@ def test_args_built_apart_still_name_their_line_and_class(tmp_path, capsys):
     assert main(["plan", "--stack", "dev", "--project-dir", str(consumer(tmp_path, program))]) == 2
     assert capsys.readouterr().err.strip() == ("__main__.py:3: invalid GpuNodePoolArgs: max_pods: must be a whole number "
                                                "from 10 to 250 (got 5)")
+
+
+def test_a_component_refusing_its_options_names_the_resource(tmp_path, capsys):
+    program = ('from components import DraSamples, DraSamplesArgs\n\n'
+               'DraSamples("demo", DraSamplesArgs(pools=[{"name": "gpu", "vmSize": "Standard_NV12ads_A10_v5"}]))\n')
+    assert main(["plan", "--stack", "dev", "--project-dir", str(consumer(tmp_path, program))]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "__main__.py:3: DraSamples 'demo': DraSamples needs an explicit Kubernetes provider: opts.providers: pass "
+        "providers={'kubernetes': provider}")

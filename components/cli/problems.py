@@ -48,6 +48,7 @@ def program_problems(directory: Path, passthrough: tuple[type[BaseException], ..
     from pulumi.errors import InputPropertiesError, InputPropertyError
 
     from ..config import ConfigError
+    from ..config.errors import ProgramInputError
     from ..offline import StackFileError
     from ..offline.running import ProgramError, args_error_lines, describe_failure, one_line
 
@@ -62,8 +63,11 @@ def program_problems(directory: Path, passthrough: tuple[type[BaseException], ..
             raise BadInputError(args_error_lines(exc, exc.title, [str(p) for p in exc.problems], directory)) from None
         raise BadInputError([one_line(str(p), MAX_LINE) for p in exc.problems]) from None
     except InputPropertiesError as exc:
-        lines = [one_line(f"{e['property_path']}: {e['reason']}", MAX_LINE) for e in (exc.errors or [])]
-        raise BadInputError(lines or [one_line(exc.message)]) from None
+        lines = [f"{e['property_path']}: {e['reason']}" for e in (exc.errors or [])]
+        if not isinstance(exc, ProgramInputError):  # a component refused its inputs: where, which resource, why
+            title = " ".join(str(exc.message).split(";")[0].split())
+            raise BadInputError(args_error_lines(exc, title, lines or [str(exc.message)], directory)) from None
+        raise BadInputError([one_line(line, MAX_LINE) for line in lines] or [one_line(exc.message)]) from None
     except InputPropertyError as exc:
         raise BadInputError([one_line(f"{exc.property_path}: {exc.reason}", MAX_LINE)]) from None
     except KeyboardInterrupt as exc:

@@ -112,18 +112,21 @@ def resource_at(exc: BaseException, directory: Path) -> str | None:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except (OSError, SyntaxError, ValueError, RecursionError):
         return None
-    best: tuple[int, str] | None = None
+    best: tuple[int, int, str] | None = None
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and node.lineno <= line <= (node.end_lineno or node.lineno)):
             continue
         given = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "args"), None)
         name = node.args[0] if node.args else None
-        if (isinstance(given, ast.Call) and given.lineno <= line <= (given.end_lineno or given.lineno)
-                and isinstance(name, ast.Constant) and isinstance(name.value, str)):
-            span = (node.end_lineno or node.lineno) - node.lineno
-            if best is None or span < best[0]:
-                best = (span, f"{ast.unparse(node.func).rsplit('.', 1)[-1]} {name.value!r}")
-    return best[1] if best else None
+        kind = ast.unparse(node.func).rsplit(".", 1)[-1]
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str) and kind[:1].isupper()):
+            continue
+        # Best: the call whose Args were being built on the failing line; else the component call itself failed there.
+        builds = isinstance(given, ast.Call) and given.lineno <= line <= (given.end_lineno or given.lineno)
+        rank = (0 if builds else 1, (node.end_lineno or node.lineno) - node.lineno)
+        if best is None or rank < best[:2]:
+            best = (*rank, f"{kind} {name.value!r}")
+    return best[2] if best else None
 
 
 def args_error_lines(exc: BaseException, title: str, problems: list[str], directory: Path) -> list[str]:
