@@ -177,3 +177,23 @@ def test_a_required_key_written_as_null_is_still_refused():
     data = copy.deepcopy(MINIMAL_STACK)
     data["gpuPools"][0]["vmSize"] = None
     assert problems(data) == ["gpuPools[0].vmSize: must be text; quote it in YAML (got null)"]
+
+
+def test_cross_section_rules_read_the_cluster_keys_that_validated():
+    data = copy.deepcopy(MINIMAL_STACK)
+    data["cluster"]["skuTier"] = "Gold"  # a mistake in the cluster beside the keys the rules read
+    data["gpuPools"][0]["capacityReservationGroupId"] = (
+        "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Compute/"
+        "capacityReservationGroups/crg")
+    found = problems(data)
+    assert [line.split(": ", 1)[0] for line in found] == ["cluster.skuTier", "gpuPools[0].capacityReservationGroupId"]
+    assert found[1].endswith("needs cluster.identityId: AKS uses capacity reservation groups only through a "
+                             "user-assigned cluster identity with Contributor on the reservation's resource group")
+
+
+def test_a_rule_never_reads_a_default_standing_in_for_a_bad_cluster_key():
+    data = copy.deepcopy(MINIMAL_STACK)
+    data["cluster"]["kubernetesVersion"] = "1.3x"
+    data["gpuPools"][0]["kubernetesVersion"] = "1.35"  # newer than the default 1.34, but the cluster's own is unknown
+    keys = [line.split(": ", 1)[0] for line in problems(data)]
+    assert keys == ["cluster.kubernetesVersion"]

@@ -62,13 +62,18 @@ def cross_problems(
     cluster: ClusterConfig | None, pools: Pools, all_pools: bool, driver_namespace: str | None,
     samples: SamplesConfig | None, system_pool: str | None, driver_release: str | None = None,
     names: list[tuple[int, str]] | None = None, pool_count: int | None = None, driver: DraDriverConfig | None = None,
-    monitoring: tuple[MonitoringConfig | None, str | None, list[str]] | None = None,
+    monitoring: tuple[MonitoringConfig | None, str | None, list[str]] | None = None, cluster_left_out: list[str] = (),
 ) -> list[tuple[str, str]]:
     """Every check that spans sections, each run when the parts it reads validated (`pools` are the pools that did, by
     index; `all_pools` says whether that is all of them; the driver's namespace and release and the system pool's
     name, when they did; `names`: every pool name that is a valid name, also of a pool that did not validate, default
-    the validated pools'; `pool_count`: how many pools are written), so one run lists every mistake."""
+    the validated pools'; `pool_count`: how many pools are written; `cluster_left_out`: the cluster's keys that failed,
+    so the cluster is its other keys, and a rule reading one of those does not run), so one run lists every mistake."""
     problems: list[tuple[str, str]] = []
+
+    def reads(key: str) -> bool:  # the cluster's key a rule reads is the user's, not a default standing in for it
+        return not any(key == out or key.startswith(f"{out}.") or out.startswith(f"{key}.") for out in cluster_left_out)
+
     names = [(index, pool.name) for index, pool in pools] if names is None else names
     problems += _duplicate_names(names)
     too_many = pool_count_problem(len(pools) if pool_count is None else pool_count)
@@ -91,14 +96,17 @@ def cross_problems(
                        for out in left_out)
         ]
     if cluster is not None:
-        problems += _pool_subnets(cluster, pools) + _capacity_reservations(cluster, pools)
+        problems += _pool_subnets(cluster, pools) if reads("network.vnetSubnetId") else []
+        problems += _capacity_reservations(cluster, pools) if reads("identityId") else []
         # Azure's tag limits on what each pool is given: its tags merged over the cluster's.
         problems += [(f"gpuPools[{index}].tags", problem)
-                     for index, pool in pools for _, problem in merged_tag_problems(cluster.tags, [pool.tags])]
+                     for index, pool in pools for _, problem in merged_tag_problems(cluster.tags, [pool.tags])
+                     if reads("tags")]
         problems += [
             (f"gpuPools[{index}].kubernetesVersion", problem)
             for index, pool in pools
-            if pool.kubernetes_version and (problem := pool_skew_problem(pool.kubernetes_version, cluster.kubernetes_version))
+            if pool.kubernetes_version and reads("kubernetesVersion")
+            and (problem := pool_skew_problem(pool.kubernetes_version, cluster.kubernetes_version))
         ]
     if samples is not None:
         problems += _sample_memory(samples, pools, all_pools) + _derived_names(samples, pools)
@@ -107,7 +115,7 @@ def cross_problems(
                 "samples.namespace", f"'{samples.namespace}' is the driver's namespace (draDriver.namespace): the "
                 "samples' restricted pod security and deny-all policy would stop the driver; choose another"
             ))
-        if cluster is not None and samples.extended_resource_name is not None:
+        if cluster is not None and samples.extended_resource_name is not None and reads("kubernetesVersion"):
             problem = extended_resource_problem(cluster.kubernetes_version, "cluster.kubernetesVersion")
             if problem:
                 problems.append(("samples.extendedResourceName", problem))
@@ -200,7 +208,9 @@ def partial_problems(data: Any) -> list[Problem]:
     if not isinstance(data, Mapping):
         return []
     raw_cluster = data.get("cluster")
-    cluster = _part(ClusterConfig, raw_cluster)
+    cluster, cluster_left_out = _part(ClusterConfig, raw_cluster), []
+    if cluster is None and isinstance(raw_cluster, Mapping):  # its keys that validate, the others left out
+        cluster, cluster_left_out = salvage(ClusterConfig, raw_cluster)
     system = _part(SystemPoolConfig, raw_cluster.get("systemPool", {})) if isinstance(raw_cluster, Mapping) else None
     raw_driver = data.get("draDriver", {})
     driver = _part(DraDriverConfig, raw_driver)
@@ -224,5 +234,5 @@ def partial_problems(data: Any) -> list[Problem]:
     problems = cross_problems(cluster, pools, bool(raw_pools) and len(pools) == len(raw_pools),
                               namespace.namespace if namespace else None, samples, system.name if system else None,
                               release.release_name if release else None, names, len(raw_pools), driver,
-                              (watched, cluster_name, left_out))
+                              (watched, cluster_name, left_out), cluster_left_out)
     return [Problem(key, message) for key, message in problems]
