@@ -48,7 +48,6 @@ def program_problems(directory: Path, passthrough: tuple[type[BaseException], ..
     from pulumi.errors import InputPropertiesError, InputPropertyError
 
     from ..config import ConfigError
-    from ..config.errors import ProgramInputError
     from ..offline import StackFileError
     from ..offline.running import ProgramError, args_error_lines, describe_failure, one_line
 
@@ -58,13 +57,16 @@ def program_problems(directory: Path, passthrough: tuple[type[BaseException], ..
         raise BadInputError(exc.lines) from None
     except ProgramError as exc:
         raise BadInputError([str(exc)]) from None
-    except ConfigError as exc:
+    except ConfigError as exc:  # (a program importing the package as aks_dra_vgpu raises its twin: matched below)
         if exc.title:  # a component's arguments, built in the program: which line, which resource, which Args class
             raise BadInputError(args_error_lines(exc, exc.title, [str(p) for p in exc.problems], directory)) from None
         raise BadInputError([one_line(str(p), MAX_LINE) for p in exc.problems]) from None
     except InputPropertiesError as exc:
         lines = [f"{e['property_path']}: {e['reason']}" for e in (exc.errors or [])]
-        if not isinstance(exc, ProgramInputError):  # a component refused its inputs: where, which resource, why
+        kinds = {kind.__name__ for kind in type(exc).__mro__}
+        if "ConfigError" in kinds and getattr(exc, "title", ""):  # the package's ConfigError under its installed name
+            raise BadInputError(args_error_lines(exc, exc.title, lines, directory)) from None
+        if not kinds & {"ProgramInputError", "ConfigError"}:  # a component refused its inputs: where, which, why
             title = " ".join(str(exc.message).split(";")[0].split())
             raise BadInputError(args_error_lines(exc, title, lines or [str(exc.message)], directory)) from None
         raise BadInputError([one_line(line, MAX_LINE) for line in lines] or [one_line(exc.message)]) from None
