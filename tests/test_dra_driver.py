@@ -248,7 +248,10 @@ def test_chart_0_4_0_is_refused_naming_the_label_defect_and_0_4_1():
 def test_an_unknown_version_lists_only_the_offered_ones():
     found = problems({"chartVersion": "0.5.0"})
     # 25.12.0 is refused on AKS's GRID driver: never offered as a choice
-    assert found == ["draDriver.chartVersion: '0.5.0' is not a supported chart version; choose one of 25.8.1, 0.4.1"]
+    (line,) = found
+    assert line.startswith("draDriver.chartVersion: '0.5.0' is not a supported chart version; choose one of 25.8.1, "
+                           "0.4.1 (25.12.0 is refused: ")  # and says why the known versions it leaves out are refused
+    assert "#1014" in line and "0.4.0 is refused: " in line
 
 
 def test_unstated_host_driver_is_akss_grid_driver_which_meets_0_4_1():

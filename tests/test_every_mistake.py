@@ -78,4 +78,122 @@ def test_a_refused_version_is_never_among_the_choices(driver, refused):
     data["draDriver"] = driver
     (line,) = problems(data)
     choices = line.rsplit("choose ", 1)[1] if "choose " in line else line.rsplit("use ", 1)[1]
-    assert refused not in choices, line
+    assert refused not in choices.split(" (", 1)[0], line
+
+
+def test_an_unknown_version_says_why_the_known_ones_it_leaves_out_are_refused():
+    data = copy.deepcopy(MINIMAL_STACK)
+    data["draDriver"] = {"chartVersion": "25.99.0"}
+    (line,) = problems(data)
+    assert line.startswith("draDriver.chartVersion: '25.99.0' is not a supported chart version; choose one of ")
+    assert "(25.12.0 is refused: it needs an NVIDIA driver >= 580" in line
+    assert "kubernetes-sigs/dra-driver-nvidia-gpu#1014" in line
+
+
+TEN_MISTAKES = """config:
+  aks-dra-vgpu:cluster:
+    name: aks-bad
+    location: westeurope
+    resourceGroup: {name: rg-bad}
+    kubernetesVersion: "1.34"
+    protect: yes
+    systemPool: {count: 0}
+    monitoring:
+      grafana: {enabled: true}
+      alerts: {severity: 9}
+  aks-dra-vgpu:gpuPools:
+    - {name: gpu, vmSize: Standard_NV12ads_A10_v, count: 1}
+    - {name: gpu, vmSize: Standard_NV12ads_A10_v5, count: 1, scaleDownMode: Deallocate, osDiskType: Ephemeral,
+       taints: [bad]}
+  aks-dra-vgpu:samples:
+    namespace: nvidia-dra-driver-gpu
+    workloadMemoryGiB: 48
+"""
+
+TEN_EXPECTED = [
+    "cluster.protect: unquoted yes is the boolean true in YAML 1.1 but the text 'yes' for Pulumi (YAML 1.2); write true "
+    "for a boolean or quote it ('yes') for text (Pulumi.bad.yaml:7:14)",
+    "cluster.systemPool.count: must be a whole number from 1 to 1000 (got 0)",
+    "cluster.monitoring.alerts.severity: must be a whole number from 0 to 4 (got 9)",
+    "gpuPools[0].vmSize: 'Standard_NV12ads_A10_v' is not an NVadsA10_v5 size (did you mean 'Standard_NV12ads_A10_v5'?)",
+    "gpuPools[1].taints[0]: 'bad' is not a taint; expected key=value:Effect",
+    "gpuPools[1].osDiskType: Ephemeral cannot be kept with scaleDownMode Deallocate",
+    "cluster.monitoring.grafana.enabled: Managed Grafana reads the managed Prometheus workspace; set managedPrometheus: "
+    "true, or remove it",
+    "gpuPools: pool name 'gpu' is used twice (gpuPools[0] and gpuPools[1]); pool names must be unique",
+    "samples.workloadMemoryGiB: 48 GiB is more than any A10 slice holds (at most 24 GiB",
+    "samples.namespace: 'nvidia-dra-driver-gpu' is the driver's namespace (draDriver.namespace)",
+]
+
+
+def test_ten_mistakes_across_every_layer_are_ten_lines_of_one_plan(tmp_path, capsys):
+    """A YAML refusal, field errors, rules inside a section beside a typo, a duplicate name beside a broken pool, and
+    rules across sections: one run of `plan` lists each once, and the program never runs."""
+    from components.cli import main
+    from tests.conftest import scratch_project
+
+    project = scratch_project(tmp_path)
+    (project / "stacks" / "Pulumi.bad.yaml").write_text(TEN_MISTAKES)
+    status = main(["plan", "--stack", "bad", "--project-dir", str(project)])
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert status == 2 and out == ""
+    assert len(lines) == len(TEN_EXPECTED), lines
+    for expected in TEN_EXPECTED:
+        assert sum(line.startswith(expected) for line in lines) == 1, (expected, lines)
+
+
+def test_a_yaml_refusal_does_not_hide_the_next_one_nor_the_models_problems():
+    from components.offline import safe_yaml
+
+    data, found = safe_yaml.load_collecting("a: {b: on, c: 0755, b: 2}\nd: [n, 1:30, x]\ne: 5\n", "f.yaml")
+    assert data == {"a": {}, "d": [None, None, "x"], "e": 5}
+    assert [str(p).split(": ", 2)[1] for p in found] == ["a.b", "a.c", "a.b", "d[0]", "d[1]"]
+    assert "key 'b' is written twice" in str(found[2])
+
+
+def test_rules_inside_a_section_run_beside_a_typo_in_python_too():
+    from components import GpuNodePoolArgs
+    from components.config import ConfigError
+
+    with pytest.raises(ConfigError) as caught:
+        GpuNodePoolArgs(name="p", vm_size="Standard_NV12ads_A10_v5", taints=["bad"], scale_down_mode="Deallocate",
+                        os_disk_type="Ephemeral", cluster_name="c", resource_group_name="rg")
+    text = str(caught.value)
+    assert text.startswith("invalid GpuNodePoolArgs:")
+    assert "taints[0]: 'bad' is not a taint" in text
+    assert "os_disk_type: Ephemeral cannot be kept with scale_down_mode Deallocate" in text
+
+
+@pytest.mark.parametrize("key", ["maxPods", "maxSurge", "osDiskSizeGb", "taints", "labels", "zones"])
+def test_null_is_the_key_left_out_for_every_optional_key(key):
+    data = copy.deepcopy(MINIMAL_STACK)
+    data["gpuPools"][0][key] = None
+    plain = stack_config_from_mapping(as_config(MINIMAL_STACK)).gpu_pools[0]
+    assert stack_config_from_mapping(as_config(data)).gpu_pools[0] == plain
+
+
+def test_a_required_key_written_as_null_is_still_refused():
+    data = copy.deepcopy(MINIMAL_STACK)
+    data["gpuPools"][0]["vmSize"] = None
+    assert problems(data) == ["gpuPools[0].vmSize: must be text; quote it in YAML (got null)"]
+
+
+def test_cross_section_rules_read_the_cluster_keys_that_validated():
+    data = copy.deepcopy(MINIMAL_STACK)
+    data["cluster"]["skuTier"] = "Gold"  # a mistake in the cluster beside the keys the rules read
+    data["gpuPools"][0]["capacityReservationGroupId"] = (
+        "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Compute/"
+        "capacityReservationGroups/crg")
+    found = problems(data)
+    assert [line.split(": ", 1)[0] for line in found] == ["cluster.skuTier", "gpuPools[0].capacityReservationGroupId"]
+    assert found[1].endswith("needs cluster.identityId: AKS uses capacity reservation groups only through a "
+                             "user-assigned cluster identity with Contributor on the reservation's resource group")
+
+
+def test_a_rule_never_reads_a_default_standing_in_for_a_bad_cluster_key():
+    data = copy.deepcopy(MINIMAL_STACK)
+    data["cluster"]["kubernetesVersion"] = "1.3x"
+    data["gpuPools"][0]["kubernetesVersion"] = "1.35"  # newer than the default 1.34, but the cluster's own is unknown
+    keys = [line.split(": ", 1)[0] for line in problems(data)]
+    assert keys == ["cluster.kubernetesVersion"]

@@ -221,8 +221,10 @@ def test_plan_policy_exits_4_on_a_stack_that_breaks_a_policy(capsys, tmp_path: P
     status = main(["plan", "--stack", "dev", "--project-dir", str(tmp_path), "--policy"])
     out = capsys.readouterr().out
     assert status == EXIT_POLICY
-    assert "policy: 2 violations (1 mandatory)" in out
+    # The rogue class takes a chart's name, and so is also a second owner of the class the driver's release creates.
+    assert "policy: 3 violations (2 mandatory)" in out
     assert "[mandatory] no-chart-device-class:" in out and "DeviceClass::rogue" in out
+    assert "[mandatory] unique-device-class:" in out
 
 
 # --- the policy pack, through the policy SDK ---------------------------------------------------------------------------------
@@ -392,3 +394,43 @@ def test_plan_warns_on_stderr_about_scale_from_zero_and_keeps_json_clean(capsys,
     project = project_with(tmp_path, "", min_count=1)
     assert main(["plan", "--stack", "dev", "--project-dir", str(project), "--json"]) == EXIT_OK
     assert capsys.readouterr().err == ""  # at minCount 1 there is nothing to say
+
+
+SECOND_DRIVER = '''
+# A second NVIDIA DRA driver release on the same cluster, under another name and namespace.
+from components import NvidiaDraDriver, NvidiaDraDriverArgs
+
+NvidiaDraDriver(
+    "second-driver",
+    NvidiaDraDriverArgs(pools=config.gpu_pools, namespace="dra-two", release_name="dra-two"),
+    opts=pulumi.ResourceOptions(providers={"kubernetes": platform.cluster.provider}),
+)
+'''
+
+
+def test_plan_refuses_two_driver_releases_whose_charts_create_the_same_device_classes(capsys, tmp_path: Path):
+    project = project_with(tmp_path, SECOND_DRIVER)
+    status = main(["plan", "--stack", "dev", "--project-dir", str(project), "--json"])
+    out, err = capsys.readouterr()
+    assert status == EXIT_POLICY
+    json.loads(out)
+    errors = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert [e.split("DeviceClass '", 1)[1].split("'", 1)[0] for e in errors] == [
+        "gpu.nvidia.com", "mig.nvidia.com", "vfio.gpu.nvidia.com"], errors
+    assert all("Release::second-driver" in e and "one NVIDIA DRA driver release per cluster" in e for e in errors)
+    assert main(["plan", "--stack", "dev", "--project-dir", str(project), "--policy"]) == EXIT_POLICY
+    assert "[mandatory] unique-device-class:" in capsys.readouterr().out
+
+
+def test_driver_releases_on_two_clusters_and_other_charts_do_not_clash():
+    release = "kubernetes:helm.sh/v3:Release"
+    values = {"resources": {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}}}
+    resources = [
+        ("urn:a", release, {"chart": "dra-driver-nvidia-gpu", "values": values}),
+        ("urn:b", release, {"chart": "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu",
+                            "values": values}),
+        ("urn:c", release, {"chart": "dcgm-exporter", "values": values}),
+    ]
+    assert check_unique_device_classes(resources, {"urn:a": "p1", "urn:b": "p2", "urn:c": "p1"}) == []
+    clash = check_unique_device_classes(resources, {"urn:a": "p1", "urn:b": "p1", "urn:c": "p1"})
+    assert [urn for urn, _ in clash] == ["urn:b"] * 3

@@ -182,3 +182,59 @@ def test_the_same_error_without_secret_keys_quotes_the_value():
     config = as_config({**MINIMAL_STACK, "samples": {"namespace": f"Bad {PLAIN_SECRET}"}})
     with pytest.raises(ConfigError, match=PLAIN_SECRET):
         stack_config_from_mapping(config)
+
+
+# --- masked by value, never by neighbourhood ---------------------------------------------------------------------------
+SECURE_TAG_STACK = """config:
+  aks-dra-vgpu:cluster:
+    name: aks-sec
+    location: westeurope
+    resourceGroup: {name: rg-sec}
+    kubernetesVersion: "1.34"
+    systemPool: {count: 0, zones: ["1"]}
+    tags:
+      owner:
+        secure: v1:AAAABBBBCCCCDDDD
+  aks-dra-vgpu:gpuPools:
+    - name: gpu
+      vmSize: Standard_NV12ads_A10_v5
+      count: 1
+      tags:
+        owner:
+          secure: v1:AAAABBBBCCCCDDDD
+"""
+
+
+def test_one_secure_value_in_a_section_hides_nothing_else_of_it(tmp_path, capsys):
+    from components.cli import main
+    from tests.conftest import scratch_project
+
+    project = scratch_project(tmp_path)
+    (project / "stacks" / "Pulumi.sec.yaml").write_text(SECURE_TAG_STACK)
+    assert main(["plan", "--stack", "sec", "--project-dir", str(project)]) == 2
+    assert capsys.readouterr().err.strip() == "cluster.systemPool.count: must be a whole number from 1 to 1000 (got 0)"
+
+
+def test_in_a_real_run_a_secret_sections_values_are_hidden_where_quoted_and_bounds_stay():
+    cluster = {**MINIMAL_STACK["cluster"], "systemPool": {"count": 0, "zones": ["1"]}, "name": "c",
+               "tags": {"owner": "s3cr3t-owner"}, "location": "Not A Region"}
+    with pytest.raises(ConfigError) as raised:
+        stack_config_from_mapping(as_config({**MINIMAL_STACK, "cluster": cluster}), secret_keys=["aks-dra-vgpu:cluster"])
+    lines = [str(p) for p in raised.value.problems]
+    assert lines == [
+        "cluster.location: '[secret]' is not an Azure region name; write it like 'westeurope' or 'eastus2'",
+        "cluster.systemPool.count: must be a whole number from 1 to 1000 (got [secret])",
+    ], lines
+
+
+def test_size_suggests_a_secure_tag_as_its_ciphertext_never_as_the_placeholder(tmp_path, capsys):
+    from components.cli import main
+    from tests.conftest import scratch_project
+
+    project = scratch_project(tmp_path)
+    (project / "stacks" / "Pulumi.sec.yaml").write_text(SECURE_TAG_STACK.replace("{count: 0, ", "{count: 1, "))
+    assert main(["size", "--stack", "sec", "--project-dir", str(project), "--slice", "a=8x3"]) == 3
+    out = capsys.readouterr().out
+    snippet = yaml.safe_load(out.split("gpuPools that would fit:\n", 1)[1].split("\n\n", 1)[0])
+    assert snippet["aks-dra-vgpu:gpuPools"][0]["tags"] == {"owner": {"secure": "v1:AAAABBBBCCCCDDDD"}}
+    assert "[secret]" not in out

@@ -94,7 +94,7 @@ def test_markdown_for_pull_requests(capsys):
     status, out, _ = run(capsys, "--workload", "embed=3x4", "--format", "markdown")
     assert status == 0
     assert out.startswith("### GPU sizing\n")
-    assert ("| embed | 3 GiB | 4 | 1 | - | 4 GB (3.6 GiB usable) | Standard_NV6ads_A10_v5 | a10-vgpu-4gib | - |"
+    assert ("| embed | 3 GiB | 4 | 1 | - | 4 GiB (3.6 GiB usable) | Standard_NV6ads_A10_v5 | a10-vgpu-4gib | - |"
             in out)
     assert "#### Cost" in out and "```yaml\naks-dra-vgpu:gpuPools:" in out
 
@@ -125,7 +125,7 @@ def test_prices_file_overrides_the_table(capsys, tmp_path: Path):
 
 @pytest.mark.parametrize(("argv", "words"), [
     (["--workload", "embed"], "--workload 'embed': expected NAME=GiB[xCOUNT]"),
-    ([], "no workloads: give --workload NAME=GiB[xCOUNT], --slice NAME=GB[xCOUNT] or --workloads FILE"),
+    ([], "no workloads: give --workload NAME=GiB[xCOUNT], --slice NAME=GiB[xCOUNT] or --workloads FILE"),
     (["--workload", "a=3", "--workload", "a=4"], "workload 'a' is named twice"),
     (["--workload", "a=3", "--stack", "nosuch"], "Pulumi.nosuch.yaml: no such stack file"),
     (["--workload", "a=3", "--workloads", "missing.yaml"], "missing.yaml: no such file"),

@@ -166,15 +166,15 @@ def test_the_margin_moving_a_workload_up_is_said_in_one_line(capsys):
     status, out, _ = run(capsys, "--workload", "chat=8", "--slice", "chat2=8")
     assert status == 0
     notes = [line for line in out.splitlines() if "needs the" in line]
-    assert notes == ["chat: 8 GiB needs the 12 GB slice: an 8 GB slice offers 7.2 GiB after the 10 % margin; ask "
+    assert notes == ["chat: 8 GiB needs the 12 GiB slice: an 8 GiB slice offers 7.2 GiB after the 10 % margin; ask "
                      "`--slice chat=8` to take it"]
-    assert "8 GB (7.2 GiB usable)" in out and "12 GB (10.8 GiB usable)" in out
-    assert "Usable GPU memory per slice after the 10 % margin: 4 GB 3.6 GiB, 8 GB 7.2 GiB" in out
+    assert "8 GiB (7.2 GiB usable)" in out and "12 GiB (10.8 GiB usable)" in out
+    assert "Usable GPU memory per slice after the 10 % margin: 3.6 of 4 GiB, 7.2 of 8 GiB" in out
 
 
 @pytest.mark.parametrize(("argv", "line"), [
-    (["--slice", "a=16"], "--slice 'a=16': 16 GB is not an A10 slice; GB is one of 4, 8, 12, 24, 48"),
-    (["--slice", "a"], "--slice 'a': expected NAME=GB[xCOUNT] with GB one of 4, 8, 12, 24, 48"),
+    (["--slice", "a=16"], "--slice 'a=16': 16 GiB is not an A10 slice; GiB is one of 4, 8, 12, 24, 48"),
+    (["--slice", "a"], "--slice 'a': expected NAME=GiB[xCOUNT] with GiB one of 4, 8, 12, 24, 48"),
     (["--slice", "a=8x0"], "--slice 'a=8x0': COUNT must be at least 1"),
     (["--workload", "a=3", "--spot", "b"], "--spot 'b': no workload is named 'b'; name one of a"),
 ])
@@ -219,7 +219,7 @@ def test_a_region_the_table_lacks_names_the_fallback_in_one_warning(capsys, tmp_
 
 def test_the_packaged_table_has_a_dated_sourced_row_per_region():
     from components.catalog import A10_SIZES
-    from components.catalog.prices import DEFAULT_PRICES, PriceBook
+    from components.sizing.prices import DEFAULT_PRICES, PriceBook
 
     book = PriceBook.model_validate(yaml.safe_load(DEFAULT_PRICES.read_text()))
     largest = {"eastus", "eastus2", "westus2", "westeurope", "northeurope", "southcentralus", "uksouth",
@@ -227,3 +227,24 @@ def test_the_packaged_table_has_a_dated_sourced_row_per_region():
     assert largest <= set(book.regions) and book.fallback_region == "eastus"
     for row in book.regions.values():
         assert row.date and "Retail Prices API" in row.source and set(row.prices) == set(A10_SIZES)
+
+
+def test_every_sizing_line_speaks_gib_and_never_gb(capsys):
+    from components.cli import main
+
+    main(["size", "--slice", "a=8x2", "--slice", "p=48", "--workload", "b=7"])
+    out = capsys.readouterr().out
+    assert " GB" not in out.replace("GB/", "")
+    assert "8 GiB (7.2 GiB usable)" in out
+
+
+def test_a_workload_for_two_whole_a10s_is_told_about_the_two_device_node(capsys):
+    from components.cli import main
+
+    assert main(["size", "--workload", "big=40"]) == 3
+    out = capsys.readouterr().out
+    assert ("big: 40 GiB is more than any single A10 slice holds (at most 21.6 GiB usable of 24 GiB with the 10 % "
+            "margin); Standard_NV72ads_A10_v5 has two 24 GiB devices (48 GiB) on one node: a workload that spreads its "
+            "memory over two GPUs can claim both (a multi-device claim): ask `--slice big=48`") in out
+    assert main(["size", "--workload", "huge=50"]) == 3
+    assert "Standard_NV72ads_A10_v5 has two" not in capsys.readouterr().out

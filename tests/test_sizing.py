@@ -7,10 +7,10 @@ import copy
 
 import pytest
 
-from components.catalog.prices import PriceTable, load_prices
 from components.config import StackConfig
 from components.kubernetes.selectors import usable_memory_gib
 from components.sizing.planner import Workload, nodes_for, plan_sizing, size_class_for
+from components.sizing.prices import PriceTable, load_prices
 from tests.conftest import MINIMAL_STACK
 
 PRICES = PriceTable.model_validate({

@@ -74,9 +74,9 @@ def sizing_table(margin_percent: int | None = None, device_class: str | None = N
 
 def sizing_example() -> str:
     """The worked example: the command line, then what it prints with `--format markdown` (headings one level down)."""
-    from ..catalog.prices import load_prices
     from ..sizing.command import parse_workload
     from ..sizing.planner import plan_sizing
+    from ..sizing.prices import load_prices
     from ..sizing.report import to_markdown
 
     plan = plan_sizing([parse_workload(w) for w in SIZING_EXAMPLE], load_prices())
@@ -97,9 +97,9 @@ SIZING_STACK = ("prod", ("--workload", "inference=7x6"), ("--slice", "training=2
 
 def sizing_stack_example(project_dir: Path) -> str:
     """The stack example: `size --stack prod` with a slice, and what it prints (the prod pools kept as written)."""
-    from ..catalog.prices import prices_for
     from ..sizing.command import parse_slice, parse_workload, read_stack_file
     from ..sizing.planner import plan_sizing
+    from ..sizing.prices import prices_for
     from ..sizing.report import to_markdown
 
     stack_name, *asks = SIZING_STACK

@@ -49,7 +49,7 @@ def program_problems(directory: Path, passthrough: tuple[type[BaseException], ..
 
     from ..config import ConfigError
     from ..offline import StackFileError
-    from ..offline.running import ProgramError, describe_failure, one_line
+    from ..offline.running import ProgramError, args_error_lines, describe_failure, one_line
 
     try:
         yield
@@ -57,11 +57,19 @@ def program_problems(directory: Path, passthrough: tuple[type[BaseException], ..
         raise BadInputError(exc.lines) from None
     except ProgramError as exc:
         raise BadInputError([str(exc)]) from None
-    except ConfigError as exc:
+    except ConfigError as exc:  # (a program importing the package as aks_dra_vgpu raises its twin: matched below)
+        if exc.title:  # a component's arguments, built in the program: which line, which resource, which Args class
+            raise BadInputError(args_error_lines(exc, exc.title, [str(p) for p in exc.problems], directory)) from None
         raise BadInputError([one_line(str(p), MAX_LINE) for p in exc.problems]) from None
     except InputPropertiesError as exc:
-        lines = [one_line(f"{e['property_path']}: {e['reason']}", MAX_LINE) for e in (exc.errors or [])]
-        raise BadInputError(lines or [one_line(exc.message)]) from None
+        lines = [f"{e['property_path']}: {e['reason']}" for e in (exc.errors or [])]
+        kinds = {kind.__name__ for kind in type(exc).__mro__}
+        if "ConfigError" in kinds and getattr(exc, "title", ""):  # the package's ConfigError under its installed name
+            raise BadInputError(args_error_lines(exc, exc.title, lines, directory)) from None
+        if not kinds & {"ProgramInputError", "ConfigError"}:  # a component refused its inputs: where, which, why
+            title = " ".join(str(exc.message).split(";")[0].split())
+            raise BadInputError(args_error_lines(exc, title, lines or [str(exc.message)], directory)) from None
+        raise BadInputError([one_line(line, MAX_LINE) for line in lines] or [one_line(exc.message)]) from None
     except InputPropertyError as exc:
         raise BadInputError([one_line(f"{exc.property_path}: {exc.reason}", MAX_LINE)]) from None
     except KeyboardInterrupt as exc:

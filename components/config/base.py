@@ -16,6 +16,7 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 from pydantic.alias_generators import to_camel
 
@@ -104,7 +105,7 @@ class _PythonArgs(type(BaseModel)):
         try:
             return super().__call__(*args, **kwargs)
         except ValidationError as exc:
-            raise python_args_error(cls, exc) from None
+            raise python_args_error(cls, exc, kwargs if not args else None) from None
 
 
 class Model(BaseModel, metaclass=_PythonArgs):
@@ -124,6 +125,16 @@ class Model(BaseModel, metaclass=_PythonArgs):
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         remember(cls)  # error messages name a key as the Python caller writes it (aliases.py)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_is_unset(cls, data: Any) -> Any:
+        # One rule for null in every section: an optional key written as null (`maxPods:` or `maxPods: null`) is the
+        # key left out, and takes its default; a required key's null is still refused.
+        if not isinstance(data, dict):
+            return data
+        optional = {key for name, f in cls.model_fields.items() if not f.is_required() for key in (name, f.alias)}
+        return {k: v for k, v in data.items() if not (v is None and k in optional)}
 
     @field_validator("*", mode="before")
     @classmethod

@@ -74,7 +74,7 @@ class DraDriverConfig(Model):
         # by (hostDriverVersion, checked later, can still allow more).
         offered = ", ".join(usable_chart_versions(None))
         if v not in DRIVER_CHARTS:
-            raise ValueError(f"'{v}' is not a supported chart version; choose one of {offered}")
+            raise ValueError(f"'{v}' is not a supported chart version; choose one of {offered}{_refused_note()}")
         withdrawn = DRIVER_CHARTS[v].withdrawn
         if withdrawn:
             raise ValueError(f"{v} is refused: {withdrawn}; choose one of {offered}")
@@ -118,6 +118,19 @@ class DraDriverConfig(Model):
     def chart(self) -> DriverChart:
         """The catalog entry of the chart version."""
         return DRIVER_CHARTS[self.chart_version]
+
+
+def _refused_note() -> str:
+    """Why the versions the package knows but does not offer are left out of the choices (none: '')."""
+    offered = set(usable_chart_versions(None))
+    notes = []
+    for version, chart in DRIVER_CHARTS.items():
+        if version in offered:
+            continue
+        why = chart.withdrawn or (f"it needs an NVIDIA driver >= {chart.min_host_driver}, above AKS's GRID driver for "
+                                  f"A10 ({AKS_MIN_SUPPORTED_GRID_DRIVER}): {chart.host_driver_reason}")
+        notes.append(f"{version} is refused: {why}")
+    return f" ({'; '.join(notes)})" if notes else ""
 
 
 def usable_chart_versions(host_driver: str | None) -> list[str]:

@@ -83,9 +83,12 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+MIN_BARE = 4  # a secret text this long is hidden wherever it appears; a shorter one only where a message quotes it
+
+
 def _leaves(value: Any) -> Iterator[Any]:
-    """Every text, and every number of three digits or more, inside a value: booleans, null and small numbers carry no
-    secret worth hiding, and hiding them would blank out the bounds messages state ('1-63 characters')."""
+    """Every text and every number inside a value (booleans and null carry no secret worth hiding); the placeholder
+    of a value the offline engine never decrypted is hidden already."""
     stack = [value]
     while stack:
         node = stack.pop()
@@ -93,28 +96,35 @@ def _leaves(value: Any) -> Iterator[Any]:
             stack.extend(node.values())
         elif isinstance(node, (list, tuple)):
             stack.extend(node)
-        elif (isinstance(node, str) and node) or (
-            isinstance(node, (int, float)) and not isinstance(node, bool) and abs(node) >= 100
+        elif (isinstance(node, str) and node and node != SECRET_SHOWN) or (
+            isinstance(node, (int, float)) and not isinstance(node, bool)
         ):
             yield node
 
 
+def _patterns(leaf: Any) -> list[str]:
+    """Where a message shows this value: quoted as a message quotes a value ('v', "v", JSON-escaped), after 'got ' for
+    a number, and anywhere for a text long enough not to be a word of the message itself (a bound, a unit, a zone)."""
+    if not isinstance(leaf, str):
+        number = re.escape(json.dumps(leaf))
+        return [rf"(?<=got ){number}(?![0-9.])", rf"(?<=[\[,:] ){number}(?![0-9.])", rf"(?<=[\[]){number}(?![0-9.])"]
+    forms = {leaf, json.dumps(leaf)[1:-1], repr(leaf)[1:-1]}
+    found = [rf"(?<=')({re.escape(f)})(?=')" for f in forms] + [rf'(?<=")({re.escape(f)})(?=")' for f in forms]
+    if len(leaf) >= MIN_BARE:
+        found += [rf"(?<![A-Za-z0-9_]){re.escape(f)}(?![A-Za-z0-9_])" for f in forms]
+    return found
+
+
 def redact(problems: list[Problem], secrets: list[Any]) -> list[Problem]:
-    """The problems with every text or number of `secrets` shown as ``[secret]``, in whatever form a message quotes it
-    (as written, JSON-escaped, Python-escaped)."""
-    forms = set()
-    for leaf in (leaf for value in secrets for leaf in _leaves(value)):
-        text = str(leaf)
-        forms.update({text, json.dumps(text)[1:-1] if isinstance(leaf, str) else json.dumps(leaf), repr(leaf).strip("'\"")})
-    forms.discard("")
-    if not forms:
+    """The problems with each value of `secrets` shown as ``[secret]`` where a message quotes it, and a long text
+    wherever it appears: masked by value, never by neighbourhood (a bound or a short word of the message that happens
+    to equal some value of a secret section stays as it is)."""
+    patterns = {p for value in secrets for leaf in _leaves(value) for p in _patterns(leaf)}
+    if not patterns:
         return problems
     # Longest first, so a value is hidden whole rather than around a shorter one inside it.
-    pattern = re.compile(
-        "|".join(rf"(?<![A-Za-z0-9_]){re.escape(f)}(?![A-Za-z0-9_])" for f in sorted(forms, key=len, reverse=True))
-    )
+    pattern = re.compile("|".join(sorted(patterns, key=len, reverse=True)))
     return [Problem(p.path, pattern.sub(SECRET_SHOWN, p.message)) for p in problems]
-
 
 
 def load_stack_config(project: str | None = None) -> StackConfig:

@@ -5,22 +5,34 @@ from __future__ import annotations
 import re
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from ..catalog import DCGM_EXPORTER_CHARTS, DEFAULT_DCGM_EXPORTER_CHART, allowed_tags, dra_refusal, node_label
 from .base import Model, matching, unset
 from .errors import KeyedProblemsError
-from .syntax import DNS_LABEL
-from .types import AzureMonitorWorkspaceId
+from .types import AzureMonitorWorkspaceId, NamespaceName, ReleaseName
 
-# The dcgm-exporter chart versions this package has checked (values keys, templates, RBAC), with the image each
-# publishes, and what a tag tells: catalog/dcgm_exporter.py.
-DcgmChartVersion = Literal["4.8.2", "4.8.3"]
+# The dcgm-exporter chart versions this package has checked (values keys, templates, RBAC), the image each publishes,
+# and what a tag tells, live in catalog/dcgm_exporter.py.
 
-# Azure Managed Grafana names: 2-23 letters, digits and '-', starting with a letter, not ending with '-'.
-_GRAFANA_NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,21}[A-Za-z0-9]", re.ASCII)
-GrafanaName = Annotated[str, matching(_GRAFANA_NAME, "is not a Managed Grafana name; use 2-23 letters, digits and '-', "
-                                      "starting with a letter and not ending with '-'")]
+# Azure Managed Grafana names: 2-23 letters, digits and '-', starting with a letter, not ending with '-' (Azure's
+# naming rules; the API's own pattern allows up to 30: monitoring_rules.py cites it).
+GRAFANA_NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,21}[A-Za-z0-9]", re.ASCII)
+GRAFANA_NAME_RULE = "2-23 letters, digits and '-', starting with a letter and not ending with '-'"
+GrafanaName = Annotated[str, matching(GRAFANA_NAME, f"is not a Managed Grafana name; use {GRAFANA_NAME_RULE}")]
+# Kubernetes quantities as these settings take them: CPU in cores or millicores, memory in Mi or Gi.
+_CPU = re.compile(r"([0-9]+)(m?)", re.ASCII)
+_MEMORY = re.compile(r"([0-9]+)(Mi|Gi)", re.ASCII)
+
+
+def _millicores(text: str) -> int:
+    number, milli = _CPU.fullmatch(text).groups()  # type: ignore[union-attr]  (the field's pattern matched)
+    return int(number) * (1 if milli else 1000)
+
+
+def _mebibytes(text: str) -> int:
+    number, unit = _MEMORY.fullmatch(text).groups()  # type: ignore[union-attr]
+    return int(number) * (1024 if unit == "Gi" else 1)
 Minutes = Annotated[int, Field(ge=0, le=1440)]
 ImageTag = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")]
 
@@ -42,10 +54,11 @@ class GpuMetricsConfig(Model):
         "GPU pool's taints. Scraped by managed Prometheus when managedPrometheus is true, else by a ServiceMonitor when "
         "serviceMonitor is true.",
     )
-    chart_version: DcgmChartVersion = Field(
+    chart_version: str = Field(
         DEFAULT_DCGM_EXPORTER_CHART,
         description="The dcgm-exporter chart version: 4.8.3 (image 4.6.0-4.8.3, reads resource.k8s.io/v1); 4.8.2 only "
         "with an imageTag of exporter 4.8.3 or newer (its own image waits for resource.k8s.io/v1beta1).",
+        json_schema_extra={"enum": list(DCGM_EXPORTER_CHARTS)},
     )
     image_tag: ImageTag | None = unset(
         "The exporter image tag (default: the chart's own: 4.6.0-4.8.3-distroless for 4.8.3, 4.5.3-4.8.2-distroless "
@@ -53,11 +66,9 @@ class GpuMetricsConfig(Model):
         "which Kubernetes does not serve by default, and never start (refused). The tag also decides the node label "
         "the alerts and dashboard group by (hostname from 4.8.3). See docs/observability.md.",
     )
-    namespace: Annotated[str, matching(DNS_LABEL, "is not a namespace name (a DNS label)")] = Field(
-        "gpu-metrics", description="The exporter's namespace (created by the release)."
-    )
-    release_name: Annotated[str, matching(DNS_LABEL, "is not a Helm release name (a DNS label)")] = Field(
-        "dcgm-exporter", description="The Helm release's name."
+    namespace: NamespaceName = Field("gpu-metrics", description="The exporter's namespace (created by the release).")
+    release_name: ReleaseName = Field(
+        "dcgm-exporter", description="The Helm release's name (a DNS label of at most 53 characters, Helm's limit)."
     )
     cpu_request: str = Field("100m", pattern=r"^[0-9]+m?$", description="The exporter's CPU request.")
     cpu_limit: str = Field("200m", pattern=r"^[0-9]+m?$", description="The exporter's CPU limit.")
@@ -69,6 +80,14 @@ class GpuMetricsConfig(Model):
         description="Without managed Prometheus: create monitoring.coreos.com/v1 ServiceMonitor/PodMonitor objects and "
         "a PrometheusRule (for kube-prometheus-stack). Never together with managedPrometheus (one scrape object a target).",
     )
+
+    @field_validator("chart_version")
+    @classmethod
+    def _chart(cls, v: str) -> str:
+        if v not in DCGM_EXPORTER_CHARTS:
+            raise ValueError(f"'{v}' is not a dcgm-exporter chart version this package has checked (values, templates, "
+                             f"RBAC); choose one of {', '.join(DCGM_EXPORTER_CHARTS)}")
+        return v
 
     always_deployed: ClassVar[bool] = False  # GpuMetricsArgs: the component deploys whatever `enabled` says
 
@@ -92,13 +111,31 @@ class GpuMetricsConfig(Model):
         """The label naming the node on the exporter's metrics, for the image in use (catalog.node_label)."""
         return node_label(self.image)
 
+    @model_validator(mode="after")
+    def _requests_within_limits(self) -> GpuMetricsConfig:
+        # Kubernetes refuses a container whose request is above its limit (kubernetes/kubernetes
+        # pkg/apis/core/validation/validation.go, ValidateResourceRequirements: "must be less than or equal to ... limit").
+        problems = []
+        if _millicores(self.cpu_request) > _millicores(self.cpu_limit):
+            problems.append(("cpuRequest", f"'{self.cpu_request}' is above cpuLimit '{self.cpu_limit}'; Kubernetes "
+                             "refuses a request above its limit: lower it, or raise cpuLimit"))
+        if _mebibytes(self.memory_request) > _mebibytes(self.memory_limit):
+            problems.append(("memoryRequest", f"'{self.memory_request}' is above memoryLimit '{self.memory_limit}'; "
+                             "Kubernetes refuses a request above its limit: lower it, or raise memoryLimit"))
+        if problems:
+            raise KeyedProblemsError(*problems)
+        return self
+
 
 class AlertsConfig(Model):
     """The GPU alerts: thresholds, and how long (minutes) a condition must hold before it fires."""
 
     enabled: bool = Field(True, description="Create the GPU alert rule group wherever GPU metrics are collected.")
     xid_minutes: Minutes = Field(0, description="An XID error on a GPU: fire after this many minutes (0: at once).")
-    framebuffer_percent: int = Field(90, ge=1, le=100, description="A slice's framebuffer used above this percentage ...")
+    # Above 100 % can never be: the alert would never fire.
+    framebuffer_percent: int = Field(
+        90, ge=1, le=99, description="A slice's framebuffer used above this percentage (1-99) ..."
+    )
     framebuffer_minutes: Minutes = Field(10, description="... for this many minutes.")
     plugin_down_minutes: Minutes = Field(5, description="The DRA kubelet plugin not scraped on a GPU node for this long.")
     pending_claim_minutes: Minutes = Field(10, description="A pod with a ResourceClaim unschedulable for this long.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
+from pydantic import Field, PrivateAttr, ValidationError, model_validator
 
 from ..catalog import SIZE_CLASSES
 from .azure import SUBNET, ArmId, parse_arm_id
@@ -14,8 +14,12 @@ from .cluster import ClusterConfig, SystemPoolConfig
 from .driver import DraDriverConfig
 from .errors import KeyedProblemsError, Problem
 from .limits import derived_name_problem, derived_names, merged_tag_problems, pool_count_problem
+from .monitoring import MonitoringConfig
+from .monitoring_rules import monitoring_problems
 from .pools import GpuPoolConfig
+from .problems import salvage
 from .samples import SamplesConfig, extended_resource_problem
+from .syntax import CLUSTER_NAME, POOL_NAME
 from .versions import pool_skew_problem
 
 
@@ -40,26 +44,11 @@ class StackConfig(Model):
         copy._secret_sections = frozenset(keys)
         return copy
 
-    @field_validator("gpu_pools")
-    @classmethod
-    def _unique(cls, pools: list[GpuPoolConfig]) -> list[GpuPoolConfig]:
-        seen: dict[str, int] = {}
-        for index, pool in enumerate(pools):
-            if pool.name in seen:
-                raise ValueError(
-                    f"pool name '{pool.name}' is used twice (gpuPools[{seen[pool.name]}] and gpuPools[{index}]); "
-                    "pool names must be unique"
-                )
-            seen[pool.name] = index
-        too_many = pool_count_problem(len(pools))
-        if too_many:
-            raise ValueError(too_many)
-        return pools
-
     @model_validator(mode="after")
     def _cross(self) -> StackConfig:
         problems = cross_problems(self.cluster, list(enumerate(self.gpu_pools)), True, self.dra_driver.namespace,
-                                  self.samples, self.cluster.system_pool.name)
+                                  self.samples, self.cluster.system_pool.name, self.dra_driver.release_name,
+                                  driver=self.dra_driver)
         if problems:
             raise KeyedProblemsError(*problems)
         return self
@@ -71,27 +60,53 @@ Pools = list[tuple[int, GpuPoolConfig]]
 
 def cross_problems(
     cluster: ClusterConfig | None, pools: Pools, all_pools: bool, driver_namespace: str | None,
-    samples: SamplesConfig | None, system_pool: str | None,
+    samples: SamplesConfig | None, system_pool: str | None, driver_release: str | None = None,
+    names: list[tuple[int, str]] | None = None, pool_count: int | None = None, driver: DraDriverConfig | None = None,
+    monitoring: tuple[MonitoringConfig | None, str | None, list[str]] | None = None, cluster_left_out: list[str] = (),
 ) -> list[tuple[str, str]]:
     """Every check that spans sections, each run when the parts it reads validated (`pools` are the pools that did, by
-    index; `all_pools` says whether that is all of them; the driver's namespace and the system pool's name, when
-    they did), so one run lists every mistake."""
+    index; `all_pools` says whether that is all of them; the driver's namespace and release and the system pool's
+    name, when they did; `names`: every pool name that is a valid name, also of a pool that did not validate, default
+    the validated pools'; `pool_count`: how many pools are written; `cluster_left_out`: the cluster's keys that failed,
+    so the cluster is its other keys, and a rule reading one of those does not run), so one run lists every mistake."""
     problems: list[tuple[str, str]] = []
+
+    def reads(key: str) -> bool:  # the cluster's key a rule reads is the user's, not a default standing in for it
+        return not any(key == out or key.startswith(f"{out}.") or out.startswith(f"{key}.") for out in cluster_left_out)
+
+    names = [(index, pool.name) for index, pool in pools] if names is None else names
+    problems += _duplicate_names(names)
+    too_many = pool_count_problem(len(pools) if pool_count is None else pool_count)
+    if too_many:
+        problems.append(("gpuPools", too_many))
     if system_pool is not None:
         problems += [
             (f"gpuPools[{index}].name", f"'{system_pool}' is the system pool's name (cluster.systemPool.name); "
              "choose another: pool names are unique in a cluster")
-            for index, pool in pools if pool.name == system_pool
+            for index, name in names if name == system_pool
+        ]
+    # The monitoring rules run on the monitoring section with its failed keys left out (`salvage`), never at those keys.
+    watched, cluster_name, left_out = monitoring or (cluster.monitoring if cluster else None,
+                                                     cluster.name if cluster else None, [])
+    if watched is not None:
+        problems += [
+            (key, text) for key, text in
+            monitoring_problems(watched, cluster_name, driver, driver_namespace, driver_release, samples)
+            if not any(key == f"cluster.monitoring.{out}" or key.startswith(f"cluster.monitoring.{out}.")
+                       for out in left_out)
         ]
     if cluster is not None:
-        problems += _pool_subnets(cluster, pools) + _capacity_reservations(cluster, pools)
+        problems += _pool_subnets(cluster, pools) if reads("network.vnetSubnetId") else []
+        problems += _capacity_reservations(cluster, pools) if reads("identityId") else []
         # Azure's tag limits on what each pool is given: its tags merged over the cluster's.
         problems += [(f"gpuPools[{index}].tags", problem)
-                     for index, pool in pools for _, problem in merged_tag_problems(cluster.tags, [pool.tags])]
+                     for index, pool in pools for _, problem in merged_tag_problems(cluster.tags, [pool.tags])
+                     if reads("tags")]
         problems += [
             (f"gpuPools[{index}].kubernetesVersion", problem)
             for index, pool in pools
-            if pool.kubernetes_version and (problem := pool_skew_problem(pool.kubernetes_version, cluster.kubernetes_version))
+            if pool.kubernetes_version and reads("kubernetesVersion")
+            and (problem := pool_skew_problem(pool.kubernetes_version, cluster.kubernetes_version))
         ]
     if samples is not None:
         problems += _sample_memory(samples, pools, all_pools) + _derived_names(samples, pools)
@@ -100,10 +115,23 @@ def cross_problems(
                 "samples.namespace", f"'{samples.namespace}' is the driver's namespace (draDriver.namespace): the "
                 "samples' restricted pod security and deny-all policy would stop the driver; choose another"
             ))
-        if cluster is not None and samples.extended_resource_name is not None:
+        if cluster is not None and samples.extended_resource_name is not None and reads("kubernetesVersion"):
             problem = extended_resource_problem(cluster.kubernetes_version, "cluster.kubernetesVersion")
             if problem:
                 problems.append(("samples.extendedResourceName", problem))
+    return problems
+
+
+def _duplicate_names(names: list[tuple[int, str]]) -> list[tuple[str, str]]:
+    """A pool name used twice (by pools that validated or not: a name is checked on its own)."""
+    seen: dict[str, int] = {}
+    problems = []
+    for index, name in names:
+        if name in seen:
+            problems.append(("gpuPools", f"pool name '{name}' is used twice (gpuPools[{seen[name]}] and "
+                             f"gpuPools[{index}]); pool names must be unique"))
+        else:
+            seen[name] = index
     return problems
 
 
@@ -180,7 +208,9 @@ def partial_problems(data: Any) -> list[Problem]:
     if not isinstance(data, Mapping):
         return []
     raw_cluster = data.get("cluster")
-    cluster = _part(ClusterConfig, raw_cluster)
+    cluster, cluster_left_out = _part(ClusterConfig, raw_cluster), []
+    if cluster is None and isinstance(raw_cluster, Mapping):  # its keys that validate, the others left out
+        cluster, cluster_left_out = salvage(ClusterConfig, raw_cluster)
     system = _part(SystemPoolConfig, raw_cluster.get("systemPool", {})) if isinstance(raw_cluster, Mapping) else None
     raw_driver = data.get("draDriver", {})
     driver = _part(DraDriverConfig, raw_driver)
@@ -193,6 +223,16 @@ def partial_problems(data: Any) -> list[Problem]:
     raw_pools = list(raw) if isinstance(raw, list) else []
     found = [(i, _part(GpuPoolConfig, p)) for i, p in enumerate(raw_pools)]
     pools = [(i, p) for i, p in found if p is not None]
+    names = [(i, p["name"]) for i, p in enumerate(raw_pools)
+             if isinstance(p, Mapping) and isinstance(p.get("name"), str) and POOL_NAME.fullmatch(p["name"])]
+    release = _part(DraDriverConfig, {"releaseName": raw_driver["releaseName"]}) if isinstance(raw_driver, Mapping) \
+        and "releaseName" in raw_driver else (driver or namespace)
+    raw_monitoring = raw_cluster.get("monitoring", {}) if isinstance(raw_cluster, Mapping) else None
+    watched, left_out = salvage(MonitoringConfig, raw_monitoring) if isinstance(raw_monitoring, Mapping) else (None, [])
+    raw_name = raw_cluster.get("name") if isinstance(raw_cluster, Mapping) else None
+    cluster_name = raw_name if isinstance(raw_name, str) and CLUSTER_NAME.fullmatch(raw_name) else None
     problems = cross_problems(cluster, pools, bool(raw_pools) and len(pools) == len(raw_pools),
-                              namespace.namespace if namespace else None, samples, system.name if system else None)
+                              namespace.namespace if namespace else None, samples, system.name if system else None,
+                              release.release_name if release else None, names, len(raw_pools), driver,
+                              (watched, cluster_name, left_out), cluster_left_out)
     return [Problem(key, message) for key, message in problems]

@@ -22,6 +22,7 @@ from typing import Any
 import pulumi
 
 from ..config.monitoring import MonitoringConfig
+from ..config.monitoring_rules import grafana_name, workspace_name
 from .rules import RuleGroup, azure_rules
 
 PROMETHEUS_STREAM = "Microsoft-PrometheusMetrics"
@@ -50,14 +51,7 @@ def needs_private_link_endpoint(private_cluster: bool, cluster_location: str, wo
     return private_cluster and cluster_location != workspace_location
 
 
-def workspace_name(cluster: str) -> str:
-    """The workspace's name (4-44 letters, digits and '-', not ending with '-')."""
-    return f"amw-{cluster}"[:44].rstrip("-")
-
-
-def grafana_name(config: MonitoringConfig, cluster: str) -> str:
-    """The Managed Grafana's name: the stack's, or 'amg-<cluster>' cut to 23 characters."""
-    return config.grafana.name or f"amg-{cluster}"[:23].rstrip("-")
+# The derived names live with the rule that checks them (config/monitoring_rules.py).
 
 
 def rule_group_name(group: str, cluster: str) -> str:

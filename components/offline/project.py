@@ -170,6 +170,29 @@ def read_yaml(path: Path, shown: str, project: str | None = None) -> Any:
         raise StackFileError(_keyed(exc, project)) from None
 
 
+def read_yaml_collecting(path: Path, shown: str, project: str) -> tuple[Any, list[tuple[str, str]]]:
+    """A stack file's one document without the values that cannot be read, and (key path, line) for each of those: the
+    key path as the model names it (`keyed_path`, '' outside ``config:``) and the one-line problem. StackFileError
+    when the file as a whole cannot be read."""
+    try:
+        doc, problems = safe_yaml.read_collecting(path, shown)
+    except safe_yaml.YamlInputError as exc:
+        raise StackFileError(_keyed(exc, project)) from None
+    return doc, [(keyed_path(exc, project), _keyed(exc, project)) for exc in problems]
+
+
+def keyed_path(exc: safe_yaml.YamlInputError, project: str) -> str:
+    """The config key path a value's problem is at (``cluster.protect``), or '' when it is not inside ``config:``."""
+    path = exc.path
+    if len(path) < 2 or path[0] != "config" or not isinstance(path[1], str):
+        return ""
+    try:
+        full = full_key(project, path[1], exc.where)
+    except StackFileError:
+        return ""
+    return key_path(project, full, path[2:])
+
+
 def _keyed(exc: safe_yaml.YamlInputError, project: str | None) -> str:
     path = exc.path
     if project is None or len(path) < 2 or path[0] != "config" or not isinstance(path[1], str):

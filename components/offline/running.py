@@ -11,6 +11,7 @@ the environment, and an offline plan must not change with the shell it runs in.
 
 from __future__ import annotations
 
+import ast
 import io
 import logging
 import os
@@ -88,6 +89,53 @@ def describe_failure(exc: BaseException, directory: Path) -> str:
         return one_line(f"{where}: the program is not valid Python: {exc.msg}")
     what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     return one_line(f"{where + ': ' if where else ''}the program failed: {what}")
+
+
+def _innermost(exc: BaseException, directory: Path) -> tuple[Path, int] | None:
+    found = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        path = Path(frame.filename)
+        if path.is_absolute() and path.is_relative_to(directory) and frame.lineno:
+            found = (path, frame.lineno)
+    return found
+
+
+def resource_at(exc: BaseException, directory: Path) -> str | None:
+    """"GpuNodePool 'gpu-b'": the component call whose arguments the program was building when `exc` was raised, read
+    from the program's source at the failing line (a call with a literal name and an Args call as its second
+    argument); None when the line says no more (the Args were built apart, or the name is computed)."""
+    where = _innermost(exc, directory)
+    if where is None:
+        return None
+    path, line = where
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError, RecursionError):
+        return None
+    best: tuple[int, int, str] | None = None
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and node.lineno <= line <= (node.end_lineno or node.lineno)):
+            continue
+        given = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "args"), None)
+        name = node.args[0] if node.args else None
+        kind = ast.unparse(node.func).rsplit(".", 1)[-1]
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str) and kind[:1].isupper()):
+            continue
+        # Best: the call whose Args were being built on the failing line; else the component call itself failed there.
+        builds = isinstance(given, ast.Call) and given.lineno <= line <= (given.end_lineno or given.lineno)
+        rank = (0 if builds else 1, (node.end_lineno or node.lineno) - node.lineno)
+        if best is None or rank < best[:2]:
+            best = (*rank, f"{kind} {name.value!r}")
+    return best[2] if best else None
+
+
+def args_error_lines(exc: BaseException, title: str, problems: list[str], directory: Path) -> list[str]:
+    """One line per problem of a component's arguments, each saying where (the program's file and line), which resource
+    (when the line names it) and which Args class: ``__main__.py:14: GpuNodePool 'b': invalid GpuNodePoolArgs: ...``."""
+    frame = program_frame(exc, directory)
+    resource = resource_at(exc, directory)
+    head = "".join(f"{part}: " for part in (frame, resource, title) if part)
+    return [one_line(f"{head}{problem}") for problem in problems]
 
 
 def _exit_message(exc: SystemExit, directory: Path) -> str:

@@ -14,7 +14,9 @@
 - Strict mappings: a key written twice is an error, keys are text, and merge keys (``<<: *base``) work, with the
   mapping's own keys winning over merged ones (YAML's merge key type, yaml.org/type/merge).
 
-Every problem is a `YamlInputError` whose message is one line naming the file, line and column.
+Every problem is a `YamlInputError` whose message is one line naming the file, line and column. A problem in one value
+does not stop the reading: `load_collecting` gives the document without the refused values (a mapping's key left out,
+a list's item null) and every problem found, so one run reports them all; `load` raises the first.
 """
 
 from __future__ import annotations
@@ -31,7 +33,10 @@ from .files import FileTooLargeError, NotRegularFileError, read_regular
 from .yaml_bounds import MAX_DEPTH, MERGE, check_expansion, node_paths
 from .yaml_values import MAX_EXACT_INT, dotted, foreign_values, kind, octal_ambiguity, shown, yaml11_ambiguity
 
-__all__ = ["MAX_EXACT_INT", "YamlInputError", "decode", "foreign_values", "load", "read", "read_text"]
+__all__ = [
+    "MAX_EXACT_INT", "YamlInputError", "decode", "foreign_values", "load", "load_collecting", "read", "read_collecting",
+    "read_text",
+]
 
 MAX_FILE_BYTES = 1 << 20
 MAX_DIGITS = 32
@@ -51,6 +56,7 @@ class YamlInputError(ValueError):
     def __init__(self, message: str, path: tuple[str | int, ...] = (), problem: str = "", where: str = ""):
         super().__init__(message)
         self.path, self.problem, self.where = path, problem or message, where or message.partition(": ")[0]
+        self.position = (0, 0)  # (line, column) from 0, to list problems in the file's order
 
 
 class _KeyedError(ConstructorError):
@@ -59,6 +65,16 @@ class _KeyedError(ConstructorError):
     def __init__(self, problem: str, mark: Any, path: tuple[str | int, ...] | None):
         super().__init__(None, None, problem, mark)
         self.path = path or ()
+
+
+class _Refused:
+    """Stands for a value refused while the document is built (its problem is recorded); removed before it is returned."""
+
+    def __repr__(self) -> str:
+        return "<refused>"
+
+
+REFUSED = _Refused()
 
 
 class _Resolver(yaml.resolver.Resolver):
@@ -93,7 +109,7 @@ class _Loader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml
               yaml.constructor.SafeConstructor, _Resolver):
     """PyYAML's safe loader (no Python objects) with the bounds, scalar types and strict mappings of this module."""
 
-    def __init__(self, stream: str):
+    def __init__(self, stream: str, name: str = ""):
         yaml.reader.Reader.__init__(self, stream)
         yaml.scanner.Scanner.__init__(self)
         yaml.parser.Parser.__init__(self)
@@ -102,6 +118,10 @@ class _Loader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml
         _Resolver.__init__(self)
         self._depth = 0
         self._paths: dict[int, tuple[str | int, ...]] = {}
+        self.name = name
+        self.problems: list[YamlInputError] = []
+        # Every value is built where its node is (no deferred generators), so a problem is caught at its own node.
+        self.deep_construct = True
 
     def compose_node(self, parent: Node | None, index: Any) -> Node:
         self._depth += 1
@@ -124,12 +144,33 @@ class _Loader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml
     def _refuse(self, problem: str, node: Node) -> _KeyedError:
         return _KeyedError(problem, node.start_mark, self._paths.get(id(node)))
 
+    def _record(self, exc: yaml.MarkedYAMLError) -> None:
+        self.problems.append(_keyed_problem(exc, self.name))
+
     def construct_object(self, node: Node, deep: bool = False) -> Any:
+        """The node's value, or REFUSED with its problem recorded: one bad value never hides the rest of the file."""
+        if node in self.constructed_objects:
+            return self.constructed_objects[node]
+        try:
+            return self._construct(node, deep)
+        except _KeyedError as exc:
+            self._record(exc)
+        # Undo what PyYAML's construct_object leaves behind when a constructor raises, so an alias of this node is
+        # refused too (without a second report) and the rest of the document is built as usual.
+        self.recursive_objects.pop(node, None)
+        self.deep_construct = True
+        self.constructed_objects[node] = REFUSED
+        return REFUSED
+
+    def _construct(self, node: Node, deep: bool) -> Any:
+        if node.tag == "tag:yaml.org,2002:set" and not isinstance(node, MappingNode):
+            raise self._refuse("!!set on a list: a !!set is written as a mapping ({a, b}), and config cannot hold one; "
+                               "write a list", node)
         try:
             return super().construct_object(node, deep)
         except _KeyedError:
             raise
-        except ConstructorError as exc:  # PyYAML's own (`!!set [a]`, an unknown tag): the node's key path added
+        except ConstructorError as exc:  # PyYAML's own (an unknown tag): the node's key path added
             raise self._refuse(str(exc.problem), node) from None
         except yaml.YAMLError:
             raise
@@ -140,31 +181,40 @@ class _Loader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml
             raise self._refuse(f"cannot read {node.value!r} as {_tag_name(node.tag)}{why}", node) from None
 
     def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
+        """The mapping without its refused entries: a key written twice (the first kept), a key that is not text."""
         if not isinstance(node, MappingNode):
-            if node.tag == "tag:yaml.org,2002:set":
-                raise self._refuse("!!set on a list: a !!set is written as a mapping ({a, b}), and config cannot hold one; "
-                                   "write a list", node)
             raise self._refuse(f"expected a mapping, found {_tag_name(node.tag)}", node)
         seen: set[str] = set()
+        kept: list[tuple[Node, Node]] = []
         merges = 0
-        for key_node, _ in node.value:
+        for key_node, value_node in node.value:
             if key_node.tag == MERGE:
                 merges += 1
                 if merges > 1:
-                    raise _KeyedError("merge key '<<' is written twice", key_node.start_mark, self._paths.get(id(node)))
+                    self._record(_KeyedError("merge key '<<' is written twice", key_node.start_mark,
+                                             self._paths.get(id(node))))
+                    continue
+                kept.append((key_node, value_node))
                 continue
             key = self.construct_object(key_node, deep=True)
+            if key is REFUSED:
+                continue
             if not isinstance(key, str):
-                raise self._refuse(f"key {shown(key)} is {kind(key)}, not text; quote it", key_node)
+                self._record(self._refuse(f"key {shown(key)} is {kind(key)}, not text; quote it", key_node))
+                continue
             if key in seen:
-                raise self._refuse(f"key '{key}' is written twice", key_node)
+                self._record(self._refuse(f"key '{key}' is written twice", key_node))
+                continue
             seen.add(key)
+            kept.append((key_node, value_node))
+        node.value = kept
         try:
-            return super().construct_mapping(node, deep)
+            built = super().construct_mapping(node, deep)
         except _KeyedError:
             raise
         except ConstructorError as exc:  # a merge key that names no mapping
             raise _KeyedError(str(exc.problem), exc.problem_mark, self._paths.get(id(node))) from None
+        return {k: v for k, v in built.items() if v is not REFUSED}
 
     def construct_yaml_int(self, node: ScalarNode) -> int:
         text = self.construct_scalar(node).replace("_", "")
@@ -227,12 +277,49 @@ def decode(data: bytes, name: str) -> str:
         ) from None
 
 
-def load(text: str, name: str) -> Any:
-    """The one YAML document in `text`, as plain data; YamlInputError (one line) when it is not safe YAML."""
+def _keyed_problem(exc: yaml.MarkedYAMLError, name: str) -> YamlInputError:
+    """A problem found while the document was built, as one line with the file, line, column and key path."""
+    mark = exc.problem_mark or exc.context_mark
+    where = f"{name}:{mark.line + 1}:{mark.column + 1}" if mark else name
+    problem = " ".join(str(exc.problem or exc.context or "unreadable").split())
+    path = getattr(exc, "path", ())
+    if path:
+        found = YamlInputError(f"{where}: {dotted(path)}: {problem}", path, problem, where)
+    else:
+        found = YamlInputError(f"{where}: not valid YAML: {problem}", (), f"not valid YAML: {problem}", where)
+    found.position = (mark.line, mark.column) if mark else (0, 0)
+    return found
+
+
+def _without_refused(data: Any) -> Any:
+    """The data with every REFUSED value removed (a list keeps its indices: the item becomes null)."""
+    if data is REFUSED:
+        return None
+    seen: set[int] = set()
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, dict):
+            for key in [k for k, v in node.items() if v is REFUSED]:
+                del node[key]
+            stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
+        elif isinstance(node, list):
+            node[:] = [None if item is REFUSED else item for item in node]
+            stack.extend(v for v in node if isinstance(v, (dict, list)))
+    return data
+
+
+def load_collecting(text: str, name: str) -> tuple[Any, list[YamlInputError]]:
+    """The one YAML document in `text` without the values that cannot be read, and a problem for each of them; raises
+    YamlInputError (one line) when the file as a whole cannot be read (not YAML, too large, too deep, not UTF-8)."""
     loader = None
     try:
-        loader = _Loader(text)  # the reader refuses control characters as it is built
-        return loader.get_single_data()
+        loader = _Loader(text, name)  # the reader refuses control characters as it is built
+        data = loader.get_single_data()
+        return _without_refused(data), sorted(loader.problems, key=lambda p: p.position)
     except yaml.reader.ReaderError as exc:
         line = text.count("\n", 0, exc.position) + 1
         column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
@@ -240,13 +327,7 @@ def load(text: str, name: str) -> Any:
             f"{name}:{line}:{column}: not valid YAML: character #x{exc.character:04x} is not allowed in YAML"
         ) from None
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f"{name}:{mark.line + 1}:{mark.column + 1}" if mark else name
-        problem = " ".join(str(exc.problem or exc.context or "unreadable").split())
-        path = getattr(exc, "path", ())
-        if path:
-            raise YamlInputError(f"{where}: {dotted(path)}: {problem}", path, problem, where) from None
-        raise YamlInputError(f"{where}: not valid YAML: {problem}", (), f"not valid YAML: {problem}", where) from None
+        raise _keyed_problem(exc, name) from None
     except yaml.YAMLError as exc:
         raise YamlInputError(f"{name}: not valid YAML: {' '.join(str(exc).split())}") from None
     except RecursionError:
@@ -254,6 +335,20 @@ def load(text: str, name: str) -> Any:
     finally:
         if loader is not None:
             loader.dispose()
+
+
+def load(text: str, name: str) -> Any:
+    """The one YAML document in `text`, as plain data; YamlInputError (one line, the first problem) when it is not
+    safe YAML."""
+    data, problems = load_collecting(text, name)
+    if problems:
+        raise problems[0]
+    return data
+
+
+def read_collecting(path: Path, shown: str | None = None) -> tuple[Any, list[YamlInputError]]:
+    """A YAML file's one document without the values that cannot be read, and a problem for each (`load_collecting`)."""
+    return load_collecting(read_text(path, shown), shown or path.name)
 
 
 def read(path: Path, shown: str | None = None) -> Any:

@@ -8,18 +8,20 @@ config variables of the caller's environment are hidden from the program (`runni
 
 from __future__ import annotations
 
+import copy
 import difflib
 import importlib.util
 import json
 import runpy
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from . import safe_yaml
 from .capture import capture
 from .plan import SECRET, Plan
-from .project import Project, StackFileError, full_key, key_path, read_yaml, shown_key, stack_name
+from .project import Project, StackFileError, full_key, key_path, read_yaml_collecting, shown_key, stack_name
 from .running import isolated_program
 
 # The keys of a stack file (pulumi/pulumi `sdk/go/common/workspace/project.go`, ProjectStack).
@@ -28,8 +30,39 @@ NAMESPACE_CUTOFF = 0.8
 DEFAULT_TIMEOUT = 120.0
 
 
+@dataclass(frozen=True)
+class StackFile:
+    """A stack file as read: its config map (namespaced keys), the keys that are secrets, and the problems found in it,
+    each as (the config key path it covers, '' for none; the one-line problem). A value with a problem is left out of
+    `config`, so the program still runs on the rest and one run reports every mistake."""
+
+    config: dict[str, Any]
+    secrets: list[str]
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    # The values as written, secure values still encrypted ({secure: ...}): what a suggestion to paste back may quote.
+    written: dict[str, Any] = field(default_factory=dict)
+
+    def lines(self) -> list[str]:
+        """The problems' lines, each once."""
+        return list(dict.fromkeys(line for _, line in self.problems))
+
+    def covers(self, path: str) -> bool:
+        """Whether a problem of the file is already at `path` or above it (a model's problem there says no more)."""
+        return any(key and (path == key or path.startswith((f"{key}.", f"{key}["))) for key, _ in self.problems)
+
+
 def read_stack_config(project: Project, stack: str) -> tuple[dict[str, Any], list[str]]:
-    """The stack file's config map with keys namespaced as the CLI does, and the keys that are secrets.
+    """The stack file's config map with keys namespaced as the CLI does, and the keys that are secrets; StackFileError
+    listing every problem of the file (`read_stack_file` gives them without raising)."""
+    found = read_stack_file(project, stack)
+    if found.problems:
+        raise StackFileError(*found.lines())
+    return found.config, found.secrets
+
+
+def read_stack_file(project: Project, stack: str) -> StackFile:
+    """The stack file read as the CLI reads it, with every problem of its values collected (StackFileError only when
+    the file as a whole cannot be used).
 
     A value encrypted with the stack's secrets provider (``{secure: v1:...}``, at the top or anywhere inside) is never
     decrypted offline: it becomes ``[secret]``, and its whole key is a secret, as Pulumi marks a key whose value contains
@@ -40,46 +73,61 @@ def read_stack_config(project: Project, stack: str) -> tuple[dict[str, Any], lis
     if not path.exists():
         known = ", ".join(project.stacks()) or "none"
         raise StackFileError(f"{path.name}: no such stack file in {path.parent}; stacks: {known}")
-    doc = read_yaml(path, path.name, project.name)
+    doc, problems = read_yaml_collecting(path, path.name, project.name)
     if doc is None:
         doc = {}
     if not isinstance(doc, dict):
         raise StackFileError(f"{path.name}: expected a 'config:' mapping of keys to values (see Pulumi.dev.yaml)")
-    problems = [_unknown_key(path.name, key) for key in doc if key not in STACK_FILE_KEYS]
+    problems += [("", _unknown_key(path.name, key)) for key in doc if key not in STACK_FILE_KEYS]
     if doc.get("environment"):
-        problems.append(f"{path.name}: environment: imports Pulumi ESC environments, whose values the offline engine "
-                        "cannot read; plan a stack file without them")
+        problems.append(("", f"{path.name}: environment: imports Pulumi ESC environments, whose values the offline "
+                         "engine cannot read; plan a stack file without them"))
     section = doc.get("config")
     if not isinstance(section, (dict, type(None))):
-        problems.append(f"{path.name}: expected a 'config:' mapping of keys to values (see Pulumi.dev.yaml)")
-    if problems:
-        raise StackFileError(*problems)
+        raise StackFileError(*[line for _, line in problems],
+                             f"{path.name}: expected a 'config:' mapping of keys to values (see Pulumi.dev.yaml)")
     config: dict[str, Any] = {}
     written: dict[str, str] = {}
+    as_written: dict[str, Any] = {}
     secrets: set[str] = set()
     for key, value in (section or {}).items():
         try:
             full = full_key(project.name, key, path.name)
         except StackFileError as exc:
-            problems += exc.lines
+            problems += [("", line) for line in exc.lines]
             continue
         if full in written:
-            problems.append(f"{shown_key(project.name, full)}: written twice in {path.name}, as '{written[full]}' and "
-                            f"'{key}'; keep one")
+            problems.append((shown_key(project.name, full), f"{shown_key(project.name, full)}: written twice in "
+                             f"{path.name}, as '{written[full]}' and '{key}'; keep one"))
             continue
         written[full] = key
+        as_written[full] = copy.deepcopy(value)
         value, secret = _without_ciphertext(value)
         config[full] = value
         if secret:
             secrets.add(full)
     problems += _namespace_typos(project.name, config)
-    for full, value in config.items():
-        for where, problem in safe_yaml.foreign_values(value):
-            problems.append(f"{key_path(project.name, full, where)}: {problem}")
+    for full in list(config):
+        for where, problem in list(safe_yaml.foreign_values(config[full])):
+            shown = key_path(project.name, full, where)
+            problems.append((shown, f"{shown}: {problem}"))
+            config[full] = _without(config[full], where)
     problems += _apply_project_config(project, stack, config, secrets)
-    if problems:
-        raise StackFileError(*problems)
-    return config, sorted(secrets)
+    return StackFile(config, sorted(secrets), problems, as_written)
+
+
+def _without(value: Any, where: tuple[str | int, ...]) -> Any:
+    """The value without what is at `where` (a mapping's key left out, a list's item null; the whole value: None)."""
+    if not where:
+        return None
+    parent = value
+    for part in where[:-1]:
+        parent = parent[part]
+    if isinstance(parent, dict):
+        parent.pop(where[-1], None)
+    else:
+        parent[where[-1]] = None
+    return value
 
 
 def _unknown_key(file: str, key: Any) -> str:
@@ -102,7 +150,7 @@ def _without_ciphertext(value: Any) -> tuple[Any, bool]:
     return value, False
 
 
-def _namespace_typos(project: str, config: dict[str, Any]) -> list[str]:
+def _namespace_typos(project: str, config: dict[str, Any]) -> list[tuple[str, str]]:
     """A namespace that is almost the project's name is a typo, unless a Pulumi package of that name is installed
     (Python SDKs are ``pulumi_<name>``): Pulumi would pass its keys to no one."""
     problems = []
@@ -113,12 +161,16 @@ def _namespace_typos(project: str, config: dict[str, Any]) -> list[str]:
         alike = (namespace.casefold() == project.casefold()
                  or difflib.SequenceMatcher(None, namespace, project).ratio() >= NAMESPACE_CUTOFF)
         if alike and importlib.util.find_spec(f"pulumi_{namespace.replace('-', '_')}") is None:
-            problems.append(f"{full}: unknown namespace '{namespace}' (did you mean '{project}'?); this project's keys "
-                            f"are {project}:<key>, and no installed package is named '{namespace}'")
+            # The key the writer meant is then missing from the project's: this problem says so already.
+            problems.append((full.partition(":")[2], f"{full}: unknown namespace '{namespace}' (did you mean "
+                             f"'{project}'?); this project's keys are {project}:<key>, and no installed package is "
+                             f"named '{namespace}'"))
     return problems
 
 
-def _apply_project_config(project: Project, stack: str, config: dict[str, Any], secrets: set[str]) -> list[str]:
+def _apply_project_config(
+    project: Project, stack: str, config: dict[str, Any], secrets: set[str]
+) -> list[tuple[str, str]]:
     """Pulumi.yaml's config applied as the CLI applies it (`sdk/go/common/workspace/validation.go`, mergeConfig): a
     value or default fills a key the stack does not set; a key of the project's namespace with neither is required;
     a key declared secret must be encrypted in the stack."""
@@ -126,19 +178,22 @@ def _apply_project_config(project: Project, stack: str, config: dict[str, Any], 
     for full, declaration in project.config:
         if full in config:
             if declaration.get("secret") is True and full not in secrets:
-                problems.append(f"{shown_key(project.name, full)}: declared secret in Pulumi.yaml, so stack '{stack}' "
-                                "must set it with `pulumi config set --secret`")
+                problems.append(("", f"{shown_key(project.name, full)}: declared secret in Pulumi.yaml, so stack "
+                                 f"'{stack}' must set it with `pulumi config set --secret`"))
             continue
         if "value" in declaration or "default" in declaration:
             value = declaration.get("value", declaration.get("default"))
-            for where, problem in safe_yaml.foreign_values(value):
-                problems.append(f"Pulumi.yaml: config {key_path(project.name, full, where)}: {problem}")
+            for where, problem in list(safe_yaml.foreign_values(value)):
+                shown = key_path(project.name, full, where)
+                problems.append((shown, f"Pulumi.yaml: config {shown}: {problem}"))
+                value = _without(value, where)
             config[full] = value
         elif full.startswith(f"{project.name}:"):
             missing.append(shown_key(project.name, full))
     if missing:
-        problems.append(f"stack '{stack}' is missing configuration {', '.join(sorted(missing))} (declared in Pulumi.yaml "
-                        "without a default)")
+        line = (f"stack '{stack}' is missing configuration {', '.join(sorted(missing))} (declared in Pulumi.yaml "
+                "without a default)")
+        problems += [(key, line) for key in sorted(missing)]
     return problems
 
 
@@ -148,8 +203,14 @@ def run_project(project: Project, stack: str, *, preview: bool = True, timeout: 
     The program runs as the language host runs it, apart from the caller: its stdout goes to stderr (a ``print`` never
     mixes into a plan document), its stdin is empty, ambient ``PULUMI_*`` variables are hidden. A program that stops
     early (``sys.exit``), fails, or runs past `timeout` seconds raises `running.ProgramError` (one line).
+
+    Problems of the stack file's values and of the package's settings in it are all reported at once, before the
+    program runs: StackFileError lists the file's and the settings' at keys the file's do not already cover.
     """
-    config, secrets = read_stack_config(project, stack)
+    found = read_stack_file(project, stack)
+    problems = [*found.lines(), *_settings_problems(found, project)]
+    if problems:
+        raise StackFileError(*problems)
     stack = stack_name(stack, project.name)
 
     def program() -> None:
@@ -157,8 +218,39 @@ def run_project(project: Project, stack: str, *, preview: bool = True, timeout: 
             runpy.run_path(str(project.main), run_name="__main__")
 
     with isolated_program(project.main, timeout):
-        return capture(program, project=project.name, stack=stack, config=config, preview=preview,
-                       secret_keys=secrets, timeout=timeout)
+        return capture(program, project=project.name, stack=stack, config=found.config, preview=preview,
+                       secret_keys=found.secrets, timeout=timeout)
+
+
+def _reads_our_settings(project: Project) -> bool:
+    """Whether the project's config sections are this package's settings: the package's own project, or a program
+    that loads them with `load_stack_config` (another program's `cluster` key may mean something else)."""
+    from ..config import PROJECT
+
+    if project.name == PROJECT:
+        return True
+    try:
+        return "load_stack_config" in project.main.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
+def _settings_problems(found: StackFile, project: Project) -> list[str]:
+    """The problems of this package's settings in the file's readable values (what the program would report first),
+    at keys the file's own problems do not cover; none when the file sets none of the package's sections.
+
+    No value is hidden from them: offline, a secret is never decrypted (it is ``[secret]`` already), and every other
+    value is the file's own plain text, so a message quotes exactly what the file shows (masked by value, never by
+    the section a secret sits in)."""
+    from ..config import STACK_KEYS, ConfigError, stack_config_from_mapping
+
+    if not any(f"{project.name}:{key}" in found.config for key in STACK_KEYS) or not _reads_our_settings(project):
+        return []
+    try:
+        stack_config_from_mapping(found.config, project.name)
+    except ConfigError as exc:
+        return [str(p) for p in exc.problems if not found.covers(p.path)]
+    return []
 
 
 class _ProjectOnPath:

@@ -114,6 +114,13 @@ def _resources(plan: Any) -> Iterable[tuple[str, str, Mapping[str, Any]]]:
     return [(r.urn, r.type, r.inputs) for r in plan.resources]
 
 
+def _providers(plan: Any) -> dict[str, str | None]:
+    """urn -> the resource's provider reference (which cluster a Kubernetes object goes to)."""
+    if isinstance(plan, Mapping):
+        return {r["urn"]: r.get("provider") for r in plan["resources"]}
+    return {r.urn: r.provider for r in plan.resources}
+
+
 def _stack(plan: Any) -> str:
     """The plan's stack name ('' when it has none)."""
     return str(plan.get("stack", "") if isinstance(plan, Mapping) else getattr(plan, "stack", "") or "")
@@ -124,7 +131,8 @@ def check_plan(plan: Any) -> list[Violation]:
     the stack-wide ones."""
     resources = list(_resources(plan))
     found = [v for urn, type_, inputs in resources for v in check_resource(type_, inputs, urn)]
-    found += [Violation(UNIQUE_DEVICE_CLASS, urn, message, True) for urn, message in check_unique_device_classes(resources)]
+    found += [Violation(UNIQUE_DEVICE_CLASS, urn, message, True)
+              for urn, message in check_unique_device_classes(resources, _providers(plan))]
     advisories = check_gpu_metrics_in_prod(resources, _stack(plan))
     found += [Violation(GPU_METRICS_IN_PROD, "", message, False) for message in advisories]
     return found
@@ -134,7 +142,7 @@ def plan_findings(plan: Any) -> tuple[list[str], list[str]]:
     """What `plan` itself reports on stderr: (errors, warnings). Errors: objects two components would both create;
     warnings: the advisory policies."""
     resources = list(_resources(plan))
-    errors = [f"{urn}: {message}" for urn, message in check_unique_device_classes(resources)]
+    errors = [f"{urn}: {message}" for urn, message in check_unique_device_classes(resources, _providers(plan))]
     warnings = [
         message
         for _, type_, inputs in resources

@@ -196,20 +196,52 @@ def check_scale_from_zero(type_token: str, inputs: Mapping[str, Any]) -> list[st
     ]
 
 
-def check_unique_device_classes(resources: Iterable[tuple[str, str, Mapping[str, Any]]]) -> list[tuple[str, str]]:
-    """(urn, message) for every DeviceClass whose name an earlier resource of the plan already declares: a DeviceClass is
-    cluster-scoped, so two components creating one name would overwrite (and on delete remove) each other's object."""
-    first: dict[str, str] = {}
+# The NVIDIA DRA driver's chart under its two names (NGC's 25.x, kubernetes-sigs' 0.4+). Its templates create
+# DeviceClasses (templates/deviceclass-*.yaml of every chart version): gpu.nvidia.com, mig.nvidia.com and
+# vfio.gpu.nvidia.com when resources.gpus.enabled (which the package always sets), the two compute-domain classes when
+# resources.computeDomains.enabled (the chart's default: true).
+DRIVER_CHART_NAMES = frozenset({"nvidia-dra-driver-gpu", "dra-driver-nvidia-gpu"})
+_GPU_CLASSES = ("gpu.nvidia.com", "mig.nvidia.com", "vfio.gpu.nvidia.com")
+_COMPUTE_DOMAIN_CLASSES = ("compute-domain-daemon.nvidia.com", "compute-domain-default-channel.nvidia.com")
+
+
+def release_device_classes(type_token: str, inputs: Mapping[str, Any]) -> list[str]:
+    """The DeviceClasses a Helm release of the NVIDIA DRA driver chart creates (none for any other resource)."""
+    if not (type_token.startswith("kubernetes:helm.sh/") and type_token.endswith(":Release")):
+        return []
+    chart = _get(inputs, "chart")
+    if not isinstance(chart, str) or chart.rstrip("/").rsplit("/", 1)[-1] not in DRIVER_CHART_NAMES:
+        return []
+    values = _get(inputs, "values")
+    if _hidden(values) or not isinstance(values, Mapping):
+        return list(_GPU_CLASSES)  # values held as a secret: the package always turns the GPU classes on
+    names = list(_GPU_CLASSES) if _get(values, "resources", "gpus", "enabled") is True else []
+    if _get(values, "resources", "computeDomains", "enabled") is not False:
+        names += _COMPUTE_DOMAIN_CLASSES
+    return names
+
+
+def check_unique_device_classes(
+    resources: Iterable[tuple[str, str, Mapping[str, Any]]], providers: Mapping[str, str | None] | None = None,
+) -> list[tuple[str, str]]:
+    """(urn, message) for every DeviceClass whose name an earlier resource of the plan already creates on the same
+    cluster (the same Kubernetes provider): a DeviceClass resource, or a release of the NVIDIA driver chart, which
+    creates its classes itself. A DeviceClass is cluster-scoped, so two owners would overwrite (and on delete remove)
+    each other's object; Helm refuses to install a release over objects another release owns."""
+    first: dict[tuple[str | None, str], str] = {}
     found = []
     for urn, type_token, inputs in resources:
-        if not (type_token.startswith("kubernetes:resource.k8s.io/") and type_token.endswith(":DeviceClass")):
-            continue
-        name = _get(inputs, "metadata", "name")
-        if not isinstance(name, str) or _hidden(name):
-            continue
-        if name in first:
-            found.append((urn, f"DeviceClass '{name}' is also declared by {first[name]}: a DeviceClass is cluster-scoped, "
-                               "so only one component may create it; let the others name it without creating it"))
+        cluster = (providers or {}).get(urn)
+        if type_token.startswith("kubernetes:resource.k8s.io/") and type_token.endswith(":DeviceClass"):
+            name = _get(inputs, "metadata", "name")
+            names = [name] if isinstance(name, str) and not _hidden(name) else []
         else:
-            first[name] = urn
+            names = release_device_classes(type_token, inputs)
+        for name in names:
+            if (cluster, name) in first:
+                found.append((urn, f"DeviceClass '{name}' is also declared by {first[(cluster, name)]}: a DeviceClass is "
+                                   "cluster-scoped, so only one component may create it (one NVIDIA DRA driver release "
+                                   "per cluster); let the others name it without creating it"))
+            else:
+                first[(cluster, name)] = urn
     return found

@@ -10,8 +10,8 @@ def add_size_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags of `python -m components size`."""
     parser.add_argument("--workload", action="append", metavar="NAME=GiB[xCOUNT]",
                         help="a workload: GPU memory per replica in GiB and replicas, e.g. embed=3x4 (repeatable)")
-    parser.add_argument("--slice", action="append", metavar="NAME=GB[xCOUNT]",
-                        help="a workload asking for a nominal slice: GB one of 4, 8, 12, 24 (a whole A10), 48 (two on one "
+    parser.add_argument("--slice", action="append", metavar="NAME=GiB[xCOUNT]",
+                        help="a workload asking for a nominal slice in GiB: one of 4, 8, 12, 24 (a whole A10), 48 (two on one "
                         "node), e.g. chat=8x6 (repeatable)")
     parser.add_argument("--workloads", action="append", metavar="FILE.yaml",
                         help="workloads from a YAML file: workloads: [{name, memoryGiB or slice, count, devices, spot}] "

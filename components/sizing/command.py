@@ -4,7 +4,7 @@ Exit status: 0 everything fits, 3 something does not (a workload no slice holds,
 small), 2 bad input (one line per problem on stderr, nothing on stdout).
 
 Workloads are asked for by the memory they need (`--workload NAME=GiB[xCOUNT]`, `memoryGiB:`) or by a nominal slice
-(`--slice NAME=GB[xCOUNT]`, `slice:`); spot pools serve only the workloads that opt in (`--spot NAME`, `spot: true`).
+(`--slice NAME=GiB[xCOUNT]`, `slice:`); spot pools serve only the workloads that opt in (`--spot NAME`, `spot: true`).
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ _WORKLOAD = re.compile(r"(?P<name>[A-Za-z0-9][-A-Za-z0-9_.]*)=(?P<gib>[0-9]+(\.[
 _NAME = re.compile(r"[A-Za-z0-9][-A-Za-z0-9_.]{0,62}", re.ASCII)
 MAX_GIB, MAX_COUNT = 1024, 10000
 WORKLOAD_SYNTAX = "NAME=GiB[xCOUNT], e.g. 'embed=3x4' (3 GiB of GPU memory, 4 replicas) or 'llm=20'"
-_SLICE = re.compile(r"(?P<name>[A-Za-z0-9][-A-Za-z0-9_.]*)=(?P<gb>[0-9]+)(?:GB|G)?(?:x(?P<count>[0-9]+))?",
+_SLICE = re.compile(r"(?P<name>[A-Za-z0-9][-A-Za-z0-9_.]*)=(?P<gb>[0-9]+)(?:GiB|Gi|GB|G)?(?:x(?P<count>[0-9]+))?",
                     re.ASCII | re.IGNORECASE)
 SLICES_TEXT = f"{', '.join(map(str, SLICE_SIZES))} (24: a whole A10; 48: two whole A10s on one node)"
-SLICE_SYNTAX = f"NAME=GB[xCOUNT] with GB one of {SLICES_TEXT}, e.g. 'chat=8x6'"
+SLICE_SYNTAX = f"NAME=GiB[xCOUNT] with GiB one of {SLICES_TEXT}, e.g. 'chat=8x6'"
 
 
 class WorkloadSpec(Model):
@@ -44,10 +44,10 @@ class WorkloadSpec(Model):
     memory_gib: float | None = Field(None, gt=0, le=MAX_GIB, alias="memoryGiB",
                                      description="GPU memory per device the workload needs, in GiB (or `slice`).")
     slice: Literal[4, 8, 12, 24, 48] | None = Field(
-        None, description="The nominal slice to run on, in GB (or `memoryGiB`): 4, 8, 12, 24 (a whole A10), or 48 "
+        None, description="The nominal slice to run on, in GiB (or `memoryGiB`): 4, 8, 12, 24 (a whole A10), or 48 "
         "(two whole A10s on one node).")
     count: int = Field(1, ge=1, le=MAX_COUNT, description="Replicas that run at the same time.")
-    devices: Literal[1, 2] | None = unset("Devices per replica: 2 means two 24 GB devices on one "
+    devices: Literal[1, 2] | None = unset("Devices per replica: 2 means two 24 GiB devices on one "
                                           "node (default 1; 2 with slice: 48).")
     spot: bool = Field(False, description="May run on spot pools (evictable); without it a spot pool never serves it.")
 
@@ -64,7 +64,7 @@ class WorkloadSpec(Model):
             raise KeyedProblemsError(("memoryGiB", "give memoryGiB (GiB the workload needs) or slice (one of "
                                       f"{SLICES_TEXT}), one of the two"))
         if self.slice is not None and self.slice < 24 and self.devices == 2:
-            raise KeyedProblemsError(("devices", f"two devices on one node are 24 GB each, not {self.slice}; write "
+            raise KeyedProblemsError(("devices", f"two devices on one node are 24 GiB each, not {self.slice}; write "
                                       "slice: 48 (or devices: 1)"))
         if self.slice == 48 and self.devices == 1:
             raise KeyedProblemsError(("devices", "slice: 48 is two devices on one node; leave devices out (or 2)"))
@@ -130,12 +130,12 @@ def parse_workload(text: str) -> Workload:
 
 
 def parse_slice(text: str) -> Workload:
-    """`NAME=GB[xCOUNT]` (GB a nominal slice) -> Workload asking for that slice; ValueError saying the syntax."""
-    limits = f"GB is one of {SLICES_TEXT} and COUNT at most {MAX_COUNT}"
+    """`NAME=GiB[xCOUNT]` (GiB a nominal slice) -> Workload asking for that slice; ValueError saying the syntax."""
+    limits = f"GiB is one of {SLICES_TEXT} and COUNT at most {MAX_COUNT}"
     m = _matched(_SLICE, text, "--slice", SLICE_SYNTAX, limits, {"count": 6, "gb": 4})
     gb, count = int(m["gb"]), _count(m, text, "--slice")
     if gb not in SLICE_SIZES:
-        raise ValueError(f"--slice '{text}': {gb} GB is not an A10 slice; GB is one of {SLICES_TEXT}")
+        raise ValueError(f"--slice '{text}': {gb} GiB is not an A10 slice; GiB is one of {SLICES_TEXT}")
     size = min(gb, 24)
     return Workload(m["name"], float(size), count, 2 if gb == 48 else 1, size)
 
@@ -188,23 +188,32 @@ def collect_workloads(args: argparse.Namespace) -> list[Workload]:
                  for n in sorted({n for n in names if names.count(n) > 1})]
     if not workloads and not problems:
         problems.append(Problem("", f"no workloads: give --workload {WORKLOAD_SYNTAX.split(',')[0]}, --slice "
-                                    "NAME=GB[xCOUNT] or --workloads FILE"))
+                                    "NAME=GiB[xCOUNT] or --workloads FILE"))
     if problems:
         raise ConfigError(problems)
     return workloads
 
 
 def read_stack_file(project_dir: str, stack: str) -> tuple[StackConfig, list[dict[str, Any]] | None]:
-    """The stack's validated settings and its gpuPools as the stack file writes them (the program is not run)."""
-    from ..offline import StackFileError, load_project, read_stack_config
+    """The stack's validated settings and its gpuPools as the stack file writes them (the program is not run): a
+    secure value stays as its ciphertext ({secure: ...}), so a suggestion pasted back keeps the same secret. Every
+    problem of the file and of its settings at once."""
+    from ..offline import StackFileError, load_project
+    from ..offline.stacks import read_stack_file as read_file
 
     try:
         project = load_project(project_dir)
-        config, _secrets = read_stack_config(project, stack)
+        found = read_file(project, stack)
     except StackFileError as exc:
         raise ConfigError([Problem("", line) for line in exc.lines]) from None
-    validated = stack_config_from_mapping(config, project.name)
-    written = config.get(f"{project.name}:gpuPools")
+    try:
+        validated = stack_config_from_mapping(found.config, project.name)
+    except ConfigError as exc:
+        more = [p for p in exc.problems if not found.covers(p.path)]
+        raise ConfigError([*(Problem("", line) for line in found.lines()), *more]) from None
+    if found.problems:
+        raise ConfigError([Problem("", line) for line in found.lines()])
+    written = found.written.get(f"{project.name}:gpuPools")
     if isinstance(written, str):  # `pulumi config set --path` stores structured values as JSON text
         written = json.loads(written)
     ok = isinstance(written, list) and len(written) == len(validated.gpu_pools) and all(isinstance(p, dict) for p in written)
@@ -218,7 +227,7 @@ def read_stack(project_dir: str, stack: str) -> StackConfig:
 
 def run(args: argparse.Namespace) -> int:
     """The `size` command; ConfigError on bad input (the CLI prints its problems and exits 2)."""
-    from ..catalog.prices import prices_for
+    from .prices import prices_for
 
     problems: list[Problem] = []
     results: dict[str, Any] = {"stack": (None, None)}

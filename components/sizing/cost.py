@@ -4,9 +4,9 @@ of the largest size needed for everything), with the share of the paid-for GPU m
 from __future__ import annotations
 
 from ..catalog import A10_SIZES
-from ..catalog.prices import PriceTable
 from .model import CostLine, Placement, PoolPlan
 from .placement import nodes_for, requested_of
+from .prices import PriceTable
 
 WHOLE_A10 = {1: "Standard_NV36ads_A10_v5", 2: "Standard_NV72ads_A10_v5"}  # one whole A10 per device, by devices per pod
 

@@ -7,16 +7,22 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..catalog import PAIR_SIZE, SIZE_CLASSES
-from ..catalog.prices import PriceTable
+from .prices import PriceTable
+
+# One unit in every line of the sizing output: GiB. The catalog's GPU memory per device (catalog/sizes.py,
+# `gpu_memory_gib`: 4, 8, 12, 24) is what Microsoft's size table lists as "GPU Memory: GB" for NVadsA10_v5; the figures
+# are NVIDIA's binary frame-buffer sizes (an A10 is 24 GiB; an 8 GB slice reports about 7.8 GiB once ECC is reserved,
+# DOMAIN), the unit workloads, claims (`memory: 8Gi`) and the margin are counted in.
+UNIT = "GiB"
 
 
-def a_slice(gb: int) -> str:
-    """'a 4 GB slice', 'an 8 GB slice' (the article as the number is said)."""
-    return f"{'an' if gb in (8, 18, 80) else 'a'} {gb} GB slice"
+def a_slice(gib: int) -> str:
+    """'a 4 GiB slice', 'an 8 GiB slice' (the article as the number is said)."""
+    return f"{'an' if gib in (8, 18, 80) else 'a'} {gib} {UNIT} slice"
 
 
 SLICE_SIZES: tuple[int, ...] = (*SIZE_CLASSES, 2 * PAIR_SIZE)  # 4, 8, 12, 24 and 48: two whole A10s on one node
-"""The nominal slices a workload can ask for by name (`--slice NAME=GB`, `slice:`): an A10's 1/6, 1/3, 1/2, the whole
+"""The nominal slices a workload can ask for by name (`--slice NAME=GiB`, `slice:`): an A10's 1/6, 1/3, 1/2, the whole
 A10, and 48 for two whole A10s on one node (Standard_NV72ads_A10_v5)."""
 
 
@@ -39,10 +45,10 @@ class Workload:
 
     @property
     def asked(self) -> str:
-        """How it was asked for, in the user's words: '8 GB slice', '2 x 24 GB slice' or '7 GiB'."""
+        """How it was asked for: '8 GiB slice', '2 x 24 GiB slice' or '7 GiB'."""
         if self.slice_gib is None:
-            return f"{self.memory_gib:g} GiB"
-        return "2 x 24 GB slice" if self.devices == 2 else f"{self.slice_gib} GB slice"
+            return f"{self.memory_gib:g} {UNIT}"
+        return f"2 x {self.slice_gib} {UNIT} slice" if self.devices == 2 else f"{self.slice_gib} {UNIT} slice"
 
 
 @dataclass(frozen=True)

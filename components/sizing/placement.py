@@ -5,7 +5,7 @@ tolerations of exactly those pools.
 Rules (docs/sizing.md says them for people):
 - By memory: the smallest size class whose *usable* memory holds it (nominal less the margin the claim templates use:
   a slice may report that much below nominal and still match). When the margin moved it up a size, one line says so.
-- By slice: that slice's own class and claim template (48 is two 24 GB devices on one Standard_NV72ads_A10_v5 node).
+- By slice: that slice's own class and claim template (48 is two 24 GiB devices on one Standard_NV72ads_A10_v5 node).
 - A spot pool serves a workload only when the workload opts in (`spot: true`, `--spot NAME`); a workload gets the
   tolerations of the pools it may run on and no other pool's (so never AKS's spot taint without opting in).
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from ..catalog import A10Size
+from ..catalog import A10_SIZES, A10Size
 from ..config import GpuPoolConfig
 from ..kubernetes.claim_templates import PAIR_SIZE, claim_template_name, pair_template_name
 from ..kubernetes.selectors import SIZE_CLASSES, usable_memory_gib, vm_sizes_of_class
@@ -84,7 +84,7 @@ def margin_note(placement: Placement, margin_percent: int) -> str | None:
     if nominal is None or placement.size_class is None or placement.size_class == nominal:
         return None
     offers = usable_memory_gib(nominal, margin_percent)
-    return (f"{w.name}: {w.memory_gib:g} GiB needs the {placement.size_class} GB slice: {a_slice(nominal)} offers "
+    return (f"{w.name}: {w.memory_gib:g} GiB needs the {placement.size_class} GiB slice: {a_slice(nominal)} offers "
             f"{offers:.1f} GiB after the {margin_percent} % margin; ask `{_ask(w, nominal)}` to take it")
 
 
@@ -95,13 +95,24 @@ def no_fit(index: int, workload: Workload, margin_percent: int) -> Finding:
     per = "per device " if workload.devices == 2 else ""
     nominal = nominal_for(workload)
     hint = (f"; ask `{_ask(workload, nominal)}` to take the whole slice{'s' if workload.devices == 2 else ''}"
-            if nominal is not None else "")
+            if nominal is not None else _two_devices_hint(workload, margin_percent))
     return Finding(
         "error", "no-fit",
         f"{workload.name}: {workload.memory_gib:g} GiB {per}is more than any single A10 slice holds (at most "
-        f"{most:.1f} GiB usable of {largest} GB with the {margin_percent} % margin){hint}; it is not placed",
+        f"{most:.1f} GiB usable of {largest} GiB with the {margin_percent} % margin){hint}; it is not placed",
         f"workloads[{index}]",
     )
+
+
+def _two_devices_hint(workload: Workload, margin_percent: int) -> str:
+    """For one device's worth that fits two whole A10s: the node that has them, and how to ask for both."""
+    pair = next(s for s in A10_SIZES.values() if s.devices_per_node == 2)
+    both = 2 * usable_memory_gib(PAIR_SIZE, margin_percent)
+    if workload.devices != 1 or workload.memory_gib > both:
+        return ""
+    return (f"; {pair.vm_size} has two {PAIR_SIZE} GiB devices ({2 * PAIR_SIZE} GiB) on one node: a workload that "
+            f"spreads its memory over two GPUs can claim both (a multi-device claim): ask `--slice {workload.name}=48`, "
+            f"or `devices: 2` with memoryGiB per device in a workloads file")
 
 
 def nodes_for(vm: A10Size, placements: Iterable[Placement]) -> int:

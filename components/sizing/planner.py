@@ -17,12 +17,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..catalog import A10_SIZES
-from ..catalog.prices import PriceTable
 from ..config import StackConfig
 from ..kubernetes.selectors import SIZE_CLASSES, usable_memory_gib
 from .cost import WHOLE_A10, costs
 from .model import SLICE_SIZES, Change, CostLine, Finding, Placement, PoolPlan, SizingPlan, Workload
 from .placement import devices_of, margin_note, no_fit, nodes_for, place, size_class_for
+from .prices import PriceTable
 from .stack_pools import check_stack, suggest_pools
 
 __all__ = [

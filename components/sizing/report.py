@@ -134,7 +134,7 @@ def _slice_text(plan: SizingPlan, p: Placement) -> str:
     if p.size_class is None:
         return "none"
     two = "2 x " if p.workload.devices == 2 else ""
-    return f"{two}{p.size_class} GB ({usable_memory_gib(p.size_class, plan.margin_percent):.1f} GiB usable)"
+    return f"{two}{p.size_class} GiB ({usable_memory_gib(p.size_class, plan.margin_percent):.1f} GiB usable)"
 
 
 def _pool_text(plan: SizingPlan, p: PoolPlan) -> str:
@@ -178,7 +178,7 @@ def _prices_line(plan: SizingPlan) -> str:
 
 
 def _usable_line(plan: SizingPlan) -> str:
-    sizes = ", ".join(f"{k} GB {v:.1f} GiB" for k, v in usable_sizes(plan.margin_percent).items())
+    sizes = ", ".join(f"{v:.1f} of {k} GiB" for k, v in usable_sizes(plan.margin_percent).items())
     return f"Usable GPU memory per slice after the {plan.margin_percent} % margin: {sizes}."
 
 
