@@ -109,4 +109,4 @@ def test_an_alert_threshold_that_can_never_fire_is_refused():
 def test_a_wrong_exporter_chart_version_is_told_in_the_packages_words():
     (line,) = problems({"gpuMetrics": {"chartVersion": "4.8.1"}})
     assert line == ("cluster.monitoring.gpuMetrics.chartVersion: '4.8.1' is not a dcgm-exporter chart version this "
-                    "package has checked (values, templates, RBAC); choose one of 4.8.2")
+                    "package has checked (values, templates, RBAC); choose one of 4.8.2, 4.8.3")
