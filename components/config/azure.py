@@ -105,6 +105,17 @@ def arm_id_or_error(text: str | None, kind: ArmType) -> str | None:
     return text
 
 
+# A subnet ID's parent: everything before "/subnets/<name>" (the form is checked where the ID is configured).
+_SUBNET_PARENT = re.compile(r"(.*/virtualnetworks/[^/]+)/subnets/[^/]+/?", re.ASCII | re.IGNORECASE)
+
+
+def virtual_network_of(subnet_id: str | None) -> str | None:
+    """The virtual network a subnet ID belongs to (its parent, `.../virtualNetworks/<vnet>`), lower case because ARM
+    compares IDs case-insensitively; None for no subnet or a text that names no subnet of a virtual network."""
+    m = _SUBNET_PARENT.fullmatch(subnet_id or "")
+    return m.group(1).lower() if m else None
+
+
 def check_cidr(text: str) -> str | None:
     """What is wrong with an IPv4 or IPv6 range in CIDR notation (network address, prefix length), or None."""
     if "/" not in text:
