@@ -71,6 +71,24 @@ def test_prod_plans_the_cluster_fields(prod_plan):
     assert {w["maintenanceWindow"]["schedule"]["weekly"]["dayOfWeek"] for w in windows.values()} == {"Sunday"}
 
 
+def test_prod_uses_entra_id_and_its_ci_identity_can_deploy_unattended(prod_plan):
+    # The README advises Entra ID for production: local accounts off, Azure RBAC, a non-interactive kubelogin login.
+    cluster = next(r for r in prod_plan["resources"] if r["type"] == CLUSTER)
+    auth = PROD[NS + "cluster"]["auth"]
+    assert cluster["inputs"]["disableLocalAccounts"] is True
+    assert cluster["inputs"]["aadProfile"] == {
+        "managed": True, "enableAzureRBAC": True, "adminGroupObjectIDs": auth["adminGroupObjectIds"]
+    }
+    assert auth["loginMode"] in ("azurecli", "workloadidentity", "spn")
+    # The CI identity (a service principal signed in by azure/login) gets Cluster Admin; the provider waits for it.
+    (grant,) = [r for r in prod_plan["resources"] if r["name"].endswith("-deployer-admin")]
+    assert grant["type"] == "azure-native:authorization:RoleAssignment"
+    assert grant["inputs"]["roleDefinitionId"].endswith("/roleDefinitions/b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b")
+    assert grant["inputs"]["principalType"] == "ServicePrincipal" and cluster["urn"] in grant["dependencies"]
+    provider = next(r for r in prod_plan["resources"] if r["type"] == "pulumi:providers:kubernetes")
+    assert grant["urn"] in provider["dependencies"]
+
+
 def test_prod_plans_the_pool_fields(prod_plan):
     pools = pools_by_name(prod_plan)
     subnet = PROD[NS + "cluster"]["network"]["vnetSubnetId"]
