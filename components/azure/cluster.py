@@ -38,10 +38,14 @@ def cluster_properties(config: ClusterConfig) -> dict[str, Any]:
         ),
         "network_profile": containerservice.ContainerServiceNetworkProfileArgs(
             network_plugin="azure",
+            # Overlay: pods get addresses from pod_cidr, not from the nodes' subnet.
             network_plugin_mode="overlay",
             network_dataplane="cilium",
             network_policy="cilium",
             load_balancer_sku="standard",
+            pod_cidr=config.network.pod_cidr,
+            service_cidr=config.network.service_cidr,
+            dns_service_ip=config.network.dns_service_ip,
         ),
         "agent_pool_profiles": [system_pool_profile(config)],
         "tags": config.tags or None,
@@ -129,6 +133,8 @@ def replacement_identity(config: ClusterConfig) -> dict[str, Any]:
     # identifier (and the Kubernetes provider) they had.
     if config.node_resource_group is not None:
         identity["nodeResourceGroup"] = config.node_resource_group
+    # Force-new since PR #4771 (podCidr, serviceCidr, dnsServiceIP); left out at AKS's defaults for the same reason.
+    identity["networkProfile"].update(config.network.custom_ranges)
     return identity
 
 

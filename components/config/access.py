@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 from pydantic.alias_generators import to_snake
 
-from .azure import check_cidr
+from .azure import check_cidr, network_problems
 from .base import Model, unset
 from .errors import KeyedProblemsError
 from .syntax import GUID, INTERACTIVE_LOGINS, StrInput
@@ -180,6 +180,41 @@ class NetworkConfig(Model):
         "own vnetSubnetId overrides it, in the same virtual network. The cluster identity needs Network Contributor on "
         "it. AKS cannot move existing nodes to another subnet (docs/safe-changes.md).",
     )
+    pod_cidr: str = Field(
+        "10.244.0.0/16",
+        description="IPv4 range pods get their addresses from (networkProfile.podCidr; Azure CNI Overlay gives each "
+        "node a /24 of it, so it is not an address space of your virtual network). Must not overlap serviceCidr, the "
+        "nodes' subnet, peered networks or on-premises ranges the pods talk to. Fixed in practice: a change replaces "
+        "the cluster (pulumi-azure-native's force-new list; `diff` says so), so choose it before the first "
+        "`pulumi up`.",
+    )
+    service_cidr: str = Field(
+        "10.0.0.0/16",
+        description="IPv4 range of the cluster's service addresses (networkProfile.serviceCidr; at most a /12, not "
+        "169.254.0.0/16, 172.30.0.0/16, 172.31.0.0/16 or 192.0.2.0/24). Must not overlap podCidr, the nodes' subnet "
+        "(a bring-your-own subnet in 10.0.0.0/16 needs another range), peered networks or on-premises ranges. "
+        "Create-only in AKS: a change replaces the cluster (`diff` says so).",
+    )
+    dns_service_ip: str = Field(
+        "10.0.0.10",
+        description="CoreDNS's service address (networkProfile.dnsServiceIP): inside serviceCidr, not its first "
+        "address (the kubernetes service). Create-only in AKS: a change replaces the cluster (`diff` says so).",
+    )
+
+    @model_validator(mode="after")
+    def _ranges(self) -> NetworkConfig:
+        problems = network_problems(self.pod_cidr, self.service_cidr, self.dns_service_ip)
+        if problems:
+            raise KeyedProblemsError(*problems)
+        return self
+
+    @property
+    def custom_ranges(self) -> dict[str, str]:
+        """The networkProfile ranges this stack sets away from AKS's defaults (camelCase, as sent)."""
+        defaults = {name: field.default for name, field in NetworkConfig.model_fields.items()
+                    if name in ("pod_cidr", "service_cidr", "dns_service_ip")}
+        sent = {"pod_cidr": "podCidr", "service_cidr": "serviceCidr", "dns_service_ip": "dnsServiceIP"}
+        return {sent[name]: getattr(self, name) for name, default in defaults.items() if getattr(self, name) != default}
 
 
 # AKS accepts up to 200 authorized ranges on a public API server (learn.microsoft.com/azure/aks/
