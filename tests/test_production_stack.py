@@ -147,6 +147,16 @@ SUBNET = PROD[NS + "cluster"]["network"]["vnetSubnetId"]
 put, case = battery.put, battery.case
 
 CASES = [
+    case("location-misspelt", put("cluster.location", "westeruope"), "cluster.location", "did you mean 'westeurope'"),
+    case("location-unknown", put("cluster.location", "mars"), "cluster.location", "not an Azure region"),
+    case("location-without-a10", put("cluster.location", "francesouth"), "cluster.location",
+         "does not offer the NVadsA10_v5 sizes", "'francecentral'"),
+    case("service-cidr-overlaps-pods", put("cluster.network.serviceCidr", "10.244.0.0/16"), "cluster.network.serviceCidr",
+         "overlaps podCidr"),
+    case("dns-ip-outside-services", put("cluster.network.dnsServiceIp", "10.1.0.10"), "cluster.network.dnsServiceIp",
+         "outside serviceCidr"),
+    case("admin-principal-untyped", put("cluster.auth.adminPrincipals", [{"objectId": "00000000-0000-0000-0000-000000000001"}]),
+         "cluster.auth.adminPrincipals[0].principalType", "required"),
     case("node-rg-same", put("cluster.nodeResourceGroup", "rg-aks-dra-prod"), "cluster.nodeResourceGroup",
          "own resource group"),
     case("node-rg-chars", put("cluster.nodeResourceGroup", "nodes rg"), "cluster.nodeResourceGroup",
