@@ -11,7 +11,7 @@ from components.azure.access import propagation_delay
 from components.azure.cluster import AksCluster
 from components.catalog.roles import AKS_RBAC_CLUSTER_ADMIN, AKS_RBAC_READER
 from components.config import ClusterConfig, ConfigError, validate
-from components.offline import capture
+from components.offline import UNKNOWN, capture
 from components.offline.mocks import CLIENT_CONFIG
 from components.policies import check_plan, plan_findings
 from components.policies.access import check_entra_id_access
@@ -40,8 +40,11 @@ def test_the_deploying_identity_gets_cluster_admin_on_the_cluster_by_default(pre
     (grant,) = plan.all(ROLE)
     cluster = plan.one(CLUSTER)
     assert grant.name == "c-deployer-admin" and grant.parent == plan.one("aks-dra-vgpu:index:AksCluster").urn
-    assert grant.inputs["principalId"] == CLIENT_CONFIG["objectId"]  # azure-native's client config: who runs Pulumi
-    assert grant.inputs["roleDefinitionId"] == CLUSTER_ADMIN_ID
+    if preview:  # who runs Pulumi is the provider's to say (its credentials): offline, nothing is made up
+        assert grant.inputs["principalId"] == grant.inputs["roleDefinitionId"] == UNKNOWN
+    else:
+        assert grant.inputs["principalId"] == CLIENT_CONFIG["objectId"]  # azure-native's client config
+        assert grant.inputs["roleDefinitionId"] == CLUSTER_ADMIN_ID
     assert grant.inputs["principalType"] == "User"  # azurecli: a person's `az login`
     assert cluster.urn in grant.dependencies  # scoped to the cluster's ID
     if not preview:
@@ -72,7 +75,7 @@ def test_a_stack_can_name_its_own_principals_instead(preview):
     assert {(g.name, g.inputs["principalId"], g.inputs["principalType"]) for g in grants} == {
         (f"c-admin-{SP}", SP, "ServicePrincipal"), (f"c-admin-{GROUP}", GROUP, "Group"),
     }
-    assert all(g.inputs["roleDefinitionId"] == CLUSTER_ADMIN_ID for g in grants)
+    assert all(g.inputs["roleDefinitionId"] == (UNKNOWN if preview else CLUSTER_ADMIN_ID) for g in grants)
     assert CLIENT_CONFIG["objectId"] not in {g.inputs["principalId"] for g in grants}
     assert {g.urn for g in grants} <= set(plan.one(PROVIDER).dependencies)
 
@@ -129,17 +132,27 @@ def test_no_warning_when_someone_is_admitted(auth):
 
 
 def test_the_warning_reads_the_plan_not_the_config():
-    cluster = ("urn:c", CLUSTER, {"resourceName": "aks-x", "aadProfile": {"enableAzureRBAC": True}})
-    reader = ("urn:r", ROLE, {"roleDefinitionId": f"/x/roleDefinitions/{AKS_RBAC_READER}", "scope": "[unknown]"})
+    cluster = ("urn:c", CLUSTER, {"resourceName": "aks-x", "aadProfile": {"enableAzureRBAC": True}}, [])
+    reader = ("urn:r", ROLE, {"roleDefinitionId": f"/x/roleDefinitions/{AKS_RBAC_READER}", "scope": "[unknown]"},
+              ["urn:c"])
     admin_elsewhere = ("urn:a", ROLE, {"roleDefinitionId": f"/x/roleDefinitions/{AKS_RBAC_CLUSTER_ADMIN}",
                                        "scope": "/subscriptions/s/resourceGroups/g/providers/Microsoft.ContainerService/"
-                                                "managedClusters/other"})
-    unknown_role = ("urn:u", ROLE, {"roleDefinitionId": "[unknown]", "scope": "[unknown]"})  # e.g. Grafana's reader
-    assert len(check_entra_id_access([cluster, reader, admin_elsewhere, unknown_role])) == 1
+                                                "managedClusters/other"}, [])
+    # Before anything exists: Grafana's reader (unknown role, scoped to the workspace) grants nothing here.
+    unknown_elsewhere = ("urn:u", ROLE, {"roleDefinitionId": "[unknown]", "scope": "[unknown]"}, ["urn:workspace"])
+    assert len(check_entra_id_access([cluster, reader, admin_elsewhere, unknown_elsewhere])) == 1
     admin_here = ("urn:h", ROLE, {"roleDefinitionId": f"/x/roleDefinitions/{AKS_RBAC_CLUSTER_ADMIN.upper()}",
                                   "scope": "/subscriptions/s/resourceGroups/g/providers/Microsoft.ContainerService/"
-                                           "managedClusters/AKS-X"})
+                                           "managedClusters/AKS-X"}, [])
     assert check_entra_id_access([cluster, admin_here]) == []
+    unknown_on_cluster = ("urn:k", ROLE, {"roleDefinitionId": "[unknown]", "scope": "[unknown]"}, ["urn:c"])
+    assert check_entra_id_access([cluster, unknown_on_cluster]) == []
+
+
+def test_the_warning_reads_a_plan_document_too():
+    document = run(True, mode="entraId", grantDeployer=False).to_dict()
+    assert [w for w in plan_findings(document)[1] if "Entra ID" in w]
+    assert not [w for w in plan_findings(run(True, mode="entraId").to_dict())[1] if "Entra ID" in w]
 
 
 # --- propagation -------------------------------------------------------------------------------------------------------------

@@ -39,12 +39,17 @@ class ClusterAdmins:
     principals: list[authorization.RoleAssignment]
     """One per auth.adminPrincipals entry, in config order."""
 
-    def __init__(self, name: str, auth: AuthConfig, cluster_id: pulumi.Input[str], parent: pulumi.Resource):
+    def __init__(self, name: str, auth: AuthConfig, cluster: pulumi.CustomResource, parent: pulumi.Resource):
         self.deployer = None
         self.principals = []
         if auth.mode != "entraId" or not (auth.grant_deployer or auth.admin_principals):
             return
-        client = authorization.get_client_config_output(opts=pulumi.InvokeOutputOptions(parent=parent))
+        # Asked once the cluster exists (the grants need it anyway): a first preview shows who runs Pulumi as unknown
+        # rather than an answer the plan would have to make up.
+        client = authorization.get_client_config_output(
+            opts=pulumi.InvokeOutputOptions(parent=parent, depends_on=[cluster])
+        )
+        cluster_id = cluster.id
         role = client.subscription_id.apply(lambda sub: role_definition_id(sub, AKS_RBAC_CLUSTER_ADMIN))
         opts = pulumi.ResourceOptions(parent=parent, replace_on_changes=IMMUTABLE, delete_before_replace=True)
         if auth.grant_deployer:

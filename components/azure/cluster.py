@@ -258,7 +258,7 @@ class AksCluster(AksClusterOutputs, pulumi.ComponentResource):
         auth = args.auth
         # Entra ID: Azure RBAC authorises every Kubernetes call, so the identity running Pulumi (and any principal the
         # stack names) gets a role on the cluster first, and the provider's kubeconfig comes once AKS honours it.
-        self.admins = ClusterAdmins(name, auth, cluster.id, parent=self)
+        self.admins = ClusterAdmins(name, auth, cluster, parent=self)
         if auth.nobody_admitted:  # `plan` says the same (policies/access.py); this reaches `pulumi preview` too
             pulumi.log.warn(
                 f"{name}: Entra ID with Azure RBAC, but cluster.auth grants no one access (grantDeployer false, no "

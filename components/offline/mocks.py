@@ -17,8 +17,7 @@ import yaml
 from .plan import UNKNOWN_VALUE
 
 SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"
-# Who runs Pulumi offline: azure-native's client config (authorization.get_client_config), answered in a preview too,
-# as the real provider answers it from its credentials before anything exists.
+# Who runs Pulumi offline, in an update run: azure-native's client config (authorization.get_client_config).
 CLIENT_CONFIG = {
     "clientId": "00000000-0000-0000-0000-0000000000c1",
     "objectId": "00000000-0000-0000-0000-0000000000d0",
@@ -150,6 +149,8 @@ class OfflineProviders:
         """An invoke's result: the client config (who runs Pulumi), credentials of a cluster (unknown in a first preview:
         the cluster does not exist yet)."""
         if token == "azure-native:authorization:getClientConfig":
+            # Placeholders for an update run; the package asks only once its cluster exists, so a first preview gets
+            # an unknown answer from the SDK before it reaches here (no principal or tenant is made up).
             return dict(CLIENT_CONFIG)
         if token.startswith("azure-native:containerservice:listManagedCluster") and "Credentials" in token:
             if self.preview:

@@ -8,11 +8,11 @@ neither leaves the Kubernetes half of `pulumi up` refused with 403 unless access
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..catalog.roles import AKS_RBAC_ADMIN, AKS_RBAC_CLUSTER_ADMIN, AKS_RBAC_ROLES, AKS_RBAC_WRITER
-from ..config import MISSING, value_at
+from ..config import value_at
 
 # Roles that let the Kubernetes half of `pulumi up` write (Reader only reads).
 _WRITERS = (AKS_RBAC_CLUSTER_ADMIN, AKS_RBAC_ADMIN, AKS_RBAC_WRITER)
@@ -24,25 +24,31 @@ def _kind(type_token: str) -> str:
     return f"{parts[0]}:{parts[1].split('/')[0]}:{parts[2]}" if len(parts) == 3 else type_token
 
 
-def _grants(inputs: Mapping[str, Any], cluster: str) -> bool:
-    """A role assignment of a writing AKS RBAC role whose scope is (or may be) this cluster."""
+def _grants(inputs: Mapping[str, Any], dependencies: Iterable[str], cluster: str, cluster_urn: str) -> bool:
+    """A role assignment of a writing AKS RBAC role on this cluster. Before anything exists the role's ID (it names the
+    subscription) and the cluster's ID may both be unknown: then an assignment that depends on the cluster and whose
+    role is unknown may be one (the package's own grants are); one scoped elsewhere (Grafana's reader) is not."""
     role = value_at(inputs, ("roleDefinitionId",))
-    if not isinstance(role, str) or role.rsplit("/", 1)[-1].lower() not in _WRITERS:
-        return False
     scope = value_at(inputs, ("scope",))
-    if scope is MISSING:
-        return False
-    # The cluster's ID is unknown until it exists: an unknown scope may be the cluster (the package's own grants are).
-    return scope in _HIDDEN or f"/managedclusters/{cluster}".lower() in str(scope).lower()
+    role_fits = role in _HIDDEN or (isinstance(role, str) and role.rsplit("/", 1)[-1].lower() in _WRITERS)
+    if scope in _HIDDEN:
+        scope_fits = cluster_urn in dependencies
+    else:
+        scope_fits = isinstance(scope, str) and scope.lower().endswith(f"/managedclusters/{cluster}".lower())
+    return role_fits and scope_fits
 
 
-def check_entra_id_access(resources: Iterable[tuple[str, str, Mapping[str, Any]]]) -> list[str]:
+Resource = tuple[str, str, Mapping[str, Any], Sequence[str]]
+"""(urn, type, inputs, dependencies) of a planned resource."""
+
+
+def check_entra_id_access(resources: Iterable[Resource]) -> list[str]:
     """Advisory: every Entra ID (Azure RBAC) cluster of the plan has an admin group or a writing AKS RBAC role grant."""
     resources = list(resources)
-    grants = [inputs for _, type_token, inputs in resources
+    grants = [(inputs, deps) for _, type_token, inputs, deps in resources
               if _kind(type_token) == "azure-native:authorization:RoleAssignment"]
     found = []
-    for _, type_token, inputs in resources:
+    for urn, type_token, inputs, _ in resources:
         if _kind(type_token) != "azure-native:containerservice:ManagedCluster":
             continue
         if value_at(inputs, ("aadProfile", "enableAzureRBAC")) is not True:
@@ -51,7 +57,7 @@ def check_entra_id_access(resources: Iterable[tuple[str, str, Mapping[str, Any]]
         if groups in _HIDDEN or (isinstance(groups, list) and groups):
             continue
         name = str(value_at(inputs, ("resourceName",)))
-        if any(_grants(g, name) for g in grants):
+        if any(_grants(g, deps, name, urn) for g, deps in grants):
             continue
         found.append(
             f"Entra ID cluster {name} leaves no one able to reach its Kubernetes API: local accounts are off, Azure RBAC "

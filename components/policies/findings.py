@@ -122,6 +122,13 @@ def _resources(plan: Any) -> Iterable[tuple[str, str, Mapping[str, Any]]]:
     return [(r.urn, r.type, r.inputs) for r in plan.resources]
 
 
+def _with_dependencies(plan: Any) -> list[tuple[str, str, Mapping[str, Any], list[str]]]:
+    """(urn, type, inputs, dependencies) of a Plan, or of a plan document."""
+    if isinstance(plan, Mapping):
+        return [(r["urn"], r["type"], r.get("inputs") or {}, list(r.get("dependencies") or [])) for r in plan["resources"]]
+    return [(r.urn, r.type, r.inputs, list(r.dependencies)) for r in plan.resources]
+
+
 def _stack(plan: Any) -> str:
     """The plan's stack name ('' when it has none)."""
     return str(plan.get("stack", "") if isinstance(plan, Mapping) else getattr(plan, "stack", "") or "")
@@ -135,7 +142,7 @@ def check_plan(plan: Any) -> list[Violation]:
     found += [Violation(UNIQUE_DEVICE_CLASS, urn, message, True) for urn, message in check_unique_device_classes(resources)]
     advisories = check_gpu_metrics_in_prod(resources, _stack(plan))
     found += [Violation(GPU_METRICS_IN_PROD, "", message, False) for message in advisories]
-    found += [Violation(ENTRA_ID_ACCESS, "", message, False) for message in check_entra_id_access(resources)]
+    found += [Violation(ENTRA_ID_ACCESS, "", message, False) for message in check_entra_id_access(_with_dependencies(plan))]
     return found
 
 
@@ -152,7 +159,7 @@ def plan_findings(plan: Any) -> tuple[list[str], list[str]]:
         for message in policy.check(type_, inputs)
     ]
     warnings += check_gpu_metrics_in_prod(resources, _stack(plan))
-    warnings += check_entra_id_access(resources)
+    warnings += check_entra_id_access(_with_dependencies(plan))
     return errors, warnings
 
 
