@@ -7,7 +7,7 @@ from typing import Any
 import pulumi
 
 from .azure.cluster import AksCluster, ClusterOutputs
-from .azure.gpu_pool import GpuNodePool, GpuNodePoolArgs, shared_subnet_predecessors
+from .azure.gpu_pool import GpuNodePool, GpuNodePoolArgs, shared_vnet_predecessors
 from .config import StackConfig
 from .kubernetes.dra_driver import NvidiaDraDriver, NvidiaDraDriverArgs
 from .kubernetes.dra_samples import DraSamples, DraSamplesArgs
@@ -77,11 +77,12 @@ class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
         # (OperationNotAllowed) errors"; Azure/terraform-azurerm-avm-ptn-aks-production #25). A maintenance
         # configuration is a child of the managed cluster, and no AKS source says whether its PUT counts as a cluster
         # operation: the pools wait for it too, which costs seconds. Among themselves pools run side by side, except
-        # those sharing a bring-your-own subnet, chained in config order (shared_subnet_predecessors says why).
+        # those in one bring-your-own virtual network (any of its subnets), chained in config order
+        # (shared_vnet_predecessors says why).
         cluster_writes: list[pulumi.Resource] = list(self.cluster.maintenance_configurations)
         pools = [pool.inheriting(args.cluster.tags, args.cluster.network.vnet_subnet_id) for pool in args.gpu_pools]
         self.pools = []
-        for pool, before in zip(pools, shared_subnet_predecessors(pools), strict=True):
+        for pool, before in zip(pools, shared_vnet_predecessors(pools), strict=True):
             node_pool = GpuNodePool(
                 f"{name}-{pool.name}",
                 GpuNodePoolArgs(

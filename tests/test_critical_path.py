@@ -164,12 +164,23 @@ def test_pools_on_one_subnet_that_may_run_at_once_are_flagged_and_the_chain_is_e
     good = critical_path(platform(pool_waits_for_pool=True, subnet=SUBNET))
     bad = critical_path(platform(subnet=SUBNET))
     assert good.reaches_floor and good.warnings == ()
-    assert "share the subnet snet-nodes: one after another" in good.notes[0] and "Azure/AKS #4522" in good.notes[0]
-    assert "note: GPU pools pool-a, pool-b share the subnet" in format_critical_path(good)
+    assert "share the virtual network vnet: one after another" in good.notes[0] and "Azure/AKS #4522" in good.notes[0]
+    assert "note: GPU pools pool-a, pool-b share the virtual network" in format_critical_path(good)
     assert bad.minutes == pytest.approx(good.minutes - MINUTES["GPU agent pool"])  # faster on paper, but it may fail
     assert not bad.reaches_floor
     assert "SetVNetOwnershipFailed" in bad.warnings[0] and "chain them" in bad.warnings[0]
     assert "SetVNetOwnershipFailed" in format_critical_path(bad)
+
+
+def test_pools_on_two_subnets_of_one_vnet_that_may_run_at_once_are_flagged():
+    sibling = SUBNET.replace("snet-nodes", "snet-other")
+    two = platform(subnet=SUBNET)
+    pools = [dataclasses.replace(r, inputs={"vnetSubnetID": sibling}) if r.name == "pool-b" else r for r in two.resources]
+    found = unordered_pools(dataclasses.replace(two, resources=pools))
+    assert len(found) == 1 and "share the virtual network vnet" in found[0] and "VirtualNetworkNotInSucceededState" in found[0]
+    other_vnet = SUBNET.replace("virtualNetworks/vnet/", "virtualNetworks/vnet-b/")
+    apart = [dataclasses.replace(r, inputs={"vnetSubnetID": other_vnet}) if r.name == "pool-b" else r for r in two.resources]
+    assert unordered_pools(dataclasses.replace(two, resources=apart)) == []
 
 
 def test_subnet_ids_compare_case_insensitively():
@@ -212,7 +223,7 @@ def test_prod_reaches_the_floor(prod):
     assert [s.kind for s in result.steps] == [
         "resource group", "AKS cluster", *["maintenance configuration"] * len(windows), *["GPU agent pool"] * len(pools)
     ]
-    assert len(result.notes) == 1 and "share the subnet snet-aks-nodes: one after another" in result.notes[0]
+    assert len(result.notes) == 1 and "share the virtual network vnet-prod: one after another" in result.notes[0]
 
 
 @pytest.fixture(scope="module")

@@ -86,7 +86,7 @@ def test_prod_plans_workspace_dce_dcr_association_and_rule_groups(prod):
 def test_grafana_reads_the_workspace_with_its_role(prod):
     grafana = prod.one("azure-native:dashboard:Grafana").inputs
     assert grafana["identity"] == {"type": "SystemAssigned"}
-    role = prod.one("azure-native:authorization:RoleAssignment").inputs
+    role = prod.one("azure-native:authorization:RoleAssignment", "gpu-prometheus-grafana-reader").inputs
     assert role["principalType"] == "ServicePrincipal"
     assert str(role.get("roleDefinitionId", "")).endswith("b0d8363b-8ddd-447d-831f-62ca05bff136") or (
         role.get("roleDefinitionId") == "[unknown]"

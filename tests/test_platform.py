@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from components.azure.gpu_pool import shared_subnet_predecessors
+from components.azure.gpu_pool import shared_subnet_predecessors, shared_vnet_predecessors
 from components.config import StackConfig
 from components.offline import Plan, Registration, capture
 from components.platform import GpuPlatform
@@ -98,24 +98,39 @@ def test_pools_in_aks_network_wait_for_the_cluster_only_never_for_each_other_or_
     assert [c.dependencies for c in components] == [[], []]
 
 
-def test_pools_on_one_bring_your_own_subnet_are_chained_in_config_order(preview):
-    other = SUBNET.replace("snet-nodes", "snet-other")
-    plan = make(preview, on_subnet([None, other, None]))
+def test_pools_in_one_bring_your_own_vnet_are_chained_in_config_order(preview):
+    plan = make(preview, on_subnet([None, None, None]))
     by_name = {p.inputs["agentPoolName"]: p for p in plan.all(POOL)}
     assert by_name["third"].inputs["vnetSubnetID"] == by_name["spare"].inputs["vnetSubnetID"] == SUBNET
-    assert by_name["third"].urn in by_name["spare"].dependencies  # the same subnet: one after another
-    assert by_name["third"].urn not in by_name["full"].dependencies  # its own subnet: side by side
+    assert by_name["third"].urn in by_name["full"].dependencies  # the same VNet: one after another, in config order
+    assert by_name["full"].urn in by_name["spare"].dependencies
     assert not {p.urn for p in by_name.values()} & set(by_name["third"].dependencies)
     component = next(r for r in plan.all("aks-dra-vgpu:index:GpuNodePool") if r.urn == by_name["spare"].parent)
-    assert component.dependencies == [by_name["third"].urn]  # the AgentPool itself, not its component
+    assert component.dependencies == [by_name["full"].urn]  # the AgentPool itself, not its component
 
 
-def test_subnet_predecessors_are_the_last_pool_on_the_same_subnet_case_insensitively():
-    shouting, other = SUBNET.replace("snet-nodes", "SNET-NODES"), SUBNET.replace("snet-nodes", "snet-b")
-    config = StackConfig.model_validate(on_subnet([None, shouting, other]))
+def test_pools_on_two_subnets_of_one_vnet_are_chained_too(preview):
+    # Azure/AKS #4522: the ownership update is on the VNet (VirtualNetworkNotInSucceededState), whatever the subnet.
+    sibling = SUBNET.replace("snet-nodes", "snet-other")
+    plan = make(preview, on_subnet([None, sibling, None]))
+    by_name = {p.inputs["agentPoolName"]: p for p in plan.all(POOL)}
+    assert by_name["full"].inputs["vnetSubnetID"] == sibling != by_name["third"].inputs["vnetSubnetID"]
+    assert by_name["third"].urn in by_name["full"].dependencies  # another subnet of the same VNet: still chained
+    assert by_name["full"].urn in by_name["spare"].dependencies
+    assert by_name["third"].urn not in by_name["spare"].dependencies  # a chain, not a fan: each waits for the last
+
+
+def test_vnet_predecessors_are_the_last_pool_in_the_same_vnet_case_insensitively():
+    shouting = SUBNET.replace("snet-nodes", "SNET-B").replace("virtualNetworks/vnet/", "VIRTUALNETWORKS/VNET/")
+    other = SUBNET.replace("virtualNetworks/vnet/", "virtualNetworks/vnet-b/")
+    config = StackConfig.model_validate(on_subnet([None, shouting, None]))
     pools = [p.inheriting({}, config.cluster.network.vnet_subnet_id) for p in config.gpu_pools]
-    assert shared_subnet_predecessors(pools) == [None, 0, None]
-    assert shared_subnet_predecessors([p.model_copy(update={"vnet_subnet_id": None}) for p in pools]) == [None] * 3
+    assert shared_vnet_predecessors(pools) == [None, 0, 1]
+    # Composed by hand (GpuPlatform refuses two VNets): another VNet is another race.
+    pools[2] = pools[2].model_copy(update={"vnet_subnet_id": other})
+    assert shared_vnet_predecessors(pools) == [None, 0, None]
+    assert shared_vnet_predecessors([p.model_copy(update={"vnet_subnet_id": None}) for p in pools]) == [None] * 3
+    assert shared_subnet_predecessors is shared_vnet_predecessors  # the former name still works
 
 
 def test_pools_wait_for_the_clusters_maintenance_windows(preview):

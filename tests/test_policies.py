@@ -186,8 +186,8 @@ def test_check_plan_reads_plans_and_plan_documents(dev_plan):
 
 
 def test_format_violations():
-    assert format_violations([]).strip() == f"policy: no violations ({len(POLICIES) + 2} policies: " + ", ".join(
-        p.name for p in POLICIES) + ", unique-device-class, gpu-metrics-in-prod)"
+    assert format_violations([]).strip() == f"policy: no violations ({len(POLICIES) + 3} policies: " + ", ".join(
+        p.name for p in POLICIES) + ", unique-device-class, gpu-metrics-in-prod, entra-id-access)"
     text = format_violations([Violation("a10-gpu-pool", "urn:x", "vmSize is wrong", True)])
     assert "policy: 1 violation (1 mandatory)" in text and "[mandatory] a10-gpu-pool: urn:x" in text
     assert "vmSize is wrong" in text

@@ -71,6 +71,28 @@ def test_prod_plans_the_cluster_fields(prod_plan):
     assert {w["maintenanceWindow"]["schedule"]["weekly"]["dayOfWeek"] for w in windows.values()} == {"Sunday"}
 
 
+def test_prod_uses_entra_id_and_its_ci_identity_can_deploy_unattended(prod_plan):
+    # The README advises Entra ID for production: local accounts off, Azure RBAC, a non-interactive kubelogin login.
+    cluster = next(r for r in prod_plan["resources"] if r["type"] == CLUSTER)
+    auth = PROD[NS + "cluster"]["auth"]
+    assert cluster["inputs"]["disableLocalAccounts"] is True
+    assert cluster["inputs"]["aadProfile"] == {
+        "managed": True, "enableAzureRBAC": True, "adminGroupObjectIDs": auth["adminGroupObjectIds"]
+    }
+    assert auth["loginMode"] in ("azurecli", "workloadidentity", "spn")
+    # The CI identity (a service principal signed in by azure/login) gets Cluster Admin; the provider waits for it.
+    (grant,) = [r for r in prod_plan["resources"] if r["name"].endswith("-deployer-admin")]
+    assert grant["type"] == "azure-native:authorization:RoleAssignment"
+    # Who runs Pulumi (and so the role's subscription-scoped ID) is known once the provider answers: not in a plan.
+    assert grant["inputs"]["principalId"] == grant["inputs"]["roleDefinitionId"] == "[unknown]"
+    assert grant["inputs"]["principalType"] == "ServicePrincipal" and cluster["urn"] in grant["dependencies"]
+    updated = capture(lambda: GpuPlatform("gpu", prod_config()), stack="prod", preview=False)
+    role = updated.one("azure-native:authorization:RoleAssignment", grant["name"]).inputs["roleDefinitionId"]
+    assert role.endswith("/providers/Microsoft.Authorization/roleDefinitions/b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b")
+    provider = next(r for r in prod_plan["resources"] if r["type"] == "pulumi:providers:kubernetes")
+    assert grant["urn"] in provider["dependencies"]
+
+
 def test_prod_plans_the_pool_fields(prod_plan):
     pools = pools_by_name(prod_plan)
     subnet = PROD[NS + "cluster"]["network"]["vnetSubnetId"]
@@ -148,6 +170,16 @@ SUBNET = PROD[NS + "cluster"]["network"]["vnetSubnetId"]
 put, case = battery.put, battery.case
 
 CASES = [
+    case("location-misspelt", put("cluster.location", "westeruope"), "cluster.location", "did you mean 'westeurope'"),
+    case("location-unknown", put("cluster.location", "mars"), "cluster.location", "not an Azure region"),
+    case("location-without-a10", put("cluster.location", "francesouth"), "cluster.location",
+         "does not offer the NVadsA10_v5 sizes", "'francecentral'"),
+    case("service-cidr-overlaps-pods", put("cluster.network.serviceCidr", "10.244.0.0/16"), "cluster.network.serviceCidr",
+         "overlaps podCidr"),
+    case("dns-ip-outside-services", put("cluster.network.dnsServiceIp", "10.1.0.10"), "cluster.network.dnsServiceIp",
+         "outside serviceCidr"),
+    case("admin-principal-untyped", put("cluster.auth.adminPrincipals", [{"objectId": "00000000-0000-0000-0000-000000000001"}]),
+         "cluster.auth.adminPrincipals[0].principalType", "required"),
     case("node-rg-same", put("cluster.nodeResourceGroup", "rg-aks-dra-prod"), "cluster.nodeResourceGroup",
          "own resource group"),
     case("node-rg-chars", put("cluster.nodeResourceGroup", "nodes rg"), "cluster.nodeResourceGroup",

@@ -37,6 +37,7 @@ TAKES_OUTPUTS = {
     "DraClaimTemplates": {"namespace"},
     "DraDriverSettings": {"namespace"},
     "ClusterAuth": {"tenantId", "clientId", "adminGroupObjectIds[]"},
+    "AdminPrincipal": {"objectId"},
 }
 SECRETS = {("AksCluster", "kubeconfig"), ("AksCluster", "providerKubeconfig"),
            ("GpuPlatform", "kubeconfig"), ("GpuPlatform", "providerKubeconfig")}

@@ -14,6 +14,7 @@ import pulumi_kubernetes as k8s
 from ..config import AuthConfig, ClusterConfig
 from ..config.upgrades import AUTO_UPGRADE_SCHEDULE, NODE_OS_UPGRADE_SCHEDULE, MaintenanceWindowConfig
 from ..outputs import output, register_declared
+from .access import ClusterAdmins
 from .agent_pool import system_pool_profile
 from .kubeconfig import decode_kubeconfig, to_kubelogin_kubeconfig
 
@@ -37,10 +38,14 @@ def cluster_properties(config: ClusterConfig) -> dict[str, Any]:
         ),
         "network_profile": containerservice.ContainerServiceNetworkProfileArgs(
             network_plugin="azure",
+            # Overlay: pods get addresses from pod_cidr, not from the nodes' subnet.
             network_plugin_mode="overlay",
             network_dataplane="cilium",
             network_policy="cilium",
             load_balancer_sku="standard",
+            pod_cidr=config.network.pod_cidr,
+            service_cidr=config.network.service_cidr,
+            dns_service_ip=config.network.dns_service_ip,
         ),
         "agent_pool_profiles": [system_pool_profile(config)],
         "tags": config.tags or None,
@@ -128,6 +133,8 @@ def replacement_identity(config: ClusterConfig) -> dict[str, Any]:
     # identifier (and the Kubernetes provider) they had.
     if config.node_resource_group is not None:
         identity["nodeResourceGroup"] = config.node_resource_group
+    # Force-new since PR #4771 (podCidr, serviceCidr, dnsServiceIP); left out at AKS's defaults for the same reason.
+    identity["networkProfile"].update(config.network.custom_ranges)
     return identity
 
 
@@ -190,6 +197,8 @@ class AksCluster(AksClusterOutputs, pulumi.ComponentResource):
     """The Kubernetes provider built from that kubeconfig; never the ambient KUBECONFIG."""
     maintenance_configurations: list[containerservice.MaintenanceConfiguration]
     """The planned-maintenance windows of the automatic upgrades (none without upgrades.maintenanceWindow)."""
+    admins: ClusterAdmins
+    """Entra ID: the role assignments that let the deploying identity and auth.adminPrincipals reach Kubernetes."""
 
     def __init__(self, name: str, args: AksClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("aks-dra-vgpu:index:AksCluster", name, None, opts)
@@ -247,9 +256,20 @@ class AksCluster(AksClusterOutputs, pulumi.ComponentResource):
         # An Entra ID cluster's kubeconfig logs in by device code, which hangs CI; apply keeps the result secret. The
         # IDs kubelogin signs in with may be other resources' outputs: converted once they are known.
         auth = args.auth
-        self.provider_kubeconfig = pulumi.Output.all(self.kubeconfig, auth.tenant_id, auth.client_id).apply(
+        # Entra ID: Azure RBAC authorises every Kubernetes call, so the identity running Pulumi (and any principal the
+        # stack names) gets a role on the cluster first, and the provider's kubeconfig comes once AKS honours it.
+        self.admins = ClusterAdmins(name, auth, cluster, parent=self)
+        if auth.nobody_admitted:  # `plan` says the same (policies/access.py); this reaches `pulumi preview` too
+            pulumi.log.warn(
+                f"{name}: Entra ID with Azure RBAC, but cluster.auth grants no one access (grantDeployer false, no "
+                "adminGroupObjectIds, no adminPrincipals): the Kubernetes provider's calls are refused (403) unless "
+                "access is granted outside this stack",
+                resource=self,
+            )
+        converted = pulumi.Output.all(self.kubeconfig, auth.tenant_id, auth.client_id).apply(
             lambda v: to_kubelogin_kubeconfig(v[0], auth.model_copy(update={"tenant_id": v[1], "client_id": v[2]}))
         )
+        self.provider_kubeconfig = self.admins.after_propagation(converted)
 
         self.provider = k8s.Provider(
             f"{name}-k8s",
@@ -258,8 +278,9 @@ class AksCluster(AksClusterOutputs, pulumi.ComponentResource):
             # or the cluster is updated in place (see cluster_identifier).
             cluster_identifier=cluster_identifier(args),
             delete_unreachable=False,
-            # Said outright: in a first preview the kubeconfig is unknown and carries no dependency on the cluster.
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[cluster]),
+            # Said outright: in a first preview the kubeconfig is unknown and carries no dependency on the cluster (or
+            # on the role assignments that authorise the provider's calls on an Entra ID cluster).
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[cluster, *self.admins.all]),
         )
 
         register_declared(self)

@@ -9,6 +9,7 @@ import pulumi_azure_native.containerservice as containerservice
 from pydantic import Field, model_validator
 
 from ..config import GpuPoolConfig, KeyedProblemsError, StrInput, Taint
+from ..config.azure import virtual_network_of
 from ..config.base import unset
 from ..config.pool_parts import ephemeral_os_disk_unchecked
 from ..config.versions import pool_skew_problem
@@ -41,27 +42,33 @@ class GpuNodePoolArgs(GpuPoolConfig):
         return self
 
 
-def shared_subnet_predecessors(pools: Sequence[GpuPoolConfig]) -> list[int | None]:
-    """Per pool, the index of the last pool before it on the same bring-your-own subnet (None: nothing to wait for).
+def shared_vnet_predecessors(pools: Sequence[GpuPoolConfig]) -> list[int | None]:
+    """Per pool, the index of the last pool before it in the same bring-your-own virtual network (None: nothing to wait
+    for). Two subnets of one VNet count as one network: the race is on the VNet.
 
     Pools of one cluster need no order among themselves: AKS refuses a second operation on the *same* pool while one
     runs, not operations on two pools (AKS troubleshooting, "Cluster pending operation (OperationNotAllowed) errors";
-    cilium/cilium #25944 was an operation on a pool still Creating). What fails is two pools joining one
-    bring-your-own subnet at once: AKS sets the virtual network's ownership for each and refuses while it is Updating
-    (SetVNetOwnershipFailed / VirtualNetworkNotInSucceededState, Azure/AKS #4522), which is why terraform-provider-azurerm
-    locks the subnet while it creates a pool (internal/services/containers/kubernetes_cluster_node_pool_resource.go,
-    `locks.MultipleByID(&subnetIDsToLock)`; hashicorp/terraform-provider-azurerm #32001, #32682). Pools in AKS's own
-    network (no vnetSubnetID) run side by side. Compose GpuNodePools yourself: pass the AgentPool of the pool this
-    names in `depends_on`, as GpuPlatform does.
+    cilium/cilium #25944 was an operation on a pool still Creating). What fails is two pools joining one bring-your-own
+    virtual network at once: AKS sets the network's ownership for each and refuses while the *virtual network* is
+    Updating (SetVNetOwnershipFailed, "VirtualNetworkNotInSucceededState": the error names the VNet, Azure/AKS #4522),
+    which is why terraform-provider-azurerm locks the VNet beside the subnet while it creates a pool
+    (hashicorp/terraform-provider-azurerm PR #32682, internal/services/containers/kubernetes_cluster_node_pool_resource.go;
+    before it only the subnet: #32001). The VNet is the subnet ID's parent (`.../virtualNetworks/<vnet>`), compared
+    case-insensitively as ARM does. Pools in AKS's own network (no vnetSubnetID) run side by side. Compose GpuNodePools
+    yourself: pass the AgentPool of the pool this names in `depends_on`, as GpuPlatform does.
     """
     last: dict[str, int] = {}
     found: list[int | None] = []
     for index, pool in enumerate(pools):
-        subnet = pool.vnet_subnet_id.lower() if pool.vnet_subnet_id else None  # ARM IDs compare case-insensitively
-        found.append(last.get(subnet) if subnet else None)
-        if subnet:
-            last[subnet] = index
+        vnet = virtual_network_of(pool.vnet_subnet_id)
+        found.append(last.get(vnet) if vnet else None)
+        if vnet:
+            last[vnet] = index
     return found
+
+
+shared_subnet_predecessors = shared_vnet_predecessors
+"""The former name of shared_vnet_predecessors (pools were chained per subnet; the race is per virtual network)."""
 
 
 def _waits_for(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:
@@ -103,7 +110,7 @@ class GpuNodePool(GpuNodePoolOutputs, pulumi.ComponentResource):
             resource_name_=args.cluster_name,
             **agent_pool_properties(self.config, args.orchestrator_version),
             # What the component waits for, its AgentPool waits for (in GpuPlatform: the cluster's maintenance
-            # configurations, and the pool before it on a shared bring-your-own subnet).
+            # configurations, and the pool before it in a shared bring-your-own VNet).
             opts=pulumi.ResourceOptions(
                 parent=self, ignore_changes=ignored_changes(self.config), depends_on=_waits_for(opts)
             ),

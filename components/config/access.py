@@ -8,15 +8,33 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 from pydantic.alias_generators import to_snake
 
-from .azure import check_cidr
+from .azure import check_cidr, network_problems
 from .base import Model, unset
 from .errors import KeyedProblemsError
 from .syntax import GUID, INTERACTIVE_LOGINS, StrInput
 from .types import CloudName, SubnetId
 
 
+class AdminPrincipal(Model):
+    """One Entra ID principal granted Azure Kubernetes Service RBAC Cluster Admin on the cluster."""
+
+    # May come from another resource (a managed identity, an application's service principal): checked when plain.
+    object_id: StrInput = Field(description="The principal's object ID in Entra ID (not an application's client ID).")
+    principal_type: Literal["User", "Group", "ServicePrincipal"] = Field(
+        description="What the object ID is: ARM refuses an assignment whose type does not match the principal "
+        "(UnmatchedPrincipalType); a managed identity is a ServicePrincipal."
+    )
+
+    @field_validator("object_id")
+    @classmethod
+    def _object_id(cls, v: StrInput) -> StrInput:
+        if isinstance(v, str) and not GUID.fullmatch(v):
+            raise ValueError(f"'{v}' is not an object ID; write it as a GUID, e.g. '00000000-0000-0000-0000-000000000000'")
+        return v
+
+
 class AuthConfig(Model):
-    """How Kubernetes API access is authenticated."""
+    """How Kubernetes API access is authenticated, and (Entra ID) who is authorised to reach the cluster."""
 
     mode: Literal["localAccounts", "entraId"] = Field(
         "localAccounts",
@@ -45,6 +63,51 @@ class AuthConfig(Model):
         "Azure cloud for spn logins, e.g. 'AzurePublicCloud', 'AzureUSGovernmentCloud', 'AzureChinaCloud' "
         "(entraId only). Default: the cloud named in the cluster's kubeconfig.",
     )
+
+    grant_deployer: bool = Field(
+        True,
+        description="Grant the identity that runs Pulumi (azure-native's client config: the signed-in user, service "
+        "principal or managed identity) 'Azure Kubernetes Service RBAC Cluster Admin' on the cluster, so the "
+        "Kubernetes half of `pulumi up` (driver release, DeviceClass, claims) is authorised (entraId only). The "
+        "Kubernetes provider waits for the assignment and, on the run that creates it, for the up to five minutes "
+        "AKS takes to honour it. The grant follows whoever runs `pulumi up`: another identity replaces it. Set false "
+        "when access comes from adminGroupObjectIds, adminPrincipals or outside this stack.",
+    )
+    deployer_principal_type: Literal["User", "ServicePrincipal"] | None = unset(
+        "What kind of identity runs Pulumi, for the deployer's role assignment (ARM refuses one whose type does not "
+        "match: UnmatchedPrincipalType). Default: User with loginMode azurecli (a person's `az login`), "
+        "ServicePrincipal with spn and workloadidentity. Set ServicePrincipal when CI signs the Azure CLI in as a "
+        "service principal or managed identity (azure/login).",
+    )
+    admin_principals: list[AdminPrincipal] = Field(
+        default_factory=list,
+        description="Further Entra ID users, groups or service principals granted 'Azure Kubernetes Service RBAC "
+        "Cluster Admin' on the cluster through Azure RBAC (entraId only), e.g. the CI identity when grantDeployer is "
+        "false. Do not list the identity that runs Pulumi while grantDeployer is true: Azure refuses a second "
+        "identical assignment (RoleAssignmentExists).",
+    )
+
+    @property
+    def deployer_type(self) -> str:
+        """The principalType of the deploying identity's role assignment: the one set, or the login mode's kind."""
+        if self.deployer_principal_type is not None:
+            return self.deployer_principal_type
+        return "User" if self.login_mode == "azurecli" else "ServicePrincipal"
+
+    @property
+    def grants_deployer(self) -> bool:
+        """Whether the deploying identity gets a role on the cluster (Entra ID with grantDeployer on)."""
+        return self.mode == "entraId" and self.grant_deployer
+
+    @property
+    def nobody_admitted(self) -> bool:
+        """An Entra ID cluster this stack gives no one access to: no grant, no admin group, no admin principal."""
+        return (
+            self.mode == "entraId"
+            and not self.grant_deployer
+            and not self.admin_group_object_ids
+            and not self.admin_principals
+        )
 
     @field_validator("login_mode", mode="before")
     @classmethod
@@ -77,9 +140,34 @@ class AuthConfig(Model):
     def _entra_only(self) -> AuthConfig:
         if self.mode == "entraId":
             return self
-        given = [key for key in ("tenantId", "clientId", "environment") if getattr(self, to_snake(key)) is not None]
+        given = [key for key in ("tenantId", "clientId", "environment", "deployerPrincipalType")
+                 if getattr(self, to_snake(key)) is not None]
+        if self.admin_principals:
+            given.append("adminPrincipals")
         if given:
             raise KeyedProblemsError(*((key, "needs mode 'entraId'; allowed only with Entra ID") for key in given))
+        return self
+
+    @model_validator(mode="after")
+    def _principals(self) -> AuthConfig:
+        problems: list[tuple[str, str]] = []
+        if self.deployer_principal_type is not None and not self.grant_deployer:
+            problems.append(("deployerPrincipalType", "needs grantDeployer: true (it types the deployer's grant)"))
+        seen: dict[str, int] = {}
+        for index, principal in enumerate(self.admin_principals):
+            if not isinstance(principal.object_id, str):
+                continue
+            key = principal.object_id.lower()
+            if key in seen:
+                problems.append((
+                    f"adminPrincipals[{index}].objectId",
+                    f"'{principal.object_id}' is listed twice (also adminPrincipals[{seen[key]}]); Azure refuses a "
+                    "second identical role assignment (RoleAssignmentExists): list each principal once",
+                ))
+            else:
+                seen[key] = index
+        if problems:
+            raise KeyedProblemsError(*problems)
         return self
 
 
@@ -92,6 +180,41 @@ class NetworkConfig(Model):
         "own vnetSubnetId overrides it, in the same virtual network. The cluster identity needs Network Contributor on "
         "it. AKS cannot move existing nodes to another subnet (docs/safe-changes.md).",
     )
+    pod_cidr: str = Field(
+        "10.244.0.0/16",
+        description="IPv4 range pods get their addresses from (networkProfile.podCidr; Azure CNI Overlay gives each "
+        "node a /24 of it, so it is not an address space of your virtual network). Must not overlap serviceCidr, the "
+        "nodes' subnet, peered networks or on-premises ranges the pods talk to. Fixed in practice: a change replaces "
+        "the cluster (pulumi-azure-native's force-new list; `diff` says so), so choose it before the first "
+        "`pulumi up`.",
+    )
+    service_cidr: str = Field(
+        "10.0.0.0/16",
+        description="IPv4 range of the cluster's service addresses (networkProfile.serviceCidr; at most a /12, not "
+        "169.254.0.0/16, 172.30.0.0/16, 172.31.0.0/16 or 192.0.2.0/24). Must not overlap podCidr, the nodes' subnet "
+        "(a bring-your-own subnet in 10.0.0.0/16 needs another range), peered networks or on-premises ranges. "
+        "Create-only in AKS: a change replaces the cluster (`diff` says so).",
+    )
+    dns_service_ip: str = Field(
+        "10.0.0.10",
+        description="CoreDNS's service address (networkProfile.dnsServiceIP): inside serviceCidr, not its first "
+        "address (the kubernetes service). Create-only in AKS: a change replaces the cluster (`diff` says so).",
+    )
+
+    @model_validator(mode="after")
+    def _ranges(self) -> NetworkConfig:
+        problems = network_problems(self.pod_cidr, self.service_cidr, self.dns_service_ip)
+        if problems:
+            raise KeyedProblemsError(*problems)
+        return self
+
+    @property
+    def custom_ranges(self) -> dict[str, str]:
+        """The networkProfile ranges this stack sets away from AKS's defaults (camelCase, as sent)."""
+        defaults = {name: field.default for name, field in NetworkConfig.model_fields.items()
+                    if name in ("pod_cidr", "service_cidr", "dns_service_ip")}
+        sent = {"pod_cidr": "podCidr", "service_cidr": "serviceCidr", "dns_service_ip": "dnsServiceIP"}
+        return {sent[name]: getattr(self, name) for name, default in defaults.items() if getattr(self, name) != default}
 
 
 # AKS accepts up to 200 authorized ranges on a public API server (learn.microsoft.com/azure/aks/

@@ -105,6 +105,17 @@ def arm_id_or_error(text: str | None, kind: ArmType) -> str | None:
     return text
 
 
+# A subnet ID's parent: everything before "/subnets/<name>" (the form is checked where the ID is configured).
+_SUBNET_PARENT = re.compile(r"(.*/virtualnetworks/[^/]+)/subnets/[^/]+/?", re.ASCII | re.IGNORECASE)
+
+
+def virtual_network_of(subnet_id: str | None) -> str | None:
+    """The virtual network a subnet ID belongs to (its parent, `.../virtualNetworks/<vnet>`), lower case because ARM
+    compares IDs case-insensitively; None for no subnet or a text that names no subnet of a virtual network."""
+    m = _SUBNET_PARENT.fullmatch(subnet_id or "")
+    return m.group(1).lower() if m else None
+
+
 def check_cidr(text: str) -> str | None:
     """What is wrong with an IPv4 or IPv6 range in CIDR notation (network address, prefix length), or None."""
     if "/" not in text:
@@ -118,6 +129,69 @@ def check_cidr(text: str) -> str | None:
             return f"'{text}' is not a CIDR range ({exc}); write e.g. '203.0.113.0/24'"
         return f"'{text}' has host bits set; the range it names is '{network}'"
     return None
+
+
+# AKS's cluster network (ContainerServiceNetworkProfile in Azure/azure-rest-api-specs managedClusters.json: podCidr,
+# serviceCidr, dnsServiceIP, IPv4 in single-stack; defaults 10.244.0.0/16, 10.0.0.0/16, 10.0.0.10, which
+# pulumi-azure-native's SDK sends when they are unset).
+# Ranges AKS does not allow for the service address range (learn.microsoft.com/azure/aks/configure-azure-cni,
+# "Prerequisites": "AKS clusters may not use 169.254.0.0/16, 172.30.0.0/16, 172.31.0.0/16, or 192.0.2.0/24").
+AKS_RESERVED_RANGES = tuple(ipaddress.ip_network(r) for r in ("169.254.0.0/16", "172.30.0.0/16", "172.31.0.0/16",
+                                                              "192.0.2.0/24"))
+# kube-apiserver refuses an IPv4 service range of more than 2^20 addresses (cmd/kube-apiserver/app/options/
+# validation.go: the mask must be >= 12).
+MIN_SERVICE_PREFIX = 12
+# Azure CNI Overlay gives every node a /24 of the pod range (learn.microsoft.com/azure/aks/azure-cni-overlay).
+NODE_POD_PREFIX = 24
+
+
+def _ipv4_range(text: str) -> ipaddress.IPv4Network | str:
+    """The range, or what is wrong with it (IPv4 only: the single-stack profile takes one IPv4 range)."""
+    problem = check_cidr(text)
+    if problem:
+        return problem
+    network = ipaddress.ip_network(text)
+    if not isinstance(network, ipaddress.IPv4Network):
+        return f"'{text}' is IPv6; AKS takes an IPv4 range here (dual-stack is not offered by this package)"
+    return network
+
+
+def network_problems(pod_cidr: str, service_cidr: str, dns_service_ip: str) -> list[tuple[str, str]]:
+    """What is wrong with a cluster's pod range, service range and DNS service IP, one (key, message) per problem."""
+    problems: list[tuple[str, str]] = []
+    pods, services = _ipv4_range(pod_cidr), _ipv4_range(service_cidr)
+    if isinstance(pods, str):
+        problems.append(("podCidr", pods))
+    elif pods.prefixlen > NODE_POD_PREFIX:
+        problems.append(("podCidr", f"'{pod_cidr}' is smaller than one node's share: Azure CNI Overlay gives each node "
+                                    f"a /{NODE_POD_PREFIX}; use /{NODE_POD_PREFIX} or larger (e.g. /16)"))
+    if isinstance(services, str):
+        problems.append(("serviceCidr", services))
+    else:
+        if services.prefixlen < MIN_SERVICE_PREFIX:
+            problems.append(("serviceCidr", f"'{service_cidr}' is too large: Kubernetes takes at most a "
+                                            f"/{MIN_SERVICE_PREFIX} for services"))
+        reserved = [str(r) for r in AKS_RESERVED_RANGES if services.overlaps(r)]
+        if reserved:
+            problems.append(("serviceCidr", f"'{service_cidr}' overlaps {', '.join(reserved)}, which AKS does not "
+                                            "allow for the service address range"))
+        if not isinstance(pods, str) and pods.overlaps(services):
+            problems.append(("serviceCidr", f"'{service_cidr}' overlaps podCidr '{pod_cidr}': a pod and a service "
+                                            "could get the same address; choose ranges that do not overlap"))
+    try:
+        dns = ipaddress.ip_address(dns_service_ip)
+    except ValueError:
+        problems.append(("dnsServiceIp", f"'{dns_service_ip}' is not an IP address; write e.g. '10.0.0.10'"))
+        return problems
+    if not isinstance(services, str):
+        if dns not in services:
+            problems.append(("dnsServiceIp", f"'{dns_service_ip}' is outside serviceCidr '{service_cidr}'; CoreDNS's "
+                                             "service address comes from the service range (e.g. its .10)"))
+        elif dns in (services.network_address, services.network_address + 1, services.broadcast_address):
+            problems.append(("dnsServiceIp", f"'{dns_service_ip}' is reserved in '{service_cidr}' (the network address, "
+                                             "the first address (the kubernetes service) or the broadcast address); "
+                                             f"use e.g. '{services.network_address + 10}'"))
+    return problems
 
 
 def check_hh_mm(text: str) -> str | None:

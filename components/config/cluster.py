@@ -5,16 +5,25 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
+from ..catalog.regions import location_problem
 from .access import ApiServerConfig, AuthConfig, NetworkConfig
 from .base import KubernetesVersion, Model, PoolName, Zones, matching, unset
 from .errors import KeyedProblemsError
 from .limits import Tags
 from .monitoring import MonitoringConfig
-from .syntax import CLUSTER_NAME, DNS_PREFIX, DNS_PREFIX_RULE, LOCATION
+from .syntax import CLUSTER_NAME, DNS_PREFIX, DNS_PREFIX_RULE
 from .types import AzureVmSize, DnsPrefix, ResourceGroupName, UserAssignedIdentityId
 from .upgrades import MINOR_CHANNELS, VERSION_CHANNELS, UpgradesConfig
+
+
+def _known_location(location: str) -> str:
+    """A region that exists, spelt as ARM spells it, with the NVadsA10_v5 sizes (catalog/regions.py says why not)."""
+    problem = location_problem(location)
+    if problem:
+        raise ValueError(problem)
+    return location
 
 
 class ResourceGroupConfig(Model):
@@ -46,8 +55,10 @@ class ClusterConfig(Model):
     name: Annotated[str, matching(CLUSTER_NAME, "is not a cluster name; use 1-63 letters, digits, '-' and '_'")] = Field(
         description="ManagedCluster name (1-63: letters, digits, '-', '_')."
     )
-    location: Annotated[str, matching(LOCATION, "is not an Azure region name; write it like 'westeurope' or 'eastus2'")] = (
-        Field(description="Azure region, e.g. 'westeurope' (must offer NVadsA10_v5).")
+    location: Annotated[str, AfterValidator(_known_location)] = Field(
+        description="Azure region as ARM names it, e.g. 'westeurope' (not 'West Europe'), that offers the NVadsA10_v5 "
+        "sizes: checked against the catalog's regions (components/catalog/data/regions.yaml, with its sources and "
+        "dates). Fixed at creation: a change replaces the cluster."
     )
     resource_group: ResourceGroupConfig = Field(description="The resource group to create or use.")
     kubernetes_version: KubernetesVersion = Field(

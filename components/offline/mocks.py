@@ -17,6 +17,13 @@ import yaml
 from .plan import UNKNOWN_VALUE
 
 SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"
+# Who runs Pulumi offline, in an update run: azure-native's client config (authorization.get_client_config).
+CLIENT_CONFIG = {
+    "clientId": "00000000-0000-0000-0000-0000000000c1",
+    "objectId": "00000000-0000-0000-0000-0000000000d0",
+    "subscriptionId": SUBSCRIPTION,
+    "tenantId": SUBSCRIPTION,
+}
 
 # ARM resource-id templates for the azure-native types this package declares.
 _ARM_IDS = {
@@ -239,7 +246,12 @@ class OfflineProviders:
         return f"{name}-id", dict(inputs)
 
     def call(self, token: str, args: dict[str, Any]) -> dict[str, Any]:
-        """An invoke's result: credentials of a cluster (unknown in a first preview: the cluster does not exist yet)."""
+        """An invoke's result: the client config (who runs Pulumi), credentials of a cluster (unknown in a first preview:
+        the cluster does not exist yet)."""
+        if token == "azure-native:authorization:getClientConfig":
+            # Placeholders for an update run; the package asks only once its cluster exists, so a first preview gets
+            # an unknown answer from the SDK before it reaches here (no principal or tenant is made up).
+            return dict(CLIENT_CONFIG)
         if token.startswith("azure-native:containerservice:listManagedCluster") and "Credentials" in token:
             if self.preview:
                 return {"kubeconfigs": UNKNOWN_VALUE}

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .access import check_entra_id_access
 from .observability import check_gpu_metrics_in_prod, check_managed_gpu_profile
 from .rules import (
     check_device_class_name,
@@ -18,6 +19,8 @@ from .rules import (
 )
 
 __all__ = [
+    "ENTRA_ID_ACCESS",
+    "ENTRA_ID_ACCESS_DESCRIPTION",
     "GPU_METRICS_IN_PROD",
     "GPU_METRICS_IN_PROD_DESCRIPTION",
     "POLICIES",
@@ -86,6 +89,11 @@ UNIQUE_DEVICE_CLASS_DESCRIPTION = "No two resources of a stack declare the same 
 GPU_METRICS_IN_PROD = "gpu-metrics-in-prod"
 """The stack-wide advisory policy: a production stack with GPU pools installs GPU metrics."""
 GPU_METRICS_IN_PROD_DESCRIPTION = "A production stack with GPU pools installs GPU metrics (dcgm-exporter)."
+ENTRA_ID_ACCESS = "entra-id-access"
+"""The stack-wide advisory policy: an Entra ID (Azure RBAC) cluster grants someone access to its Kubernetes API."""
+ENTRA_ID_ACCESS_DESCRIPTION = (
+    "An Entra ID cluster with Azure RBAC has an admin group or an AKS RBAC role assignment that can write to it."
+)
 
 
 @dataclass(frozen=True)
@@ -121,6 +129,13 @@ def _providers(plan: Any) -> dict[str, str | None]:
     return {r.urn: r.provider for r in plan.resources}
 
 
+def _with_dependencies(plan: Any) -> list[tuple[str, str, Mapping[str, Any], list[str]]]:
+    """(urn, type, inputs, dependencies) of a Plan, or of a plan document."""
+    if isinstance(plan, Mapping):
+        return [(r["urn"], r["type"], r.get("inputs") or {}, list(r.get("dependencies") or [])) for r in plan["resources"]]
+    return [(r.urn, r.type, r.inputs, list(r.dependencies)) for r in plan.resources]
+
+
 def _stack(plan: Any) -> str:
     """The plan's stack name ('' when it has none)."""
     return str(plan.get("stack", "") if isinstance(plan, Mapping) else getattr(plan, "stack", "") or "")
@@ -135,6 +150,7 @@ def check_plan(plan: Any) -> list[Violation]:
               for urn, message in check_unique_device_classes(resources, _providers(plan))]
     advisories = check_gpu_metrics_in_prod(resources, _stack(plan))
     found += [Violation(GPU_METRICS_IN_PROD, "", message, False) for message in advisories]
+    found += [Violation(ENTRA_ID_ACCESS, "", message, False) for message in check_entra_id_access(_with_dependencies(plan))]
     return found
 
 
@@ -151,13 +167,14 @@ def plan_findings(plan: Any) -> tuple[list[str], list[str]]:
         for message in policy.check(type_, inputs)
     ]
     warnings += check_gpu_metrics_in_prod(resources, _stack(plan))
+    warnings += check_entra_id_access(_with_dependencies(plan))
     return errors, warnings
 
 
 def format_violations(violations: list[Violation]) -> str:
     """The policy report for people: one block per violation, or a line saying every policy held."""
     if not violations:
-        names = [*(p.name for p in POLICIES), UNIQUE_DEVICE_CLASS, GPU_METRICS_IN_PROD]
+        names = [*(p.name for p in POLICIES), UNIQUE_DEVICE_CLASS, GPU_METRICS_IN_PROD, ENTRA_ID_ACCESS]
         return f"\npolicy: no violations ({len(names)} policies: {', '.join(names)})\n"
     mandatory = sum(v.mandatory for v in violations)
     lines = [f"\npolicy: {len(violations)} violation{'s' if len(violations) != 1 else ''} ({mandatory} mandatory)"]

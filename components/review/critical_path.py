@@ -133,7 +133,7 @@ def longest_chain(plan: Plan, table: Mapping[str, Typical] = TYPICAL) -> tuple[S
 def floor_minutes(plan: Plan, table: Mapping[str, Typical] = TYPICAL) -> float:
     """The least a design can take: what the cluster needs, the cluster and its other cluster-level writes (maintenance
     configurations: pools must not run beside a cluster operation), then the longer of (the GPU pools: side by side,
-    except those sharing a bring-your-own subnet, one after another; pool_order) and (provider and driver release, then
+    except those sharing a bring-your-own VNet, one after another; pool_order) and (provider and driver release, then
     the longest chain among the Kubernetes objects, as if they followed the driver)."""
     steps = schedule(plan, table)
     ready = max((s.finish for s in steps.values() if s.kind in ("AKS cluster", "maintenance configuration")), default=0.0)
@@ -206,7 +206,7 @@ def format_critical_path(result: CriticalPath) -> str:
     lines.append(f"  = {result.minutes:.2f} min: {result.chain or 'nothing to create'}")
     verdict = "reached" if result.reaches_floor else f"NOT reached: {result.minutes - result.floor_minutes:.2f} min over"
     lines.append(
-        f"  floor, cluster + max(GPU pools, one after another only on a shared subnet; driver + samples): "
+        f"  floor, cluster + max(GPU pools, one after another only in a shared VNet; driver + samples): "
         f"{result.floor_minutes:.2f} min ({verdict})"
     )
     lines += [f"  note: {n}" for n in result.notes]

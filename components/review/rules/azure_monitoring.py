@@ -63,6 +63,7 @@ RULES: tuple[Rule, ...] = (
          "cluster and goes with it", _DCRA_API, after=CLUSTER),
     *(Rule(ROLE_ASSIGNMENT, None, "replace", "engine", f"its {what} is replaced: {why}", _ROLE_API, after=type_)
       for type_, what, why in ((WORKSPACE, "workspace", "the assignment is scoped to it"),
-                               (GRAFANA, "Grafana", "the assignment is for its identity"))),
+                               (GRAFANA, "Grafana", "the assignment is for its identity"),
+                               (CLUSTER, "cluster", "the assignment (cluster.auth's grants) is scoped to it"))),
 )
 """Managed Prometheus, Grafana and their role assignment: what each change does (one module of the diff's rule table)."""

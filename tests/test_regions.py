@@ -1,0 +1,59 @@
+"""cluster.location: a region that exists, spelt as ARM spells it, and offers the NVadsA10_v5 sizes."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from components.catalog.prices import DEFAULT_PRICES
+from components.catalog.regions import REGIONS_FILE, region_catalog
+from components.config import ClusterConfig, ConfigError, validate
+
+
+def location_error(location: str) -> str:
+    data = {"name": "aks-r", "location": location, "resourceGroup": {"name": "rg-r"}}
+    with pytest.raises(ConfigError) as err:
+        validate(ClusterConfig, data, "cluster")
+    (problem,) = err.value.problems
+    assert problem.path == "cluster.location"
+    return problem.message
+
+
+@pytest.mark.parametrize("location", ["westeurope", "eastus2", "swedencentral", "uksouth"])
+def test_regions_that_offer_the_sizes_are_accepted(location):
+    data = {"name": "aks-r", "location": location, "resourceGroup": {"name": "rg-r"}}
+    assert validate(ClusterConfig, data, "cluster").location == location
+
+
+def test_a_misspelt_region_suggests_the_nearest():
+    message = location_error("westeruope")
+    assert "'westeruope' is not an Azure region" in message and "did you mean 'westeurope'" in message
+
+
+def test_a_region_that_does_not_exist_lists_where_the_sizes_are():
+    message = location_error("mars")
+    assert "'mars' is not an Azure region" in message and "'westeurope'" in message and "'eastus'" in message
+
+
+def test_a_region_without_the_sizes_names_where_they_are_offered():
+    message = location_error("francesouth")
+    assert "'francesouth' (France South) does not offer the NVadsA10_v5 sizes" in message
+    assert "offered in Europe: 'francecentral'" in message and "'westeurope'" in message
+    assert "2026-06-18" in message  # the source's date
+
+
+@pytest.mark.parametrize(("written", "name"), [("West Europe", "westeurope"), ("WestEurope", "westeurope"),
+                                               ("east-us-2", "eastus2"), ("UK South", "uksouth")])
+def test_display_names_are_refused_with_the_name_arm_uses(written, name):
+    # ARM answers with the name: the diff, the replacement identity and the price table compare that.
+    assert f"is not how ARM names the region; write '{name}'" in location_error(written)
+
+
+def test_the_catalog_agrees_with_the_price_table():
+    prices = yaml.safe_load(DEFAULT_PRICES.read_text())
+    catalog = region_catalog()
+    assert set(catalog.a10_regions) == set(prices["regions"])
+    assert {"francesouth", "ukwest", "newzealandnorth"} <= set(catalog.regions) - set(catalog.a10_regions)
+    assert all(r.name == r.name.lower() and " " not in r.name for r in catalog.regions.values())
+    doc = yaml.safe_load(REGIONS_FILE.read_text())
+    assert doc["source"]["regionsDate"] and doc["source"]["nvadsA10v5Date"]
