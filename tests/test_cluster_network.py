@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 
 import pytest
-from components.offline.diff import diff_plans
+from components.review.diff import diff_plans
 
 from components.azure.cluster import cluster_identifier
 from components.config import ClusterConfig, ConfigError, StackConfig, validate

@@ -23,7 +23,7 @@ ROLE = "azure-native:authorization:RoleAssignment"
 
 
 def _role_and_grafana(plan: Any) -> tuple[Any, Any]:
-    return plan.one(ROLE), plan.one(GRAFANA)
+    return plan.one(ROLE, "gpu-prometheus-grafana-reader"), plan.one(GRAFANA)
 
 
 def test_prod_grafana_reader_waits_for_the_grafanas_identity():
