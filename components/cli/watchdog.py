@@ -13,7 +13,10 @@ The child leads a process group of its own, so every process a program starts (a
 is in it too, holding the command's stdout and stderr: however the child ends (done, failed, timed out, Ctrl-C,
 SIGTERM), the parent ends the whole group — SIGTERM, then SIGKILL to whatever is left after `TERM_GRACE` seconds —
 so no helper outlives the command or keeps a reader of its output waiting. A Ctrl-C reaches the parent only (the
-child's group is not the terminal's foreground group): the parent passes it on to the group.
+child's group is not the terminal's foreground group): the parent passes it on to the group. A process that leaves the
+group (``setsid``, ``start_new_session=True``, a daemon's double fork) is caught on Linux: the parent is a child
+subreaper (``prctl(PR_SET_CHILD_SUBREAPER)``, man 2 prctl), so every such process becomes its child once the process
+that started it has ended, and is ended the same way.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ def run_watched(run: Callable[[], int]) -> int:
     """`run()` in a child process, ended with exit 2 when a program it runs outlives its time limit; its exit status."""
     if not hasattr(os, "fork"):
         return run()
+    _become_subreaper()  # before the fork: the child does not inherit it
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: does the work, reports program starts and ends
@@ -61,6 +65,63 @@ def run_watched(run: Callable[[], int]) -> int:
     with contextlib.suppress(OSError):  # set on both sides, so the group exists whichever process runs first
         os.setpgid(pid, pid)
     return _supervise(pid, read_fd)
+
+
+PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+
+
+def _become_subreaper() -> bool:
+    """Linux: this process adopts the orphans among its descendants (instead of init); False elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _children() -> list[int]:
+    """The processes whose parent is this one, zombies included (Linux /proc; none where it cannot be read)."""
+    me = os.getpid()
+    try:  # each thread's children (CONFIG_PROC_CHILDREN, on in common kernels): no scan of every process
+        return [int(pid) for task in os.listdir(f"/proc/{me}/task")
+                for pid in Path(f"/proc/{me}/task/{task}/children").read_text().split()]
+    except (OSError, ValueError):
+        pass
+    found = []
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return []
+    for entry in entries:
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                fields = stat.read().rpartition(b")")[2].split()
+        except OSError:
+            continue
+        if len(fields) > 1 and int(fields[1]) == me:
+            found.append(int(entry))
+    return found
+
+
+def end_orphans() -> None:
+    """Ends the processes that left the group and came back to this one as orphans (SIGTERM, then SIGKILL after
+    `TERM_GRACE`), and those they leave behind in turn; reaps them."""
+    started = time.monotonic()
+    while time.monotonic() < started + 2 * TERM_GRACE + 1:  # bounded: a process stuck in the kernel stays
+        with contextlib.suppress(ChildProcessError):
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        orphans = _children()  # after the reaping above: a zombie found here has just ended, and is reaped next round
+        if not orphans:
+            return
+        number = signal.SIGTERM if time.monotonic() < started + TERM_GRACE else signal.SIGKILL
+        for orphan in orphans:
+            with contextlib.suppress(OSError):
+                os.kill(orphan, number)
+        time.sleep(0.02)
 
 
 def _signal_group(group: int, number: int) -> bool:
@@ -128,12 +189,16 @@ def _supervise(pid: int, read_fd: int) -> int:
                     deadline = None
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
-            return end_group(pid, pid, status)  # whatever the program started and left running
+            status = end_group(pid, pid, status)  # whatever the program started and left running
+            end_orphans()
+            return status
         if (interrupts and time.monotonic() > interrupts[0] + INTERRUPT_GRACE) or len(interrupts) > 1:
             end_group(pid, pid)
+            end_orphans()
             return EXIT_INTERRUPTED
         if deadline is not None and time.monotonic() > deadline:
             end_group(pid, pid)
+            end_orphans()
             from ..offline.running import timeout_message
 
             sys.stderr.write(timeout_message(program, limit) + "\n")
