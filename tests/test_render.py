@@ -460,11 +460,12 @@ def test_a_manifest_naming_another_folder_as_staging_removes_nothing(staging, re
     assert (out / ".render-staging-link").is_symlink()
 
 
-@pytest.mark.parametrize("target", ["/", "/etc", "/tmp", "//", "/tmp/..", "/usr/../var"])
-def test_the_file_system_root_and_the_folders_below_it_are_refused(target):
+@pytest.mark.parametrize("target", ["/", "/etc", "/tmp", "//", "/tmp/..", "/usr/../var", "/etc/rendered",
+                                    "/usr/local/share/rendered", "/tmp/../usr/lib/x"])
+def test_the_file_system_root_the_folders_below_it_and_system_folders_are_refused(target):
     from components.offline.output_dir import check_folder
 
-    with pytest.raises(OutputError, match="file system's root") as refusal:
+    with pytest.raises(OutputError, match=r"file system's root|system folder") as refusal:
         check_folder(target)
     assert "\n" not in str(refusal.value) and str(refusal.value).startswith(f"--out {target}: ")
 

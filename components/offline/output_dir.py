@@ -1,7 +1,8 @@
 """Writing a set of files into a folder that belongs to the user: nothing it did not write is ever touched.
 
 - Where: never a place whose other contents matter more than a render: the file system's root or a folder directly
-  below it (``/etc``, ``/tmp``, ``/home`` ...), the home folder or one above it, the project's folder or one above it,
+  below it (``/etc``, ``/tmp``, ``/home`` ...), anywhere inside the system's folders (``/usr``, ``/etc`` ...), the
+  home folder or one above it, the project's folder or one above it,
   or the root of a repository or of a Pulumi project. Symbolic links and ``..`` are resolved before the check.
 - Ownership: ``.render-manifest.json`` in the folder lists every file written here before, with its SHA-256. Only
   those files are replaced or removed; a stale one that was edited since is kept (and reported). Any other file in the
@@ -28,6 +29,8 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
+
+from .output_place import dangerous
 
 MANIFEST = ".render-manifest.json"
 STAGING_PREFIX = ".render-staging-"
@@ -64,37 +67,6 @@ def check_folder(text: str, flag: str = "--out", project: Path | None = None) ->
         raise OutputError(f"{flag} {text}: cannot create it: {ancestor} is a file")
     if not os.access(ancestor, os.W_OK | os.X_OK):
         raise OutputError(f"{flag} {text}: cannot create it: {ancestor} is not writable")
-
-
-def _home() -> Path | None:
-    try:
-        return Path.home().resolve()
-    except (RuntimeError, KeyError, OSError):  # no home folder known (no HOME, no passwd entry)
-        return None
-
-
-def dangerous(path: Path, project: Path | None = None) -> str | None:
-    """Why `path` is no place for render's files (where they would mix with a system's, a person's or a project's
-    own), or None. Symbolic links and ``..`` are resolved first, as the file system would."""
-    try:
-        real = path.resolve()
-    except (OSError, RuntimeError):
-        return "a loop of symbolic links"
-    if real.parent == real:
-        return "the file system's root"
-    if real.parent.parent == real.parent:
-        return f"{real} is a folder directly below the file system's root"
-    for place, what in ((_home(), "home folder"), (project.resolve() if project else None, "project's folder")):
-        if place is not None and real == place:
-            return f"the {what} ({real})"
-        if place is not None and real in place.parents:
-            return f"{real} holds the {what} ({place})"
-    if real.is_dir():
-        if os.path.lexists(real / ".git"):
-            return f"{real} is the root of a repository"
-        if any((real / name).exists() for name in ("Pulumi.yaml", "Pulumi.yml")):
-            return f"{real} is a Pulumi project's folder"
-    return None
 
 
 def safe_relative(rel: str) -> PurePosixPath | None:
