@@ -1,6 +1,6 @@
 """The aks-dra-vgpu program, and the plugin that serves its components to other languages.
 
-Pulumi starts this folder both ways (components/plugin.py says how the two are told apart). As the plugin
+Pulumi starts this folder both ways (components/host/plugin.py says how the two are told apart). As the plugin
 (`pulumi package add <this repository>`), it serves the components over gRPC. As the stack's program, it validates
 the stack's config, declares the GPU platform it describes and exports what other stacks use.
 """

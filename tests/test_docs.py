@@ -418,6 +418,7 @@ def repo_copy(tmp_path: Path) -> Path:
     (tmp_path / "docs").mkdir()
     shutil.copy(ROOT / SIZING, tmp_path / SIZING)
     shutil.copy(ROOT / "docs" / "safe-changes.md", tmp_path / "docs" / "safe-changes.md")
+    shutil.copy(ROOT / "docs" / "performance.md", tmp_path / "docs" / "performance.md")
     return tmp_path
 
 

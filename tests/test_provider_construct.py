@@ -181,7 +181,7 @@ def test_entra_id_ids_may_come_from_other_resources():
 # --- the plugin manifest -----------------------------------------------------------------------------------------------
 def test_plugin_manifest_has_only_what_pulumi_reads_and_no_main():
     # PluginProject: runtime, packages, requiredPulumiVersion, template (pulumi/pulumi sdk/go/common/workspace/project.go);
-    # anything else is ignored. The language host runs the folder's __main__.py (see components/plugin.py).
+    # anything else is ignored. The language host runs the folder's __main__.py (see components/host/plugin.py).
     manifest = yaml.safe_load((ROOT / "PulumiPlugin.yaml").read_text())
     assert set(manifest) <= {"runtime", "packages", "requiredPulumiVersion", "template"}
     assert manifest["runtime"]["name"] == "python"

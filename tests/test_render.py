@@ -398,10 +398,97 @@ def test_an_edited_stale_file_is_kept_and_reported(rendered, tmp_path):
     assert job.read_text() == "my edit\n" and notes == [f"kept {job}: changed since render wrote it"]
 
 
-def test_leftovers_of_a_killed_render_are_cleaned_up(rendered, tmp_path):
+def test_a_users_own_files_named_like_staging_are_never_touched(rendered, tmp_path):
     (tmp_path / ".render-staging-abc123" / "new").mkdir(parents=True)
+    (tmp_path / ".render-staging-abc123" / "new" / "mine.txt").write_text("mine")
+    (tmp_path / ".render-staging-notes").write_text("my notes")
+    (tmp_path / ".render-manifest.json.x.tmp").write_text("mine too")
+    before = snapshot(tmp_path)
     render(rendered["dev"][0], tmp_path)
-    assert not list(tmp_path.glob(".render-staging-*"))
+    render(rendered["prod"][0], tmp_path)
+    after = snapshot(tmp_path)
+    assert {k: v for k, v in after.items() if k in before} == before
+    assert not [k for k in after if k.startswith(".render-") and k not in before and k != MANIFEST]  # no staging left
+
+
+KILLED_RENDER = """
+import os, signal, sys
+from pathlib import Path
+from components.offline import Plan, Registration
+from components.offline.render import render
+
+real = os.replace
+def killed(src, dst):  # the process dies while the files are moved into place
+    if "/new/" in str(src):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(src, dst)
+os.replace = killed
+reg = Registration("urn:pulumi:s::p::kubernetes:core/v1:ConfigMap::c", "kubernetes:core/v1:ConfigMap", "c", True, None,
+                   None, [], {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}, {})
+render(Plan("p", "s", [reg]), Path(sys.argv[1]))
+"""
+
+
+def test_the_staging_folder_of_a_killed_render_is_removed_by_its_recorded_name(rendered, tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / ".render-staging-mine").mkdir()
+    result = subprocess.run([sys.executable, "-c", KILLED_RENDER, str(tmp_path)], cwd=ROOT, timeout=60)
+    assert result.returncode == -9
+    recorded = json.loads((tmp_path / MANIFEST).read_text())["staging"]
+    assert recorded.startswith(".render-staging-") and (tmp_path / recorded / "new").is_dir()
+    render(rendered["dev"][0], tmp_path)
+    assert not (tmp_path / recorded).exists() and (tmp_path / ".render-staging-mine").is_dir()
+    assert "staging" not in json.loads((tmp_path / MANIFEST).read_text())
+
+
+@pytest.mark.parametrize("staging", ["kubernetes", ".", "..", "../outside", ".render-staging-x/../../outside",
+                                     "/tmp", ".render-staging-link"])
+def test_a_manifest_naming_another_folder_as_staging_removes_nothing(staging, rendered, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "victim.txt").write_text("victim")
+    (out / "kubernetes").mkdir()
+    (out / "kubernetes" / "mine.yaml").write_text("mine")
+    (out / ".render-staging-link").symlink_to(tmp_path / "outside")
+    (out / MANIFEST).write_text(json.dumps({"files": {}, "staging": staging}))
+    render(rendered["dev"][0], out)
+    assert (tmp_path / "outside" / "victim.txt").read_text() == "victim"
+    assert (out / "kubernetes" / "mine.yaml").read_text() == "mine"
+    assert (out / ".render-staging-link").is_symlink()
+
+
+@pytest.mark.parametrize("target", ["/", "/etc", "/tmp", "//", "/tmp/..", "/usr/../var", "/etc/rendered",
+                                    "/usr/local/share/rendered", "/tmp/../usr/lib/x"])
+def test_the_file_system_root_the_folders_below_it_and_system_folders_are_refused(target):
+    from components.offline.output_dir import check_folder
+
+    with pytest.raises(OutputError, match=r"file system's root|system folder") as refusal:
+        check_folder(target)
+    assert "\n" not in str(refusal.value) and str(refusal.value).startswith(f"--out {target}: ")
+
+
+def test_the_home_folder_the_project_and_a_repository_are_refused_through_links_and_dots(tmp_path, monkeypatch):
+    home = tmp_path / "home" / "me"
+    (home / "work").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    (tmp_path / "to-home").symlink_to(home)
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "Pulumi.yaml").write_text("name: p\nruntime: python\n")
+    before = snapshot(tmp_path)
+    for target, says in [(home, "home folder"), (home / "work" / "..", "home folder"), (tmp_path / "to-home", "home folder"),
+                         (tmp_path / "home", "holds the home folder"), (repo, "root of a repository"),
+                         (project, "Pulumi project's folder")]:
+        refused(render_cli(str(target)), "--out", says)
+    refused(render_cli(str(ROOT)), "project's folder")
+    refused(render_cli(str(ROOT / "docs" / "..")), "project's folder")
+    refused(render_cli(str(ROOT.parent)), "holds the project's folder")
+    assert snapshot(tmp_path) == before
 
 
 HOSTILE_NAMES = ["../../../escaped", "..", ".", "a/b", "/etc/passwd", "-rf", ".hidden", "x" * 400, "nul\x00", "new\nline",

@@ -107,7 +107,10 @@ def _parser() -> argparse.ArgumentParser:
 
     render = sub.add_parser("render", help="write the Kubernetes manifests and Helm values a stack declares")
     project_args(render)
-    render.add_argument("--out", required=True, help="output folder (files it did not write are never touched)")
+    render.add_argument("--out", required=True,
+                        help="a folder of its own: files render did not write are never touched; the file system's "
+                        "root and the folders directly below it, the home folder, the project's folder (and those "
+                        "above them) and a repository's root are refused")
 
     diff = sub.add_parser("diff", help="compare two `plan --json` documents; exit 3 when something changes")
     diff.add_argument("old", help="the plan before (JSON file)")

@@ -1,5 +1,5 @@
 """Documentation generated from the code, so it cannot drift: the configuration reference and the stack file's JSON Schema,
-the plugin's package schema, the sizing table, the README graph.
+the plugin's package schema, the sizing table, the README graph, the critical-path figures (`docs_figures`).
 
 `python -m components docs` writes them (`--check` only reports what is out of date); the tests fail when a committed
 copy differs from what the code generates now.
@@ -17,6 +17,7 @@ from ..config.reference import REGENERATE, STACK_SCHEMA, config_reference, stack
 from ..host.contract import schema_text as plugin_schema
 from ..kubernetes.claim_templates import claim_template_name, pair_template_name
 from ..kubernetes.selectors import SIZE_CLASSES, max_memory_mib, min_memory_mib
+from .docs_figures import CRITICAL_PATH_BLOCK, critical_path_table
 
 CONFIG_REFERENCE = Path("docs/configuration.md")
 PLUGIN_SCHEMA = Path("components/host/schema.json")
@@ -25,6 +26,7 @@ SAFE_CHANGES = Path("docs/safe-changes.md")
 DASHBOARD = Path("docs/grafana/gpu-dashboard.json")
 RULES_BLOCK = "diff-rules"
 README = Path("README.md")
+PERFORMANCE = Path("docs/performance.md")
 SIZING_BLOCK = "sizing-table"
 GRAPH_BLOCK = "resource-graph-dev"
 GRAPH_STACK = "dev"
@@ -178,6 +180,8 @@ def expected_files(project_dir: Path) -> dict[Path, str]:
     from ..review.replacement_rules import rules_table
 
     safe_changes = _read(root, SAFE_CHANGES)
+    performance = _read(root, PERFORMANCE)
+    critical = critical_path_table(root)
     from ..observability.dashboard import dashboard_json
 
     return {
@@ -193,7 +197,11 @@ def expected_files(project_dir: Path) -> dict[Path, str]:
             ),
             SIZING_STACK_BLOCK, sizing_stack_example(root), str(SIZING),
         ),
-        README: replace_block(readme, GRAPH_BLOCK, mermaid_block(resource_graph(root)), str(README)),
+        README: replace_block(
+            replace_block(readme, GRAPH_BLOCK, mermaid_block(resource_graph(root)), str(README)), CRITICAL_PATH_BLOCK,
+            critical, str(README),
+        ),
+        PERFORMANCE: replace_block(performance, CRITICAL_PATH_BLOCK, critical, str(PERFORMANCE)),
     }
 
 

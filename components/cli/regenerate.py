@@ -11,7 +11,8 @@ from .problems import program_problems
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
-    """`docs`: write docs/configuration.md, the sizing table and the README's resource graph; print what changed."""
+    """`docs`: write docs/configuration.md, the sizing table, the README's resource graph and critical-path figures; print
+    what changed."""
     from .docs import DocsError, sync_docs
 
     directory = Path(args.project_dir).absolute()

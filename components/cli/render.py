@@ -16,7 +16,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     from ..offline.render import render
 
     try:
-        check_folder(args.out)  # before the program runs: a wrong --out costs nothing
+        # Before the program runs: a wrong --out costs nothing. The project's folder and those above it are refused.
+        check_folder(args.out, project=Path(args.project_dir))
     except OutputError as exc:
         raise BadInputError([str(exc)]) from None
     out = Path(args.out).absolute()  # fixed before the program runs, whatever folder it moves to

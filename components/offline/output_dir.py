@@ -1,12 +1,18 @@
 """Writing a set of files into a folder that belongs to the user: nothing it did not write is ever touched.
 
+- Where: never a place whose other contents matter more than a render: the file system's root or a folder directly
+  below it (``/etc``, ``/tmp``, ``/home`` ...), anywhere inside the system's folders (``/usr``, ``/etc`` ...), the
+  home folder or one above it, the project's folder or one above it,
+  or the root of a repository or of a Pulumi project. Symbolic links and ``..`` are resolved before the check.
 - Ownership: ``.render-manifest.json`` in the folder lists every file written here before, with its SHA-256. Only
   those files are replaced or removed; a stale one that was edited since is kept (and reported). Any other file in the
   way is a conflict, refused before anything changes.
-- All or nothing: the new files are written into a fresh staging folder inside the output folder first; only when all
+- All or nothing: the new files are written into a staging folder of render's own making (a fresh, unique name from
+  ``mkdtemp`` inside the output folder, recorded in the manifest before anything is written into it); only when all
   of them are written are they moved into place (a rename each, on the same file system), then stale files removed.
   The manifest is written before the moves naming old and new files, and again at the end, so an interrupted run
-  never leaves a file that a later run would not recognise as its own.
+  never leaves a file that a later run would not recognise as its own. A staging folder is only ever removed by name,
+  as recorded: a user's own file or folder that merely looks like one is never touched.
 - Containment: every path is relative, made of plain names (no ``..``, no separators), and no folder on the way is a
   symbolic link, so nothing is written outside the output folder.
 """
@@ -22,6 +28,9 @@ import stat
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
+
+from .output_place import dangerous
 
 MANIFEST = ".render-manifest.json"
 STAGING_PREFIX = ".render-staging-"
@@ -32,8 +41,9 @@ class OutputError(ValueError):
     """The output folder cannot take the files; one line."""
 
 
-def check_folder(text: str, flag: str = "--out") -> None:
-    """Refuses an output path that is empty, a file (or a dangling link), or not writable, with one line."""
+def check_folder(text: str, flag: str = "--out", project: Path | None = None) -> None:
+    """Refuses an output path that is empty, a file (or a dangling link), not writable, or a dangerous place (see
+    `dangerous`; `project` is the project's folder), with one line."""
     if text.strip() == "":
         raise OutputError(f"{flag}: empty path; name the folder to write into")
     if "\0" in text:
@@ -41,9 +51,12 @@ def check_folder(text: str, flag: str = "--out") -> None:
     path = Path(text)
     if path.is_symlink() and not path.exists():
         raise OutputError(f"{flag} {text}: a symbolic link to nothing; name a folder")
+    if path.exists() and not path.is_dir():
+        raise OutputError(f"{flag} {text}: is a file, not a folder")
+    reason = dangerous(path, project)
+    if reason:
+        raise OutputError(f"{flag} {text}: {reason}; render only into a folder of its own (e.g. {flag} rendered)")
     if path.exists():
-        if not path.is_dir():
-            raise OutputError(f"{flag} {text}: is a file, not a folder")
         if not os.access(path, os.W_OK | os.X_OK):
             raise OutputError(f"{flag} {text}: not writable")
         return
@@ -70,10 +83,26 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _read_manifest(root: Path) -> dict[PurePosixPath, str]:
+class _Manifest(NamedTuple):
+    """What a manifest records: the files render wrote (with their digests), and the staging folder of a run that
+    was under way (None once it ended)."""
+
+    files: dict[PurePosixPath, str]
+    staging: str | None
+
+
+def _staging_name(value: object) -> str | None:
+    """A recorded staging folder's name if it is one render could have made: one plain name with render's prefix."""
+    if not isinstance(value, str) or not value.startswith(STAGING_PREFIX):
+        return None
+    rel = safe_relative(value)
+    return value if rel is not None and len(rel.parts) == 1 else None
+
+
+def _read_manifest(root: Path) -> _Manifest:
     path = root / MANIFEST
     if not os.path.lexists(path):
-        return {}
+        return _Manifest({}, None)
     info = os.lstat(path)
     if not stat.S_ISREG(info.st_mode) or info.st_size > 16 << 20:
         raise OutputError(f"{path}: not a render manifest (not a small regular file); move it away")
@@ -86,15 +115,33 @@ def _read_manifest(root: Path) -> dict[PurePosixPath, str]:
         raise OutputError(f"{path}: not a render manifest (no 'files'); delete it to render afresh")
     # An entry that could point outside the folder is never acted on.
     found = {safe_relative(rel): digest for rel, digest in files.items() if isinstance(digest, str)}
-    return {rel: digest for rel, digest in found.items() if rel is not None and rel != PurePosixPath(MANIFEST)}
+    owned = {rel: digest for rel, digest in found.items() if rel is not None and rel != PurePosixPath(MANIFEST)}
+    return _Manifest(owned, _staging_name(doc.get("staging")))
 
 
-def _write_manifest(root: Path, files: Mapping[PurePosixPath, str]) -> None:
-    doc = {"kind": MANIFEST_KIND, "files": {str(rel): files[rel] for rel in sorted(files)}}
-    fd, tmp = tempfile.mkstemp(prefix=STAGING_PREFIX, dir=root)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
-    os.replace(tmp, root / MANIFEST)
+def _write_manifest(root: Path, files: Mapping[PurePosixPath, str], staging: str | None = None) -> None:
+    doc: dict[str, object] = {"kind": MANIFEST_KIND, "files": {str(rel): files[rel] for rel in sorted(files)}}
+    if staging is not None:
+        doc["staging"] = staging
+    fd, tmp = tempfile.mkstemp(prefix=f"{MANIFEST}.", suffix=".tmp", dir=root)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+        os.replace(tmp, root / MANIFEST)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _remove_leftover(root: Path, name: str | None) -> None:
+    """Removes the staging folder a killed run recorded, if it is still a folder (never a link) by that name."""
+    if name is None:
+        return
+    path = root / name
+    with contextlib.suppress(OSError):
+        if stat.S_ISDIR(os.lstat(path).st_mode):
+            shutil.rmtree(path)  # does not follow symbolic links inside it
 
 
 def _conflicts(root: Path, wanted: Mapping[PurePosixPath, bytes], owned: Mapping[PurePosixPath, str]) -> list[str]:
@@ -181,30 +228,32 @@ def write_files(out_dir: Path, files: Mapping[PurePosixPath, bytes], notes: list
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         root = out_dir.resolve()
-        for leftover in root.glob(f"{STAGING_PREFIX}*"):  # from a run that was killed half way
-            if leftover.is_dir() and not leftover.is_symlink():
-                shutil.rmtree(leftover, ignore_errors=True)
-            elif leftover.is_file() and not leftover.is_symlink():
-                leftover.unlink()
-        owned = _read_manifest(root)
+        owned, leftover = _read_manifest(root)
+        _remove_leftover(root, leftover)  # from a run that was killed half way; never found by its name's pattern
         problems = list(dict.fromkeys(_conflicts(root, files, owned)))
         if problems:
             raise OutputError("; ".join(problems[:3]) + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""))
-        staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=root))
+        staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=root))  # a unique name no one else uses
+        listed = owned  # what the manifest lists once the staging folder is gone
         try:
+            _write_manifest(root, owned, staging.name)  # recorded before anything is written into it
             for rel, data in files.items():
                 path = staging / "new" / rel
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(data)
             new = {rel: _digest(data) for rel, data in files.items()}
-            _write_manifest(root, {**owned, **new})
+            _write_manifest(root, {**owned, **new}, staging.name)
             try:
                 _swap_in(root, staging, sorted(files))
             except BaseException:
-                _write_manifest(root, owned)  # every move was undone: the folder is as it was, and says so
+                _write_manifest(root, owned, staging.name)  # every move was undone: the folder is as it was
                 raise
+            listed = {**owned, **new}
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+            if not os.path.lexists(staging):
+                with contextlib.suppress(OSError):  # a failure to say so leaves a record of a folder that is gone
+                    _write_manifest(root, listed)
         _remove_stale(root, {rel: d for rel, d in owned.items() if rel not in files}, notes)
         _write_manifest(root, new)
     except OSError as exc:

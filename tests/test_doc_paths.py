@@ -1,0 +1,52 @@
+"""Every `components/...` path the docs name exists: the README, docs/, and the docstrings and comments of the code,
+tests and project files. CHANGELOG.md is history and names old paths on purpose."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+# A path of the package as docs write it: not part of a longer path or URL (`src/components/x`), trailing dots dropped.
+REFERENCE = re.compile(r"(?<![\w/.-])components/[A-Za-z0-9_./-]*")
+SKIPPED_FOLDERS = {".git", ".venv", "venv", "node_modules", "build", "dist", "__pycache__", ".pytest_cache",
+                   ".ruff_cache"}
+SUFFIXES = {".md", ".py", ".yaml", ".yml", ".toml", ".txt", ".cfg"}
+
+
+def documents(root: Path) -> list[Path]:
+    """The repository's text files that may name a path of the package (CHANGELOG.md left out)."""
+    found = []
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if any(part in SKIPPED_FOLDERS or part.endswith(".egg-info") for part in rel.parts[:-1]):
+            continue
+        if path.is_file() and path.suffix in SUFFIXES and rel != Path("CHANGELOG.md"):
+            found.append(path)
+    return found
+
+
+def missing_paths(text: str, root: Path) -> list[str]:
+    """The `components/...` paths `text` names that do not exist below `root`."""
+    names = {m.group(0).rstrip(".") for m in REFERENCE.finditer(text)}
+    return sorted(name for name in names if not (root / name).exists())
+
+
+def test_the_scan_finds_a_path_that_does_not_exist():
+    gone = "components/" + "plugin.py"  # split, so that this file does not name it itself
+    text = (f"see components/host/plugin.py, {gone} and components/offline/; not src/components/nowhere.py nor "
+            "https://example.com/components/x.py, and `components/...` is a placeholder.")
+    assert missing_paths(text, ROOT) == [gone]
+
+
+def test_every_components_path_the_docs_name_exists():
+    stale = [f"{path.relative_to(ROOT)}: {name}" for path in documents(ROOT)
+             for name in missing_paths(path.read_text(encoding="utf-8", errors="replace"), ROOT)]
+    assert stale == [], "these files name a path of the package that does not exist:\n" + "\n".join(stale)
+
+
+def test_the_readme_and_docs_are_scanned():
+    scanned = {path.relative_to(ROOT).as_posix() for path in documents(ROOT)}
+    assert {"README.md", "docs/troubleshooting.md", "__main__.py", "components/cli/docs.py"} <= scanned
+    assert "CHANGELOG.md" not in scanned
