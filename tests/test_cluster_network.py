@@ -6,12 +6,12 @@ from __future__ import annotations
 import copy
 
 import pytest
-from components.review.diff import diff_plans
 
 from components.azure.cluster import cluster_identifier
 from components.config import ClusterConfig, ConfigError, StackConfig, validate
 from components.offline import capture
 from components.platform import GpuPlatform
+from components.review.diff import diff_plans
 
 CLUSTER = "azure-native:containerservice:ManagedCluster"
 PROVIDER = "pulumi:providers:kubernetes"

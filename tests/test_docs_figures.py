@@ -27,7 +27,7 @@ def test_the_committed_figures_are_the_generated_ones(document, table):
 
 
 def test_the_figures_are_the_critical_path_of_the_shipped_stacks(table):
-    from components.offline.critical_path import critical_path
+    from components.review.critical_path import critical_path
 
     project = load_project(ROOT)
     rows = {line.split(" | ")[0].lstrip("| ").split(" (")[0]: line for line in table.splitlines()[2:]}

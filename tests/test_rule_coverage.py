@@ -72,7 +72,7 @@ def test_every_emitted_azure_input_has_a_rule_or_an_in_place_entry(plans):
         seen[CLUSTER] | seen[POOL]
     )
     for type_, paths in seen.items():
-        assert uncovered(type_, paths) == [], f"{type_}: add a rule or an InPlace entry (components/offline/rules)"
+        assert uncovered(type_, paths) == [], f"{type_}: add a rule or an InPlace entry (components/review/rules)"
 
 
 def test_a_forgotten_rule_fails():
