@@ -10,6 +10,7 @@ from pydantic import Field, field_validator, model_validator
 from ..catalog import (
     DEFAULT_CHART_VERSION,
     DRIVER_CHARTS,
+    MANAGED_GATES,
     MANAGED_VALUES,
     OFFERED_CHART_VERSIONS,
     REQUIRED_VALUES,
@@ -101,6 +102,12 @@ class DraDriverConfig(Model):
             problems.append(
                 ("featureGates.IMEXDaemonsWithDNSNames", "must stay false on A10 vGPU (it needs GRID >= 570.158.01)")
             )
+        for gate, why in MANAGED_GATES.items():
+            if gate in self.feature_gates:
+                problems.append((f"featureGates.{gate}", why))
+        for gate, why in chart.refused_gates:
+            if self.feature_gates.get(gate):
+                problems.append((f"featureGates.{gate}", f"must stay false on AKS: it {why}"))
         for gate in sorted(chart.gates_requiring_imex):
             if self.feature_gates.get(gate):
                 problems.append((
