@@ -80,7 +80,10 @@ def support_warning(text: str, on: date) -> str | None:
     if entry is None:
         return None
     lts = [m.text for m in AKS_MINORS.values() if m.lts and m.status == "ga"]
-    lts_hint = f"upgrade to a supported minor ({', '.join(lts)} is also LTS)" if lts else "upgrade to a supported minor"
+    newer = [m.text for m in AKS_MINORS.values() if m.status == "ga" and m.minor > entry.minor]
+    lts_hint = f"upgrade one minor at a time to {' or '.join(newer) or 'a GA minor'}"
+    if lts:
+        lts_hint += f" ({', '.join(lts)} {'is' if len(lts) == 1 else 'are'} also LTS)"
     if entry.status == "preview":
         return (f"Kubernetes {entry.text} is in preview on AKS (no SLA, not for production); "
                 f"{', '.join(lts) or 'a GA minor'} is GA{' and LTS' if lts else ''}")
