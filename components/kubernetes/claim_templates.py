@@ -59,6 +59,7 @@ class ClaimSettings(Model):
     fit: Fit = Field("bestFit", description="bestFit: own size first, larger only when none is free; exact: own size only.")
     memory_requests_gib: list[int] = Field(
         default_factory=list,
+        alias="memoryRequestsGiB",
         description="GPU memory amounts (GiB) to make shared-slice templates for: each asks for that much memory of one "
         "slice that several claims share (pools with sharing: memory, driver 0.5.0+, Kubernetes 1.36+), smallest "
         "slice first. No memory isolation between the pods on one slice.",
