@@ -111,5 +111,5 @@ def test_0_5_0_knows_its_new_gates_and_0_4_1_does_not():
         "HostManagedIMEXDaemon": False, "DRAListTypeAttributes": False}})
     assert feature_gates(config)["IMEXDaemonsWithDNSNames"] is False  # the A10 GRID trap stays off
     assert feature_gates(config)["ComputeDomainCliques"] is False
-    with pytest.raises(ConfigError, match="HostManagedIMEXDaemon unknown to chart 0.4.1"):
+    with pytest.raises(ConfigError, match=r"HostManagedIMEXDaemon unknown to chart 0\.4\.1"):
         validate(DraDriverConfig, {"chartVersion": "0.4.1", "featureGates": {"HostManagedIMEXDaemon": False}})
