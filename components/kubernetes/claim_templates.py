@@ -63,7 +63,7 @@ class ClaimSettings(Model):
         description="GPU memory amounts (GiB) to make shared-slice templates for: each asks for that much memory of one "
         "slice that several claims share (pools with sharing: memory, driver 0.5.0+, Kubernetes 1.36+), smallest "
         "slice first. No memory isolation between the pods on one slice.",
-        json_schema_extra={"items": {"minimum": 1, "maximum": max(SIZE_CLASSES)}},
+        json_schema_extra={"items": {"type": "integer", "minimum": 1, "maximum": max(SIZE_CLASSES)}},
     )
     shared_sizes: list[int] = Field(
         default_factory=list,
