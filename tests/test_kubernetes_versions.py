@@ -87,6 +87,7 @@ def test_support_warnings_name_the_lts_way_out(version, on, wanted):
 @pytest.mark.parametrize(("old", "new", "problem"), [
     ("1.35", "1.36", None), ("1.36", "1.37", None), ("1.36.3", "1.37", None),
     ("1.35", "1.37", "skips a minor version"), ("1.37", "1.36", "is a downgrade"),
+    ("1.37", "1.38", "'1.38' is not a Kubernetes version AKS offers"), ("1.36.3", "1.36.9", "not a patch AKS offers"),
 ])
 def test_upgrades_across_1_36_and_1_37_follow_akss_one_minor_rule(old, new, problem):
     found = upgrade_problem(old, new)

@@ -53,6 +53,9 @@ def upgrade_problem(old: str, new: str) -> str | None:
         return f"{old} -> {new} is a downgrade; AKS upgrades only forward"
     if n_major != o_major or n_minor - o_minor > 1:
         return f"{old} -> {new} skips a minor version; AKS upgrades one minor version at a time"
+    offered = offered_problem(new)  # the target must be one AKS offers (components/catalog/kubernetes_versions.py)
+    if offered:
+        return f"{old} -> {new}: {offered}"
     return None
 
 
