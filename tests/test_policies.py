@@ -174,16 +174,14 @@ def test_sample_job_skips_only_what_it_knowingly_leaves_to_the_owner(dev_plan):
 
 # --- whole plans and the CLI ---------------------------------------------------------------------------------------------------
 def test_check_plan_reads_plans_and_plan_documents(dev_plan):
-    # dev's GPU pool scales from 0, and dev runs 1.34, past its end of standard support on AKS (November 2026): the two
-    # (advisory) findings.
-    assert [(v.policy, v.mandatory) for v in check_plan(dev_plan)] == [
-        ("aks-kubernetes-support", False), ("dra-pool-scale-from-zero", False)]
+    # dev's GPU pool scales from 0: the one (advisory) finding.
+    assert [(v.policy, v.mandatory) for v in check_plan(dev_plan)] == [("dra-pool-scale-from-zero", False)]
     assert check_plan(dev_plan.to_dict()) == check_plan(dev_plan)  # the `plan --json` document too
     document = copy.deepcopy(dev_plan.to_dict())
     (pool,) = [r for r in document["resources"] if r["type"] == POOL]
     pool["inputs"]["vmSize"] = "Standard_NC6s_v3"
     pool["inputs"]["minCount"] = 1
-    (violation,) = [v for v in check_plan(document) if v.policy != "aks-kubernetes-support"]
+    (violation,) = check_plan(document)
     assert (violation.policy, violation.urn, violation.mandatory) == ("a10-gpu-pool", pool["urn"], True)
 
 
@@ -223,7 +221,7 @@ def test_plan_policy_exits_4_on_a_stack_that_breaks_a_policy(capsys, tmp_path: P
     status = main(["plan", "--stack", "dev", "--project-dir", str(tmp_path), "--policy"])
     out = capsys.readouterr().out
     assert status == EXIT_POLICY
-    assert "policy: 3 violations (1 mandatory)" in out  # with the two advisories of the dev stack
+    assert "policy: 2 violations (1 mandatory)" in out
     assert "[mandatory] no-chart-device-class:" in out and "DeviceClass::rogue" in out
 
 
@@ -390,10 +388,17 @@ def test_plan_warns_on_stderr_about_scale_from_zero_and_keeps_json_clean(capsys,
     status = main(["plan", "--stack", "dev", "--project-dir", str(ROOT), "--json"])
     out, err = capsys.readouterr()
     assert status == EXIT_OK and json.loads(out)["stack"] == "dev"
-    support = "warning: kubernetesVersion '1.34': Kubernetes 1.34's standard support on AKS ended in November 2026"
-    assert [line.split(":", 2)[:2] for line in err.splitlines()] == [
-        ["warning", " kubernetesVersion '1.34'"], ["warning", " pool a10s autoscales from minCount 0"]]
-    assert err.splitlines()[0].startswith(support)
+    assert err.splitlines() == [line for line in err.splitlines() if line.startswith("warning: pool a10s autoscales from")]
+    assert len(err.splitlines()) == 1
     project = project_with(tmp_path, "", min_count=1)
     assert main(["plan", "--stack", "dev", "--project-dir", str(project), "--json"]) == EXIT_OK
-    assert capsys.readouterr().err.splitlines() == err.splitlines()[:1]  # at minCount 1 only the version is left
+    assert capsys.readouterr().err == ""  # at minCount 1 there is nothing to say
+
+
+@pytest.mark.parametrize(("version", "warns"), [("1.34", True), ("1.37", True), ("1.36", False), ("[unknown]", False)])
+def test_kubernetes_support_advisory(version, warns):
+    from components.policies.rules import check_kubernetes_support
+
+    found = check_kubernetes_support("azure-native:containerservice:ManagedCluster", {"kubernetesVersion": version})
+    assert bool(found) == warns, found
+    assert check_kubernetes_support("azure-native:containerservice:AgentPool", {"kubernetesVersion": "1.34"}) == []

@@ -122,6 +122,10 @@ _CHART_0_5_0 = replace(
     # device_state.go: a prepared claim's config state gains timeSliceApplied (0.5.0 stops injecting TimeSlicing and
     # resets it on unprepare); a 0.4 plugin re-marshals the checkpoint without it and rejects it as corrupted.
     checkpoint_format=4,
+    host_driver_reason=(
+        "the driver's documented prerequisite for GPU allocation "
+        "(kubernetes-sigs/dra-driver-nvidia-gpu site/content/docs/prerequisites.md before v0.5.0)"
+    ),
     has_consumable_shares=True,
     # kubernetes/k8s.io PR #9845 (promotion of v0.5.0, 2026-08-19): `gcrane digest .../dra-driver-nvidia-gpu:v0.5.0`.
     image_tag="v0.5.0@sha256:e1f104e64383ee693e982a5e6b7cf0b750023aaa5cc9b7dcc37c8e0549232933",

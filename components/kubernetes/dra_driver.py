@@ -138,7 +138,8 @@ def driver_values(config: DraDriverConfig, pools: list[GpuPoolConfig], *, metric
         values["image"] = {"tag": config.chart.image_tag}
     if shares_memory(pools) and config.chart.has_consumable_shares:
         # One kubelet-plugin DaemonSet serves every GPU node and takes one CONSUMABLE_SHARES for all of them
-        # (templates/kubeletplugin.yaml); a second release would collide on the chart's cluster-scoped objects. So the
+        # (templates/kubeletplugin.yaml); a second release would collide on the cluster-scoped objects the chart names
+        # itself (the gpu.nvidia.com, mig.nvidia.com, vfio.gpu.nvidia.com DeviceClasses; compute-domain-daemon-role). So the
         # devices of unshared pools become shareable too, and stay whole for whole-slice claims: a request without a
         # capacity consumes the policy's default, which is the whole memory (docs/sizing.md, "Sharing a slice").
         values["consumableShares"] = CONSUMABLE_SHARES_MODE
