@@ -28,7 +28,7 @@ MINIMAL_STACK: dict[str, Any] = {
         "name": "aks-test",
         "location": "westeurope",
         "resourceGroup": {"name": "rg-test"},
-        "kubernetesVersion": "1.34",
+        "kubernetesVersion": "1.35",
     },
     "gpuPools": [{"name": "gpu", "vmSize": "Standard_NV12ads_A10_v5", "count": 1}],
 }

@@ -1,14 +1,21 @@
 """The real NVIDIA DRA driver chart, rendered by the real helm with the component's values.
 
-For every offered chart version (0.4.1, the default, included) and both stacks (plus compute domains on, for the
-controller): the chart renders; every value sent exists in the chart's values.yaml; the kubelet plugin selects the GPU
-pools' nodes and tolerates their taints; every driver container's FEATURE_GATES holds only gates that version's binaries
-know, with IMEXDaemonsWithDNSNames=false; every object validates against Kubernetes 1.34's schemas in strict mode; and
-the upgrade 25.8.1 -> 0.4.1 deletes no object. Each case is rendered once per session and shared.
+For every offered chart version (0.4.1, the default, and 0.5.0 included) and both stacks (plus compute domains on,
+for the controller, and a pool shared by memory on 0.5.0): the chart renders; every value sent exists in the chart's
+values.yaml; the kubelet plugin selects the GPU pools' nodes and tolerates their taints; every driver container's
+FEATURE_GATES holds only gates that version's binaries know, with IMEXDaemonsWithDNSNames=false; every object validates
+against Kubernetes 1.34's schemas in strict mode (and 1.36's for shared slices); and the upgrades 25.8.1 -> 0.4.1,
+0.4.1 -> 0.5.0 and 25.8.1 -> 0.5.0 delete no object. Each case is rendered once per session and shared.
 
 Needs two artifacts, named by environment variables: HELM (a helm binary) and DRA_CHARTS_DIR (a folder holding
 ``<chart>-<version>/`` as ``helm pull <chart> --version <version> --untar`` leaves it). Without them the tests skip;
 with AKS_DRA_REQUIRE_ARTIFACTS=1 (CI) they fail instead.
+
+0.5.0: where the folder ``dra-driver-nvidia-gpu-0.5.0`` (the released chart, as ``.ci/chart-tests`` pulls it) is not
+there, the tests render ``dra-driver-nvidia-gpu-0.5.0-dev`` instead: upstream's chart from main at 9593204 (2026-08-07),
+twelve days before v0.5.0 was tagged. It stands for 0.5.0: upstream's 0.4.1 -> 0.5.0 notes (site/content/docs/
+upgrade.md) say the release only adds values keys (consumableShares, resources.computeDomains.imex.*) and gates
+(ConsumableShares, HostManagedIMEXDaemon, DRAListTypeAttributes), all present in that chart.
 """
 
 from __future__ import annotations
@@ -87,9 +94,16 @@ def charts_dir() -> Path:
     return _artifact("DRA_CHARTS_DIR", "the folder holding the NVIDIA DRA driver charts")
 
 
+# Pre-release stand-ins for a released chart that is not in DRA_CHARTS_DIR (see the module docstring): 0.5.0 is
+# rendered from upstream main 12 days before its tag.
+STAND_INS = {"0.5.0": "0.5.0-dev"}
+
+
 def chart_dir(charts: Path, chart: DriverChart) -> Path:
-    """A chart version's folder; fails naming what is there when it is missing."""
+    """A chart version's folder (or its pre-release stand-in); fails naming what is there when it is missing."""
     path = charts / f"{chart.chart}-{chart.version}"
+    if not (path / "Chart.yaml").exists() and chart.version in STAND_INS:
+        path = charts / f"{chart.chart}-{STAND_INS[chart.version]}"
     if not (path / "Chart.yaml").exists():
         pytest.fail(f"no chart {chart.chart} {chart.version} at {path}; found {sorted(p.name for p in charts.iterdir())}")
     return path
@@ -103,12 +117,16 @@ class Case:
     version: str
     stack: str
     compute_domains: bool = False
+    shared: bool = False  # the stack's first GPU pool shares its slices by memory
 
     def __str__(self) -> str:
-        return f"{self.version}-{self.stack}" + ("-computeDomains" if self.compute_domains else "")
+        return (f"{self.version}-{self.stack}" + ("-computeDomains" if self.compute_domains else "")
+                + ("-sharedMemory" if self.shared else ""))
 
 
-CASES = [Case(v, s) for v in OFFERED_CHART_VERSIONS for s in STACKS] + [Case(v, "prod", True) for v in OFFERED_CHART_VERSIONS]
+SHARING_CHARTS = [v for v in OFFERED_CHART_VERSIONS if DRIVER_CHARTS[v].has_consumable_shares]
+CASES = ([Case(v, s) for v in OFFERED_CHART_VERSIONS for s in STACKS] + [Case(v, "prod", True) for v in OFFERED_CHART_VERSIONS]
+         + [Case(v, s, shared=True) for v in SHARING_CHARTS for s in STACKS])
 STACK_CASES = [c for c in CASES if not c.compute_domains]
 
 
@@ -127,7 +145,10 @@ def case_config(case: Case) -> tuple[DraDriverConfig, list[GpuPoolConfig], Stack
     minimum = DRIVER_CHARTS[case.version].min_host_driver
     if minimum and driver_version(minimum) > driver_version(AKS_MIN_SUPPORTED_GRID_DRIVER):
         data["hostDriverVersion"] = HOST_DRIVER_FOR_REFUSED
-    return DraDriverConfig.model_validate(data), stack.gpu_pools, stack
+    pools = list(stack.gpu_pools)
+    if case.shared:
+        pools[0] = pools[0].model_copy(update={"sharing": "memory"})
+    return DraDriverConfig.model_validate(data), pools, stack
 
 
 # --- rendering ----------------------------------------------------------------------------------------------------
@@ -343,7 +364,9 @@ def value_paths_unknown_to_chart(values: dict[str, Any], defaults: dict[str, Any
 def test_catalog_names_the_real_chart(charts_dir, version):
     chart = DRIVER_CHARTS[version]
     meta = yaml.safe_load((chart_dir(charts_dir, chart) / "Chart.yaml").read_text())
-    assert (meta["name"], str(meta["version"])) == (chart.chart, chart.version)
+    # The released chart, or its named pre-release stand-in (0.5.0-dev for 0.5.0).
+    assert (meta["name"], str(meta["version"])) in {(chart.chart, chart.version),
+                                                     (chart.chart, STAND_INS.get(chart.version, chart.version))}
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
@@ -437,7 +460,7 @@ def test_feature_gates_are_known_to_the_version_and_imex_is_off(rendered, case):
     for container in containers:
         assert gate_problems(container, r.chart) == [], f"{case}"
         env = {e["name"]: e.get("value") for e in container["env"]}
-        expected = {k: str(v).lower() for k, v in feature_gates(r.config).items()}
+        expected = {k: str(v).lower() for k, v in feature_gates(r.config, r.pools).items()}
         assert parse_feature_gates(env["FEATURE_GATES"]) == expected
 
 
@@ -634,3 +657,51 @@ def test_unknown_value_keys_are_found():
     assert value_paths_unknown_to_chart(values, defaults) == [
         "resources.computeDomain", "kubeletPlugin.toleration", "nameOverrides",
     ]
+
+
+# --- 0.5.0 (rendered from the 0.5.0-dev stand-in, see the module docstring) ---------------------------------------------
+def _plugin_env(r: Rendered) -> dict[str, str | None]:
+    (gpus,) = [c for c in r.one("DaemonSet", "-kubelet-plugin")["spec"]["template"]["spec"]["containers"] if c["name"] == "gpus"]
+    return {e["name"]: e.get("value") for e in gpus.get("env") or []}
+
+
+@pytest.mark.parametrize("old", ["0.4.1", "25.8.1"])
+@pytest.mark.parametrize("case", [Case("0.5.0", s) for s in STACKS] + [Case("0.5.0", "prod", True)], ids=str)
+def test_upgrading_to_0_5_0_deletes_no_object_and_keeps_selectors(rendered, case, old):
+    # From 0.4.1 and straight from 25.8.1 (nameOverride keeps the 25.x names): helm upgrade deletes nothing.
+    before = rendered(Case(old, case.stack, case.compute_domains))
+    after = rendered(case)
+    gone = {_identity(o) for o in before.objects} - {_identity(o) for o in after.objects}
+    assert gone == set(), f"{old} -> {case}: helm upgrade would delete {sorted(gone)}"
+    for kind in ("DaemonSet", "Deployment"):
+        assert ({o["metadata"]["name"]: o["spec"]["selector"] for o in after.all(kind)}
+                == {o["metadata"]["name"]: o["spec"]["selector"] for o in before.all(kind)}), kind
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_0_5_0_runs_the_image_pinned_by_digest(rendered, stack):
+    r = rendered(Case("0.5.0", stack))
+    images = {c["image"] for o in r.objects if o["kind"] in ("DaemonSet", "Deployment")
+              for c in o["spec"]["template"]["spec"]["containers"]}
+    assert images == {f"registry.k8s.io/dra-driver-nvidia/dra-driver-nvidia-gpu:{DRIVER_CHARTS['0.5.0'].image_tag}"}
+    assert "@sha256:" in DRIVER_CHARTS["0.5.0"].image_tag
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_a_shared_pool_turns_on_consumable_shares_with_its_gate(rendered, stack):
+    shared, plain = rendered(Case("0.5.0", stack, shared=True)), rendered(Case("0.5.0", stack))
+    env = _plugin_env(shared)
+    assert env["CONSUMABLE_SHARES"] == "memory"
+    assert parse_feature_gates(env["FEATURE_GATES"])["ConsumableShares"] == "true"  # main.go refuses the flag without it
+    assert "CONSUMABLE_SHARES" not in _plugin_env(plain)  # no shared pool: the devices stay as before
+    assert "ConsumableShares" not in parse_feature_gates(_plugin_env(plain)["FEATURE_GATES"])
+
+
+@pytest.mark.parametrize("case", [Case("0.5.0", s, shared=True) for s in STACKS], ids=str)
+def test_0_5_0_objects_validate_against_kubernetes_1_36_strict(rendered, case):
+    # The Kubernetes version shared slices need (DRAConsumableCapacity on by default from 1.36).
+    for obj in rendered(case).objects:
+        try:
+            kubernetes_validate.validate(obj, "1.36.0", strict=True)
+        except kubernetes_validate.SchemaNotFoundError:
+            assert obj["apiVersion"].rpartition("/")[0] in CUSTOM_GROUPS, obj["kind"]

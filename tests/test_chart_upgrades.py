@@ -64,7 +64,7 @@ def test_no_change_is_no_upgrade():
 @pytest.mark.parametrize(
     "old_chart, old_version, new_chart, new_version, named",
     [
-        (NGC, "25.8.1", SIGS, "0.5.0", "dra-driver-nvidia-gpu 0.5.0"),
+        (NGC, "25.8.1", SIGS, "0.6.0", "dra-driver-nvidia-gpu 0.6.0"),
         (NGC, "25.8.1", NGC, "0.4.1", "nvidia-dra-driver-gpu 0.4.1"),  # 0.4.1 exists only under the new name
         (SIGS, "25.8.1", SIGS, "0.4.1", "dra-driver-nvidia-gpu 25.8.1"),
     ],
@@ -79,3 +79,21 @@ def test_chart_name_reads_plain_names_and_oci_references():
     assert chart_name(SIGS) == "dra-driver-nvidia-gpu"
     assert chart_name(NGC) == NGC
     assert chart_name(SIGS + "/") == "dra-driver-nvidia-gpu"
+
+
+@pytest.mark.parametrize("old", ["25.8.1", "0.4.1"])
+def test_upgrades_to_0_5_0_are_in_place(old):
+    t = move(old, "0.5.0")
+    assert (t.allowed, t.in_place) == (True, True)
+    assert "CRDs are applied before the release" in t.reason
+    if old == "25.8.1":
+        assert "nameOverride=nvidia-dra-driver-gpu" in t.reason
+
+
+@pytest.mark.parametrize("new", ["25.8.1", "25.12.0", "0.4.1"])
+def test_0_5_0_is_forward_only(new):
+    t = move("0.5.0", new)
+    assert (t.allowed, t.in_place) == (False, False)
+    assert "downgrade" in t.reason and "stay on 0.5.0 or move forward" in t.reason
+    if new == "0.4.1":
+        assert "cannot publish slices shared by memory" in t.reason

@@ -24,7 +24,7 @@ def problems(data) -> list[str]:
 def test_minimal_stack_gets_defaults(stack_data):
     config = stack_config_from_mapping(as_config(stack_data))
     assert isinstance(config, StackConfig)
-    assert config.cluster.kubernetes_version == "1.34"
+    assert config.cluster.kubernetes_version == "1.35"
     assert config.dra_driver.chart_version == "0.4.1"
     assert config.dra_driver.namespace == "nvidia-dra-driver-gpu"
     assert config.samples.device_class_name == "a10-vgpu"

@@ -419,6 +419,7 @@ def repo_copy(tmp_path: Path) -> Path:
     shutil.copy(ROOT / SIZING, tmp_path / SIZING)
     shutil.copy(ROOT / "docs" / "safe-changes.md", tmp_path / "docs" / "safe-changes.md")
     shutil.copy(ROOT / "docs" / "performance.md", tmp_path / "docs" / "performance.md")
+    shutil.copy(ROOT / "docs" / "upgrading.md", tmp_path / "docs" / "upgrading.md")
     return tmp_path
 
 
@@ -454,3 +455,25 @@ def test_safe_changes_lists_every_rule_the_diff_applies():
     text = (ROOT / "docs" / "safe-changes.md").read_text(encoding="utf-8")
     for rule in RULES:
         assert f"| `{rule.type}` | " in text and rule.source in text, rule
+
+
+def test_upgrading_and_sizing_carry_the_generated_upstream_examples():
+    from components.cli.docs import markers, read_block
+    from components.cli.docs_upstream import (
+        DRIVER_UPGRADE_BLOCK,
+        SHARED_SIZING_BLOCK,
+        UPGRADING,
+        VERSIONS_BLOCK,
+        aks_versions_table,
+        driver_upgrade_example,
+        shared_sizing_example,
+    )
+
+    upgrading = (ROOT / UPGRADING).read_text(encoding="utf-8")
+    assert read_block(upgrading, VERSIONS_BLOCK) == aks_versions_table()
+    assert read_block(upgrading, DRIVER_UPGRADE_BLOCK) == driver_upgrade_example(ROOT)
+    assert "+ consumableShares: \"memory\"" in driver_upgrade_example(ROOT)
+    assert "| 1.36 | GA | yes | 2026-06-19 |" in aks_versions_table()
+    sizing = (ROOT / SIZING).read_text(encoding="utf-8")
+    assert read_block(sizing, SHARED_SIZING_BLOCK) == shared_sizing_example()
+    assert "first-fit decreasing" in shared_sizing_example() and markers(SHARED_SIZING_BLOCK)[0] in sizing

@@ -241,16 +241,16 @@ def test_chart_0_4_0_is_refused_naming_the_label_defect_and_0_4_1():
     assert "nvidia-dra-driver-gpu-component twice" in found[0] and "#1184" in found[0]
     assert "use 0.4.1" in found[0]
     # Even with every other setting right, and not offered in the error's list of choices.
-    assert found[0].endswith("choose one of 25.8.1, 0.4.1")  # neither refused version among the choices
+    assert found[0].endswith("choose one of 25.8.1, 0.4.1, 0.5.0")  # neither refused version among the choices
     assert "0.4.0" not in OFFERED_CHART_VERSIONS
 
 
 def test_an_unknown_version_lists_only_the_offered_ones():
-    found = problems({"chartVersion": "0.5.0"})
+    found = problems({"chartVersion": "0.6.0"})
     # 25.12.0 is refused on AKS's GRID driver: never offered as a choice
     (line,) = found
-    assert line.startswith("draDriver.chartVersion: '0.5.0' is not a supported chart version; choose one of 25.8.1, "
-                           "0.4.1 (25.12.0 is refused: ")  # and says why the known versions it leaves out are refused
+    assert line.startswith("draDriver.chartVersion: '0.6.0' is not a supported chart version; choose one of 25.8.1, "
+                           "0.4.1, 0.5.0 (25.12.0 is refused: ")  # and says why the known versions it leaves out are refused
     assert "#1014" in line and "0.4.0 is refused: " in line
 
 

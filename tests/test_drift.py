@@ -244,8 +244,8 @@ def test_only_user_credentials_are_ever_requested(preview):
 def test_a_diff_never_prints_the_credential(planner):
     before = planner("dev-base", stack_config("dev"))
     config = stack_config("dev")
-    config[NS + "cluster"]["kubernetesVersion"] = "1.35"
-    result = diff_plans(before, planner("dev-135", config))
+    config[NS + "cluster"]["kubernetesVersion"] = "1.36"
+    result = diff_plans(before, planner("dev-136", config))
     text = format_diff(result) + json.dumps(result.to_dict())
     assert result.has_changes
     assert CREDENTIAL not in text and PLACEHOLDER_SERVER not in text

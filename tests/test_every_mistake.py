@@ -70,7 +70,7 @@ def test_a_malformed_version_hint_starts_from_the_users_numbers():
 @pytest.mark.parametrize(("driver", "refused"), [
     ({"chartVersion": "25.12.0"}, "25.12.0"),
     ({"chartVersion": "0.4.0"}, "0.4.0"),
-    ({"chartVersion": "0.5.0"}, "25.12.0"),
+    ({"chartVersion": "0.6.0"}, "25.12.0"),
     ({"chartVersion": "25.12.0", "hostDriverVersion": "570.211.01"}, "25.12.0"),
 ])
 def test_a_refused_version_is_never_among_the_choices(driver, refused):

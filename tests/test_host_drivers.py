@@ -54,7 +54,7 @@ def test_the_grid_lines_are_in_order_and_each_has_a_source():
 def test_what_each_chart_needs_against_akss_driver():
     aks = driver_version(AKS_MIN_SUPPORTED_GRID_DRIVER)
     needs = {v: c.min_host_driver for v, c in DRIVER_CHARTS.items()}
-    assert needs == {"25.8.1": None, "25.12.0": "580", "0.4.0": "565", "0.4.1": "565"}
+    assert needs == {"25.8.1": None, "25.12.0": "580", "0.4.0": "565", "0.4.1": "565", "0.5.0": "565"}
     assert driver_version(needs["0.4.1"]) <= aks < driver_version(needs["25.12.0"])
     # AKS's 550 line (before node image 202606.08.1) was below what 0.4.x documents.
     assert driver_version("550.144.06") < driver_version(needs["0.4.1"])

@@ -27,7 +27,7 @@ MIN = """config:
     name: aks-min
     location: westeurope
     resourceGroup: {name: rg-min}
-    kubernetesVersion: "1.34"
+    kubernetesVersion: "1.35"
   aks-dra-vgpu:gpuPools:
     - {name: gpu, vmSize: Standard_NV12ads_A10_v5, count: 1}
 """
@@ -41,7 +41,7 @@ def extra(values: str) -> str:
 def cluster_tags(tags: str) -> str:
     """MIN with cluster.tags set to `tags` (the inside of a YAML flow mapping, or a JSON object)."""
     inside = tags if tags.startswith("{") else "{" + tags + "}"
-    return MIN.replace('kubernetesVersion: "1.34"', 'kubernetesVersion: "1.34"\n    tags: ' + inside)
+    return MIN.replace('kubernetesVersion: "1.35"', 'kubernetesVersion: "1.35"\n    tags: ' + inside)
 
 
 def nested(open_: str, close: str, depth: int) -> str:
@@ -210,9 +210,9 @@ VALUES: list[Case] = [
     case("extra-root-not-slash", extra("{nvidiaDriverRoot: '/ '}"), "draDriver.extraValues.nvidiaDriverRoot:", "must be \"/\""),
     case("quoted-yes-is-text-not-true", extra("{gpuResourcesEnabledOverride: 'yes'}"),
          "draDriver.extraValues.gpuResourcesEnabledOverride:", "must be true"),
-    case("protect-one", MIN.replace('"1.34"', '"1.34"\n    protect: 1'), "cluster.protect:", "true or false"),
-    case("protect-yes-text", MIN.replace('"1.34"', '"1.34"\n    protect: "yes"'), "cluster.protect:", "true or false"),
-    case("protect-quoted-on", MIN.replace('"1.34"', '"1.34"\n    protect: "on"'), "cluster.protect:", "true or false"),
+    case("protect-one", MIN.replace('"1.35"', '"1.35"\n    protect: 1'), "cluster.protect:", "true or false"),
+    case("protect-yes-text", MIN.replace('"1.35"', '"1.35"\n    protect: "yes"'), "cluster.protect:", "true or false"),
+    case("protect-quoted-on", MIN.replace('"1.35"', '"1.35"\n    protect: "on"'), "cluster.protect:", "true or false"),
     case("count-true", MIN.replace("count: 1", "count: true"), "gpuPools[0].count:", "whole number"),
     case("count-text", MIN.replace("count: 1", "count: '1'"), "gpuPools[0].count:", "whole number"),
     case("count-half", MIN.replace("count: 1", "count: 1.5"), "gpuPools[0].count:", "whole number"),
@@ -228,15 +228,15 @@ VALUES: list[Case] = [
     case("image-upper", MIN + "  aks-dra-vgpu:samples: {image: Ubuntu}\n", "samples.image:", "not an image reference"),
     case("image-newline", MIN + '  aks-dra-vgpu:samples: {image: "ubuntu\\n"}\n', "samples.image:", "not an image"),
     case("image-short-digest", MIN + "  aks-dra-vgpu:samples: {image: 'ubuntu@sha256:abc'}\n", "samples.image:", "image"),
-    case("system-vm-empty", MIN.replace('"1.34"', '"1.34"\n    systemPool: {vmSize: ""}'), "cluster.systemPool.vmSize:",
+    case("system-vm-empty", MIN.replace('"1.35"', '"1.35"\n    systemPool: {vmSize: ""}'), "cluster.systemPool.vmSize:",
          "not an Azure VM size"),
-    case("system-vm-space", MIN.replace('"1.34"', '"1.34"\n    systemPool: {vmSize: "Standard_D4ds_v5 "}'),
+    case("system-vm-space", MIN.replace('"1.35"', '"1.35"\n    systemPool: {vmSize: "Standard_D4ds_v5 "}'),
          "cluster.systemPool.vmSize:", "not an Azure VM size"),
     case("gpu-vm-empty", MIN.replace("vmSize: Standard_NV12ads_A10_v5", "vmSize: ''"), "gpuPools[0].vmSize:", "NVadsA10_v5"),
-    case("k8s-leading-zero", MIN.replace('"1.34"', '"01.34"'), "cluster.kubernetesVersion:", "not a Kubernetes version"),
-    case("k8s-patch-leading-zero", MIN.replace('"1.34"', '"1.34.02"'), "cluster.kubernetesVersion:", "not a Kubernetes"),
-    case("k8s-trailing-newline", MIN.replace('"1.34"', '"1.34\\n"'), "cluster.kubernetesVersion:", "not a Kubernetes"),
-    case("k8s-arabic-digits", MIN.replace('"1.34"', '"\u0661.\u0663\u0664"'), "cluster.kubernetesVersion:", "not a Kubernetes"),
+    case("k8s-leading-zero", MIN.replace('"1.35"', '"01.35"'), "cluster.kubernetesVersion:", "not a Kubernetes version"),
+    case("k8s-patch-leading-zero", MIN.replace('"1.35"', '"1.35.02"'), "cluster.kubernetesVersion:", "not a Kubernetes"),
+    case("k8s-trailing-newline", MIN.replace('"1.35"', '"1.35\\n"'), "cluster.kubernetesVersion:", "not a Kubernetes"),
+    case("k8s-arabic-digits", MIN.replace('"1.35"', '"\u0661.\u0663\u0664"'), "cluster.kubernetesVersion:", "not a Kubernetes"),
     case("pool-trailing-newline", MIN.replace("name: gpu,", 'name: "gpu\\n",'), "gpuPools[0].name:", "not a pool name"),
     case("namespace-trailing-newline", MIN + '  aks-dra-vgpu:samples: {namespace: "dra\\n"}\n', "samples.namespace:",
          "DNS label"),
@@ -244,9 +244,9 @@ VALUES: list[Case] = [
          "alphanumeric"),
     case("label-key-unicode", MIN.replace("count: 1}", "count: 1, labels: {t\u00e9am: ml}}"), "gpuPools[0].labels:",
          "label key"),
-    case("guid-trailing-newline", MIN.replace('"1.34"', '"1.34"\n    auth: {mode: entraId, tenantId: "'
+    case("guid-trailing-newline", MIN.replace('"1.35"', '"1.35"\n    auth: {mode: entraId, tenantId: "'
                                               '00000000-0000-0000-0000-000000000000\\n"}'), "cluster.auth.tenantId:", "GUID"),
-    case("guid-fullwidth-digits", MIN.replace('"1.34"', '"1.34"\n    auth: {mode: entraId, tenantId: "' + "\uff10" * 8
+    case("guid-fullwidth-digits", MIN.replace('"1.35"', '"1.35"\n    auth: {mode: entraId, tenantId: "' + "\uff10" * 8
                                               + '-0000-0000-0000-000000000000"}'), "cluster.auth.tenantId:", "GUID"),
     case("release-trailing-newline", MIN + '  aks-dra-vgpu:draDriver: {releaseName: "dra\\n"}\n', "draDriver.releaseName:",
          "Helm release name"),
@@ -256,7 +256,7 @@ VALUES: list[Case] = [
          "draDriver.hostDriverVersion:", "driver version"),
     case("location-trailing-newline", MIN.replace("westeurope", '"westeurope\\n"'), "cluster.location:", "region"),
     case("surge-huge", MIN.replace("count: 1}", "count: 1, maxSurge: '" + "9" * 50 + "'}"), "gpuPools[0].maxSurge:", "surge"),
-    case("environment-newline", MIN.replace('"1.34"', '"1.34"\n    auth: {mode: entraId, environment: "AzurePublicCloud\\n"}'),
+    case("environment-newline", MIN.replace('"1.35"', '"1.35"\n    auth: {mode: entraId, environment: "AzurePublicCloud\\n"}'),
          "cluster.auth.environment:", "Azure cloud name"),
     case("device-class-unicode", MIN + "  aks-dra-vgpu:samples: {deviceClassName: '\u0430-vgpu'}\n",
          "samples.deviceClassName:", "DNS subdomain"),
@@ -854,7 +854,7 @@ def test_a_workload_beyond_the_file_forms_limits_is_refused(workload, capsys):
 
 @pytest.mark.parametrize("mistakes", [51, 5000])
 def test_thousands_of_mistakes_are_told_in_a_screenful(mistakes, project, capsys):
-    write_stack(project, "many", MIN.replace('kubernetesVersion: "1.34"', 'kubernetesVersion: "1.34"\n' + "".join(
+    write_stack(project, "many", MIN.replace('kubernetesVersion: "1.35"', 'kubernetesVersion: "1.35"\n' + "".join(
         f"    x{i}: 1\n" for i in range(mistakes))))
     status, out, err = cli(capsys, "plan", "--stack", "many", "--project-dir", str(project))
     assert_refused(status, out, err, "cluster.x0:", ("unknown key",), most=51)

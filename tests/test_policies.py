@@ -254,7 +254,8 @@ def test_pack_wraps_every_invariant_at_its_level(pack):
     for policy, check in zip(policies, POLICIES, strict=True):
         wanted = EnforcementLevel.MANDATORY if check.mandatory else EnforcementLevel.ADVISORY
         assert policy.enforcement_level == wanted, policy.name
-    assert [p.enforcement_level for p in policies].count(EnforcementLevel.ADVISORY) == 1  # scale from zero
+    # AKS's support of the Kubernetes minor, and scale from zero
+    assert [p.enforcement_level for p in policies].count(EnforcementLevel.ADVISORY) == 2
     stack_policy, metrics_policy = pack["stack_policies"]()
     assert (stack_policy.name, stack_policy.enforcement_level) == ("unique-device-class", EnforcementLevel.MANDATORY)
     assert (metrics_policy.name, metrics_policy.enforcement_level) == ("gpu-metrics-in-prod", EnforcementLevel.ADVISORY)
@@ -434,3 +435,12 @@ def test_driver_releases_on_two_clusters_and_other_charts_do_not_clash():
     assert check_unique_device_classes(resources, {"urn:a": "p1", "urn:b": "p2", "urn:c": "p1"}) == []
     clash = check_unique_device_classes(resources, {"urn:a": "p1", "urn:b": "p1", "urn:c": "p1"})
     assert [urn for urn, _ in clash] == ["urn:b"] * 3
+
+
+@pytest.mark.parametrize(("version", "warns"), [("1.34", True), ("1.37", True), ("1.36", False), ("[unknown]", False)])
+def test_kubernetes_support_advisory(version, warns):
+    from components.policies.rules import check_kubernetes_support
+
+    found = check_kubernetes_support("azure-native:containerservice:ManagedCluster", {"kubernetesVersion": version})
+    assert bool(found) == warns, found
+    assert check_kubernetes_support("azure-native:containerservice:AgentPool", {"kubernetesVersion": "1.34"}) == []

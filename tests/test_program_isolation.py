@@ -141,7 +141,7 @@ AMBIENT = {
 CONFIG_VARIABLES = {"PULUMI_CONFIG", "PULUMI_CONFIG_SECRET_KEYS", "PULUMI_CONFIG_AKS_DRA_VGPU_SAMPLES",
                     "PULUMI_CONFIG_AKS_DRA_VGPU_DRADRIVER"}
 MIN_STACK = """config:
-  aks-dra-vgpu:cluster: {name: aks-min, location: westeurope, resourceGroup: {name: rg-min}, kubernetesVersion: "1.34"}
+  aks-dra-vgpu:cluster: {name: aks-min, location: westeurope, resourceGroup: {name: rg-min}, kubernetesVersion: "1.35"}
   aks-dra-vgpu:gpuPools: [{name: gpu, vmSize: Standard_NV12ads_A10_v5, count: 1}]
 """
 

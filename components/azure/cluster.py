@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import date
 from typing import Any
 
 import pulumi
@@ -13,6 +14,7 @@ import pulumi_kubernetes as k8s
 
 from ..config import AuthConfig, ClusterConfig
 from ..config.upgrades import AUTO_UPGRADE_SCHEDULE, NODE_OS_UPGRADE_SCHEDULE, MaintenanceWindowConfig
+from ..config.versions import support_warning
 from ..outputs import output, register_declared
 from .access import ClusterAdmins
 from .agent_pool import system_pool_profile
@@ -202,6 +204,10 @@ class AksCluster(AksClusterOutputs, pulumi.ComponentResource):
 
     def __init__(self, name: str, args: AksClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("aks-dra-vgpu:index:AksCluster", name, None, opts)
+        # A minor in preview, LTS-only, or near or past the end of its standard support (catalog.kubernetes_versions).
+        support = support_warning(args.kubernetes_version, date.today())
+        if support:
+            pulumi.log.warn(f"{name}: kubernetesVersion '{args.kubernetes_version}': {support}", resource=self)
         # Whatever holds workloads and their state: protected per stack, optionally left in Azure when Pulumi deletes it.
         # An existing resource group (create: false) is never registered, so Pulumi can never delete it.
         keep = pulumi.ResourceOptions(parent=self, protect=args.protect, retain_on_delete=args.retain_on_delete)

@@ -3,7 +3,7 @@
 Sources: MicrosoftDocs azure-compute-docs (articles/virtual-machines/sizes/gpu-accelerated/nvadsa10v5-series.md: the
 Basics, Local Storage and Accelerators tabs; "Ephemeral OS Disk: Supported") for the sizes; the driver's Helm charts and
 source (NVIDIA/k8s-dra-driver-gpu tags v25.8.1, v25.12.0, since moved to kubernetes-sigs/dra-driver-nvidia-gpu: v0.4.0,
-v0.4.1) for the charts.
+v0.4.1, v0.5.0) for the charts; AKS's Kubernetes versions (`kubernetes_versions`).
 Values marked "unverified" in the docs are kept here as data so a correction is a one-line change.
 
 Also here: AKS's GRID driver per node image (`host_drivers`), the price table (`prices`, `data/`), and the SDK
@@ -13,9 +13,11 @@ releases this package supports (`sdk_versions`), the dcgm-exporter charts and wh
 
 from .charts import (
     CHART_DEVICE_CLASSES,
+    CONSUMABLE_SHARES_FROM,
     CRD_SOURCE,
     DEFAULT_CHART_VERSION,
     DRIVER_CHARTS,
+    MANAGED_GATES,
     MANAGED_VALUES,
     NGC_REPOSITORY,
     OFFERED_CHART_VERSIONS,
@@ -47,6 +49,7 @@ from .sizes import (
 __all__ = [
     "A10_SIZES",
     "CHART_DEVICE_CLASSES",
+    "CONSUMABLE_SHARES_FROM",
     "CRD_SOURCE",
     "DCGM_EXPORTER_CHARTS",
     "DEFAULT_CHART_VERSION",
@@ -54,6 +57,7 @@ __all__ = [
     "DRIVER_CHARTS",
     "GPU_DRIVER_NAME",
     "GPU_PRESENT_LABEL",
+    "MANAGED_GATES",
     "MANAGED_VALUES",
     "MIN_KUBERNETES_PATCH",
     "MIN_KUBERNETES_VERSION",

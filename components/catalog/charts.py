@@ -1,5 +1,6 @@
 """The NVIDIA DRA driver charts this package knows (tags v25.8.1, v25.12.0 of NVIDIA/k8s-dra-driver-gpu, since moved
-to kubernetes-sigs/dra-driver-nvidia-gpu: v0.4.0, v0.4.1): gates, guards, CRDs, and the Helm values A10 vGPU needs."""
+to kubernetes-sigs/dra-driver-nvidia-gpu: v0.4.0, v0.4.1, v0.5.0): gates, guards, CRDs, and the Helm values A10 vGPU
+needs."""
 
 from __future__ import annotations
 
@@ -28,6 +29,15 @@ class DriverChart:
     # `kubeletPlugin.metrics` / `controller.metrics` (0.4.x: HTTP_ENDPOINT :8080, METRICS_PATH /metrics in
     # templates/kubeletplugin.yaml and controller.yaml); 25.x serves none (only gRPC health on 51515/51516).
     has_metrics: bool = False
+    # The chart's `consumableShares` value (0.5.0+), passed to the kubelet plugin as CONSUMABLE_SHARES; it needs the
+    # ConsumableShares gate (cmd/gpu-kubelet-plugin/main.go refuses to start otherwise).
+    has_consumable_shares: bool = False
+    # The driver image as `image.tag` (the chart renders `<repository>:<tag>`): the release tag pinned to the digest
+    # upstream promoted, since the project publishes no signatures. None: the chart's own tag (v<appVersion>).
+    image_tag: str | None = None
+    image_source: str = ""  # where the digest comes from
+    # Gates the package refuses to turn on for AKS, gate -> why (the gate stays known: false is accepted).
+    refused_gates: tuple[tuple[str, str], ...] = ()
 
     @property
     def source_tag(self) -> str:
@@ -54,6 +64,10 @@ _GATES_25_12 = _GATES_25_8 | {
     "CrashOnNVLinkFabricErrors",
 }
 _GATES_0_4 = _GATES_25_12 | {"DeviceMetadata"}
+# 0.5.0 (pkg/featuregates/featuregates.go, Version 0.5 / 0.4 specs added after v0.4.1; upstream's 0.4.1 -> 0.5.0 notes
+# in site/content/docs/upgrade.md name the first three). FabricManagerPartitioning (NVSwitch partitions, Version 0.5) is
+# registered on main since 2026-06-04, before the 0.5.0 branch point: known, meaningless on A10.
+_GATES_0_5 = _GATES_0_4 | {"ConsumableShares", "HostManagedIMEXDaemon", "DRAListTypeAttributes", "FabricManagerPartitioning"}
 
 NGC_REPOSITORY = "https://helm.ngc.nvidia.com/nvidia"
 SIGS_REPOSITORY = "oci://registry.k8s.io/dra-driver-nvidia/charts"
@@ -92,6 +106,33 @@ _CHART_0_4_0 = DriverChart(
     has_metrics=True,
 )
 
+# Kubernetes' own DRAListTypeAttributes gate is alpha and off in 1.36 (pkg/features/versioned_kube_features.go), and
+# AKS turns on no alpha API server gates; the driver's gate needs it on in the control plane (featuregates.go).
+_LIST_ATTRIBUTES_WHY = (
+    "needs Kubernetes' own DRAListTypeAttributes gate (alpha and off in 1.36) on the API server, which AKS does not "
+    "let you turn on: the list-valued attributes would not be accepted"
+)
+_CONSUMABLE_SHARES_WHY = "is set by the package where a pool shares its slices: use gpuPools[].sharing: memory"
+
+_CHART_0_5_0 = replace(
+    _CHART_0_4_0,
+    version="0.5.0",
+    feature_gates=frozenset(_GATES_0_5),
+    withdrawn=None,
+    # device_state.go: a prepared claim's config state gains timeSliceApplied (0.5.0 stops injecting TimeSlicing and
+    # resets it on unprepare); a 0.4 plugin re-marshals the checkpoint without it and rejects it as corrupted.
+    checkpoint_format=4,
+    host_driver_reason=(
+        "the driver's documented prerequisite for GPU allocation "
+        "(kubernetes-sigs/dra-driver-nvidia-gpu site/content/docs/prerequisites.md before v0.5.0)"
+    ),
+    has_consumable_shares=True,
+    # kubernetes/k8s.io PR #9845 (promotion of v0.5.0, 2026-08-19): `gcrane digest .../dra-driver-nvidia-gpu:v0.5.0`.
+    image_tag="v0.5.0@sha256:e1f104e64383ee693e982a5e6b7cf0b750023aaa5cc9b7dcc37c8e0549232933",
+    image_source="kubernetes/k8s.io#9845 (the image promoted to registry.k8s.io for v0.5.0, digest by gcrane)",
+    refused_gates=(("DRAListTypeAttributes", _LIST_ATTRIBUTES_WHY),),
+)
+
 DRIVER_CHARTS: dict[str, DriverChart] = {
     c.version: c
     for c in (
@@ -118,12 +159,23 @@ DRIVER_CHARTS: dict[str, DriverChart] = {
         _CHART_0_4_0,
         # 2026-06-30; fixes #1184. Values, gates and CRDs as in 0.4.0 (tag v0.4.1, 764900e).
         replace(_CHART_0_4_0, version="0.4.1", withdrawn=None),
+        # 2026-08-19 (issue #1365; chart oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu 0.5.0,
+        # digest sha256:47e43e3f... in kubernetes/k8s.io#9845). Values add `consumableShares` and
+        # resources.computeDomains.imex.*; none renamed.
+        _CHART_0_5_0,
     )
 }
 
-# The maintained chart (kubernetes-sigs); see docs/upgrading.md. AKS's own managed DRA driver is announced (Azure/AKS
-# #5962), not shipped: no public source says which driver version AKS's node images carry.
+# Gates no stack may set by hand, in any chart version that knows them (the package sets them from other settings).
+MANAGED_GATES: dict[str, str] = {"ConsumableShares": _CONSUMABLE_SHARES_WHY}
+
+# The maintained chart line AKS itself carries: node images ship dra-driver 0.4.x for the coming managed driver (Azure/
+# AgentBaker #8797, Azure/AKS #5962). 0.5.0 changes nothing a whole A10 vGPU slice needs (real vGPU support is planned
+# for 0.6, upstream #1439) and its new features are alpha gates: it is offered, and needed for shared slices. See
+# docs/upgrading.md ("Which driver version").
 DEFAULT_CHART_VERSION = "0.4.1"
+# The first chart whose kubelet plugin can publish a device several claims take GPU memory from (ConsumableShares).
+CONSUMABLE_SHARES_FROM = "0.5.0"
 # The versions a stack may choose (a withdrawn one is known only to say why it is refused).
 OFFERED_CHART_VERSIONS = tuple(v for v, c in DRIVER_CHARTS.items() if c.withdrawn is None)
 
@@ -160,6 +212,8 @@ MANAGED_VALUES: dict[tuple[str, ...], str] = {
     ("resources", "computeDomains"): "draDriver.computeDomains",
     ("nameOverride",): "the chart version (0.4.x keeps the 25.x object names with nameOverride)",
     ("resourceApiVersion",): "the package (it pins resource.k8s.io/v1 where the chart has the value)",
+    # 0.5.0+: the package sets it (with its gate) where a pool shares its slices; a value without the gate stops the plugin.
+    ("consumableShares",): "gpuPools[].sharing (memory: the package sets consumableShares and its gate)",
     # Lists replace in Helm: a user list would drop the tolerations of the pools' taints (no plugin, no ResourceSlice).
     ("kubeletPlugin", "tolerations"): "gpuPools[].taints (the kubelet plugin tolerates every taint of the pools)",
     ("kubeletPlugin", "nodeSelector"): "gpuPools[].labels (the kubelet plugin selects the pools' nodes by label)",

@@ -183,6 +183,17 @@ def expected_files(project_dir: Path) -> dict[Path, str]:
     performance = _read(root, PERFORMANCE)
     critical = critical_path_table(root)
     from ..observability.dashboard import dashboard_json
+    from .docs_upstream import (
+        DRIVER_UPGRADE_BLOCK,
+        SHARED_SIZING_BLOCK,
+        UPGRADING,
+        VERSIONS_BLOCK,
+        aks_versions_table,
+        driver_upgrade_example,
+        shared_sizing_example,
+    )
+
+    upgrading = _read(root, UPGRADING)
 
     return {
         DASHBOARD: dashboard_json(),
@@ -192,10 +203,17 @@ def expected_files(project_dir: Path) -> dict[Path, str]:
         PLUGIN_SCHEMA: plugin_schema(),
         SIZING: replace_block(
             replace_block(
-                replace_block(sizing, SIZING_BLOCK, sizing_table(), str(SIZING)), SIZING_EXAMPLE_BLOCK, sizing_example(),
-                str(SIZING),
+                replace_block(
+                    replace_block(sizing, SIZING_BLOCK, sizing_table(), str(SIZING)), SIZING_EXAMPLE_BLOCK,
+                    sizing_example(), str(SIZING),
+                ),
+                SIZING_STACK_BLOCK, sizing_stack_example(root), str(SIZING),
             ),
-            SIZING_STACK_BLOCK, sizing_stack_example(root), str(SIZING),
+            SHARED_SIZING_BLOCK, shared_sizing_example(), str(SIZING),
+        ),
+        UPGRADING: replace_block(
+            replace_block(upgrading, VERSIONS_BLOCK, aks_versions_table(), str(UPGRADING)),
+            DRIVER_UPGRADE_BLOCK, driver_upgrade_example(root), str(UPGRADING),
         ),
         README: replace_block(
             replace_block(readme, GRAPH_BLOCK, mermaid_block(resource_graph(root)), str(README)), CRITICAL_PATH_BLOCK,

@@ -24,6 +24,7 @@ from ..catalog import MIN_KUBERNETES_PATCH, MIN_KUBERNETES_VERSION
 from .aliases import remember
 from .problems import python_args_error
 from .syntax import POOL_NAME, json_pattern, parse_k8s_version
+from .versions import offered_problem
 
 
 def _as_str_list(value: Any) -> Any:
@@ -61,6 +62,9 @@ def _dra_ready(value: str) -> str:
             f"'{value}' is too old; the NVIDIA DRA driver needs Kubernetes {patch} or newer (its prerequisites): "
             f"write '{patch}', or '{value.rsplit('.', 1)[0]}' for AKS's newest patch"
         )
+    problem = offered_problem(value)  # components.catalog.kubernetes_versions: the minors and patches AKS offers
+    if problem:
+        raise ValueError(problem)
     return value
 
 

@@ -8,8 +8,10 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 
 from ..catalog import (
+    CONSUMABLE_SHARES_FROM,
     DEFAULT_CHART_VERSION,
     DRIVER_CHARTS,
+    MANAGED_GATES,
     MANAGED_VALUES,
     OFFERED_CHART_VERSIONS,
     REQUIRED_VALUES,
@@ -24,8 +26,13 @@ from ..catalog.host_drivers import (
 )
 from .base import Model, unset
 from .errors import KeyedProblemsError
-from .syntax import DNS_LABEL, MISSING, StrInput, value_at
+from .syntax import DNS_LABEL, MISSING, StrInput, parse_k8s_version, value_at
 from .types import DriverVersion, ReleaseName
+
+# Kubernetes' DRAConsumableCapacity (ResourceSlice allowMultipleAllocations, capacity requestPolicy, claims' capacity
+# requests) is alpha and off before 1.36 and beta, on by default, from 1.36 (kubernetes/kubernetes pkg/features/
+# versioned_kube_features.go); AKS turns on no alpha gates, so an older API server drops the fields.
+CONSUMABLE_CAPACITY_FROM = (1, 36)
 
 # Every gate some chart knows: a schema cannot tie the gates to the chartVersion beside them; the model check does.
 _ANY_CHART_GATES = sorted(set().union(*(chart.feature_gates for chart in DRIVER_CHARTS.values())))
@@ -101,6 +108,12 @@ class DraDriverConfig(Model):
             problems.append(
                 ("featureGates.IMEXDaemonsWithDNSNames", "must stay false on A10 vGPU (it needs GRID >= 570.158.01)")
             )
+        for gate, why in MANAGED_GATES.items():
+            if gate in self.feature_gates:
+                problems.append((f"featureGates.{gate}", why))
+        for gate, why in chart.refused_gates:
+            if self.feature_gates.get(gate):
+                problems.append((f"featureGates.{gate}", f"must stay false on AKS: it {why}"))
         for gate in sorted(chart.gates_requiring_imex):
             if self.feature_gates.get(gate):
                 problems.append((
@@ -201,3 +214,33 @@ def _extra_values_problems(extra: dict[str, Any]) -> list[tuple[str, str]]:
     return problems
 
 
+
+
+def sharing_problems(
+    chart_version: str | None, kubernetes_version: str | None, pools: list[tuple[int, Any]], chart_key: str,
+    version_key: str | None,
+) -> list[tuple[str, str]]:
+    """For each pool with `sharing: memory`: what the driver's chart version and the Kubernetes versions (the cluster's,
+    and a pool's own pin) lack for slices shared by memory, naming the keys and the values they hold. `None` for a
+    version that is unknown here (it did not validate, or is not given), so only what is known is judged."""
+    minimum_k8s = ".".join(map(str, CONSUMABLE_CAPACITY_FROM))
+    found = []
+    for index, pool in pools:
+        if getattr(pool, "sharing", "none") != "memory":
+            continue
+        lacking = []
+        chart = DRIVER_CHARTS.get(chart_version) if chart_version is not None else None
+        if chart is not None and not chart.has_consumable_shares:
+            lacking.append(f"{chart_key} is '{chart_version}'")
+        versions = [(version_key, kubernetes_version), (f"gpuPools[{index}].kubernetesVersion", pool.kubernetes_version)]
+        for key, version in versions:
+            if key is not None and version is not None and parse_k8s_version(version) < CONSUMABLE_CAPACITY_FROM:
+                lacking.append(f"{key} is '{version}'")
+        if lacking:
+            found.append((
+                f"gpuPools[{index}].sharing",
+                f"'memory' needs draDriver.chartVersion {CONSUMABLE_SHARES_FROM} or newer (the driver's ConsumableShares) "
+                f"and Kubernetes {minimum_k8s} or newer (DRAConsumableCapacity, on by default from {minimum_k8s}); "
+                f"{' and '.join(lacking)}: raise them, or set sharing: none",
+            ))
+    return found

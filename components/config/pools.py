@@ -98,6 +98,12 @@ class GpuPoolConfig(Model):
         default_factory=dict,
         description="Azure tags for the pool's VM scale set, merged over cluster.tags (these win).",
     )
+    sharing: Literal["none", "memory"] = Field(
+        "none",
+        description="none: each claim gets whole slices. memory: several claims share one slice by GPU memory (the "
+        "driver's ConsumableShares; needs draDriver.chartVersion 0.5.0 or newer and Kubernetes 1.36 or newer). No "
+        "memory isolation or fair compute between the pods on one slice; see docs/sizing.md.",
+    )
     kubernetes_version: KubernetesVersion | None = unset(
         "Pin this pool's Kubernetes version (orchestratorVersion) for a staged rollout; default: the "
         "cluster's kubernetesVersion, so the pool upgrades with the cluster. Never newer than the control plane, at "

@@ -11,7 +11,7 @@ from ..catalog import SIZE_CLASSES
 from .azure import SUBNET, ArmId, parse_arm_id
 from .base import Model
 from .cluster import ClusterConfig, SystemPoolConfig
-from .driver import DraDriverConfig
+from .driver import DraDriverConfig, sharing_problems
 from .errors import KeyedProblemsError, Problem
 from .limits import derived_name_problem, derived_names, merged_tag_problems, pool_count_problem
 from .monitoring import MonitoringConfig
@@ -48,7 +48,7 @@ class StackConfig(Model):
     def _cross(self) -> StackConfig:
         problems = cross_problems(self.cluster, list(enumerate(self.gpu_pools)), True, self.dra_driver.namespace,
                                   self.samples, self.cluster.system_pool.name, self.dra_driver.release_name,
-                                  driver=self.dra_driver)
+                                  driver=self.dra_driver, driver_chart=self.dra_driver.chart_version)
         if problems:
             raise KeyedProblemsError(*problems)
         return self
@@ -63,6 +63,7 @@ def cross_problems(
     samples: SamplesConfig | None, system_pool: str | None, driver_release: str | None = None,
     names: list[tuple[int, str]] | None = None, pool_count: int | None = None, driver: DraDriverConfig | None = None,
     monitoring: tuple[MonitoringConfig | None, str | None, list[str]] | None = None, cluster_left_out: list[str] = (),
+    driver_chart: str | None = None,
 ) -> list[tuple[str, str]]:
     """Every check that spans sections, each run when the parts it reads validated (`pools` are the pools that did, by
     index; `all_pools` says whether that is all of them; the driver's namespace and release and the system pool's
@@ -108,6 +109,9 @@ def cross_problems(
             if pool.kubernetes_version and reads("kubernetesVersion")
             and (problem := pool_skew_problem(pool.kubernetes_version, cluster.kubernetes_version))
         ]
+    # Slices shared by memory: the driver's chart version and the Kubernetes versions, each judged when it validated.
+    problems += sharing_problems(driver_chart, cluster.kubernetes_version if cluster else None, pools,
+                                 "draDriver.chartVersion", "cluster.kubernetesVersion")
     if samples is not None:
         problems += _sample_memory(samples, pools, all_pools) + _derived_names(samples, pools)
         if driver_namespace is not None and samples.namespace == driver_namespace:
@@ -202,6 +206,14 @@ def _part(model: type[Model], data: Any) -> Any:
         return None
 
 
+def _part_chart(raw_driver: Any) -> str | None:
+    """The driver's chart version alone, when that much validates (the default when it is not written)."""
+    if not isinstance(raw_driver, Mapping):
+        return None
+    part = _part(DraDriverConfig, {"chartVersion": raw_driver["chartVersion"]} if "chartVersion" in raw_driver else {})
+    return part.chart_version if part else None
+
+
 def partial_problems(data: Any) -> list[Problem]:
     """The cross-section checks on the sections (and pools) of raw stack data that validate on their own: what a
     failed whole-stack validation did not get to check, so one run reports every mistake."""
@@ -234,5 +246,6 @@ def partial_problems(data: Any) -> list[Problem]:
     problems = cross_problems(cluster, pools, bool(raw_pools) and len(pools) == len(raw_pools),
                               namespace.namespace if namespace else None, samples, system.name if system else None,
                               release.release_name if release else None, names, len(raw_pools), driver,
-                              (watched, cluster_name, left_out), cluster_left_out)
+                              (watched, cluster_name, left_out), cluster_left_out,
+                              driver.chart_version if driver else _part_chart(raw_driver))
     return [Problem(key, message) for key, message in problems]

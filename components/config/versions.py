@@ -10,6 +10,9 @@ azure-kubernetes/error-codes/aks-upgrade-blocked): a control plane moves one min
 
 from __future__ import annotations
 
+from datetime import date
+
+from ..catalog.kubernetes_versions import AKS_MINORS, WARN_DAYS_BEFORE_END, supported_list
 from .syntax import K8S_VERSION
 
 MAX_POOL_MINOR_SKEW = 2
@@ -50,4 +53,54 @@ def upgrade_problem(old: str, new: str) -> str | None:
         return f"{old} -> {new} is a downgrade; AKS upgrades only forward"
     if n_major != o_major or n_minor - o_minor > 1:
         return f"{old} -> {new} skips a minor version; AKS upgrades one minor version at a time"
+    offered = offered_problem(new)  # the target must be one AKS offers (components/catalog/kubernetes_versions.py)
+    if offered:
+        return f"{old} -> {new}: {offered}"
+    return None
+
+
+def offered_problem(text: str) -> str | None:
+    """Why AKS would not run this version (a minor it does not offer, or a patch newer than any it is known to offer),
+    or None. The supported list comes with it, LTS marked."""
+    major, minor, patch = parse(text)
+    entry = AKS_MINORS.get((major, minor))
+    if entry is None:
+        return f"'{text}' is not a Kubernetes version AKS offers; supported: {supported_list()}"
+    if patch is not None and entry.newest_patch is not None and patch > entry.newest_patch:
+        return (
+            f"'{text}' is not a patch AKS offers (the newest known {entry.text} patch is "
+            f"{entry.text}.{entry.newest_patch}); write '{entry.text}' to let AKS pick its newest patch, or "
+            f"{entry.text}.{entry.newest_patch} or older; supported: {supported_list()}"
+        )
+    return None
+
+
+def support_warning(text: str, on: date) -> str | None:
+    """A warning when the version's minor is in preview, offered only as LTS, or near or past its end of standard
+    support on date `on` (with the LTS way out); None otherwise."""
+    major, minor, _ = parse(text)
+    entry = AKS_MINORS.get((major, minor))
+    if entry is None:
+        return None
+    lts = [m.text for m in AKS_MINORS.values() if m.lts and m.status == "ga"]
+    newer = [m.text for m in AKS_MINORS.values() if m.status == "ga" and m.minor > entry.minor]
+    lts_hint = f"upgrade one minor at a time to {' or '.join(newer) or 'a GA minor'}"
+    if lts:
+        lts_hint += f" ({', '.join(lts)} {'is' if len(lts) == 1 else 'are'} also LTS)"
+    if entry.status == "preview":
+        return (f"Kubernetes {entry.text} is in preview on AKS (no SLA, not for production); "
+                f"{', '.join(lts) or 'a GA minor'} is GA{' and LTS' if lts else ''}")
+    if entry.status == "lts-only":
+        return (f"Kubernetes {entry.text} is offered only with AKS Long-Term Support (Premium tier, supportPlan "
+                f"AKSLongTermSupport); {lts_hint}")
+    end = entry.end_of_standard_support
+    if end is None:
+        return None
+    when = end.strftime("%B %Y")
+    if on > end:
+        return (f"Kubernetes {entry.text}'s standard support on AKS ended in {when}: {lts_hint}, or keep {entry.text} "
+                "with Long-Term Support (Premium tier, supportPlan AKSLongTermSupport)")
+    if (end - on).days <= WARN_DAYS_BEFORE_END:
+        return (f"Kubernetes {entry.text}'s standard support on AKS ends in {when}: plan the upgrade ({lts_hint}), or "
+                f"keep {entry.text} with Long-Term Support (Premium tier, supportPlan AKSLongTermSupport)")
     return None

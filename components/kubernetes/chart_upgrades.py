@@ -9,7 +9,11 @@ A pure decision on catalog data, for the offline `diff` (and anyone reviewing a 
 - the kubelet plugin's checkpoint only moves forward: each plugin verifies the checkpoint's checksum by re-marshalling
   what it understood (cmd/gpu-kubelet-plugin/checkpoint.go, VerifyChecksumV2), so an older plugin drops the fields a
   newer one wrote and rejects the file as corrupted. 0.4.0 added `nodeBootID` and upstream declares the move to 0.4
-  forward-only (docs/upgrade.md at v0.4.1); 25.12.0 had added claim names and namespaces (checkpointv.go).
+  forward-only (docs/upgrade.md at v0.4.1); 25.12.0 had added claim names and namespaces (checkpointv.go); 0.5.0 adds
+  a prepared claim's `timeSliceApplied` (device_state.go) and, with consumable shares, several claims on one device,
+  which a 0.4 plugin never expects.
+- the CRDs: Helm never upgrades a chart's crds/, so with compute domains on the package applies the new version's CRDs
+  before the release (upstream's upgrade guide, "Update custom resource definitions"; NvidiaDraDriver).
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from dataclasses import dataclass
 
 from ..catalog import DRIVER_CHARTS, DriverChart
 
-UPGRADE_GUIDE = "kubernetes-sigs/dra-driver-nvidia-gpu docs/upgrade.md (tag v0.4.1)"
+# docs/upgrade.md at tag v0.4.1; on main (and so in 0.5.0) it moved to site/content/docs/upgrade.md.
+UPGRADE_GUIDE = "kubernetes-sigs/dra-driver-nvidia-gpu docs/upgrade.md (tag v0.4.1; site/content/docs/upgrade.md from 0.5.0)"
 CHECKPOINT_CODE = "kubernetes-sigs/dra-driver-nvidia-gpu cmd/gpu-kubelet-plugin/checkpoint.go, checkpointv.go"
 RELEASE_DIFF = "pulumi/pulumi-kubernetes provider/pkg/provider/helm_release.go (Diff: replaces only on name, namespace)"
 
@@ -69,9 +74,12 @@ def chart_transition(old_chart: str, old_version: str, new_chart: str, new_versi
         else:
             reason = (
                 f"{old.version} -> {new.version} is a downgrade: {old.version}'s kubelet plugin writes checkpoint "
-                f"fields {new.version}'s plugin does not know, so it rejects every node's checkpoint as corrupted; "
-                f"stay on {old.version} or move forward"
+                f"fields {new.version}'s plugin does not know, so it rejects every node's checkpoint as corrupted"
             )
+            if old.has_consumable_shares and not new.has_consumable_shares:
+                reason += (f", and {new.version} cannot publish slices shared by memory (several claims on one "
+                           "device)")
+            reason += f"; stay on {old.version} or move forward"
             source = CHECKPOINT_CODE
         return Transition(False, False, reason, source)
     if old.chart != new.chart:
@@ -86,6 +94,6 @@ def chart_transition(old_chart: str, old_version: str, new_chart: str, new_versi
     return Transition(
         True, True,
         f"{old.chart} {old.version} -> {new.version} is an in-place helm upgrade of the same release "
-        "(same chart, same object names)",
+        "(same chart, same object names); the CRDs are applied before the release when compute domains are on",
         RELEASE_DIFF,
     )

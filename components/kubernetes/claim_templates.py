@@ -24,13 +24,16 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from ..catalog import PAIR_SIZE
 from ..config import Model
+from ..config.errors import KeyedProblemsError
+from ..config.limits import derived_name_problem
 from ..config.samples import Fit, check_device_class_name
 from ..config.types import NamespaceInput
 from ..outputs import output, register_declared
+from .memory_claims import memory_claim_spec, memory_problem, memory_template_key, memory_template_name
 from .providers import require_kubernetes_provider
 from .selectors import SIZE_CLASSES, check_size_class, device_class_selector, size_class_selector
 
@@ -54,13 +57,50 @@ class ClaimSettings(Model):
         description="How far below nominal a slice's reported GPU memory may read and still match (0-25 %).",
     )
     fit: Fit = Field("bestFit", description="bestFit: own size first, larger only when none is free; exact: own size only.")
+    memory_requests_gib: list[int] = Field(
+        default_factory=list,
+        alias="memoryRequestsGiB",
+        description="GPU memory amounts (GiB) to make shared-slice templates for: each asks for that much memory of one "
+        "slice that several claims share (pools with sharing: memory, driver 0.5.0+, Kubernetes 1.36+), smallest "
+        "slice first. No memory isolation between the pods on one slice.",
+        json_schema_extra={"items": {"type": "integer", "minimum": 1, "maximum": max(SIZE_CLASSES)}},
+    )
+    shared_sizes: list[int] = Field(
+        default_factory=list,
+        description="Slice sizes (GiB) of the shared pools the memory templates may land on; empty: every size in sizes.",
+    )
 
-    @field_validator("sizes")
+    @field_validator("sizes", "shared_sizes")
     @classmethod
     def _sizes(cls, v: list[int]) -> list[int]:
         for size in v:
             check_size_class(size)
         return sorted(set(v))
+
+    @field_validator("memory_requests_gib")
+    @classmethod
+    def _memory_requests(cls, v: list[int]) -> list[int]:
+        bad = [m for m in v if not 1 <= m <= max(SIZE_CLASSES)]
+        if bad:
+            raise ValueError(f"{', '.join(map(str, bad))} GiB: each request is 1-{max(SIZE_CLASSES)} GiB (one A10 at most)")
+        return sorted(set(v))
+
+    @model_validator(mode="after")
+    def _memory_fits(self) -> ClaimSettings:
+        problems = [("memoryRequestsGiB", p) for m in self.memory_requests_gib
+                    if (p := memory_problem(m, self.memory_sizes, self.memory_margin_percent))]
+        names = [memory_template_name(self.device_class_name, m) for m in self.memory_requests_gib]
+        too_long = derived_name_problem(self.device_class_name, names)
+        if too_long:
+            problems.append(("deviceClassName", too_long))
+        if problems:
+            raise KeyedProblemsError(*problems)
+        return self
+
+    @property
+    def memory_sizes(self) -> list[int]:
+        """The slice sizes memory claims may land on: the shared pools' sizes, or every size on offer."""
+        return self.shared_sizes or self.sizes
 
     @field_validator("device_class_name")
     @classmethod
@@ -139,6 +179,12 @@ def template_specs(settings: ClaimSettings) -> dict[str, tuple[str, dict[str, An
         specs[template_key(PAIR_SIZE, 2)] = (
             pair_template_name(settings.device_class_name),
             claim_spec(settings.model_copy(update={"fit": "exact"}), PAIR_SIZE, count=2),
+        )
+    for memory in settings.memory_requests_gib:
+        specs[memory_template_key(memory)] = (
+            memory_template_name(settings.device_class_name, memory),
+            memory_claim_spec(settings.device_class_name, memory, settings.memory_sizes, settings.memory_margin_percent,
+                              exact=settings.fit == "exact"),
         )
     return specs
 
@@ -223,7 +269,8 @@ class DraClaimTemplatesOutputs:
     """What a DraClaimTemplates gives back, in Python and in every other language."""
 
     claim_template_names: dict[str, pulumi.Output[str]] = output(
-        "ResourceClaimTemplate per slice size, keyed like '8GiB' (and '2x24GiB' for two devices on one node)."
+        "ResourceClaimTemplate per slice size, keyed like '8GiB' (and '2x24GiB' for two devices on one node, 'mem5GiB' for "
+        "5 GiB of a slice shared by memory)."
     )
     shared_claim_name: pulumi.Output[str] | None = output("The ResourceClaim several pods can share, when asked for.")
     device_class_name: pulumi.Output[str] = output("The DeviceClass the requests name (created here only with deviceClass).")

@@ -13,10 +13,11 @@ from typing import Any
 
 import pulumi
 import yaml
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ..catalog import GPU_PRESENT_LABEL, RESOURCE_API_VERSION, DriverChart
-from ..config import DraDriverConfig, GpuPoolConfig
+from ..config import DraDriverConfig, GpuPoolConfig, KeyedProblemsError
+from ..config.driver import sharing_problems
 from ..config.pools import GpuPools
 from ..outputs import register_declared
 from .providers import require_kubernetes_provider
@@ -42,12 +43,35 @@ class NvidiaDraDriverArgs(DraDriverConfig):
         description="The GPU pools whose nodes run the kubelet plugin (GpuNodePool components or their settings)."
     )
 
+    @model_validator(mode="after")
+    def _sharing_needs_the_chart(self) -> NvidiaDraDriverArgs:
+        problems = sharing_problems(self.chart_version, None, list(enumerate(self.pools)), "chartVersion", None)
+        if problems:
+            raise KeyedProblemsError(*((key.replace("gpuPools", "pools", 1), text) for key, text in problems))
+        return self
 
-def feature_gates(config: DraDriverConfig) -> dict[str, bool]:
-    """The gates to pass: IMEX DNS names off (A10 GRID drivers are too old), what that implies, then the user's."""
+
+
+# The `consumableShares` mode the package uses for a pool with `sharing: memory`: each device publishes its memory with
+# requestPolicy {default: max, validRange {min 1Mi, max, step 1Mi}} and allowMultipleAllocations (kubernetes-sigs/
+# dra-driver-nvidia-gpu cmd/gpu-kubelet-plugin/consumable_shares.go, case "memory").
+CONSUMABLE_SHARES_MODE = "memory"
+
+
+def shares_memory(pools: list[GpuPoolConfig]) -> bool:
+    """Whether any served pool shares its slices by memory (then the driver publishes consumable memory)."""
+    return any(pool.sharing == "memory" for pool in pools)
+
+
+def feature_gates(config: DraDriverConfig, pools: list[GpuPoolConfig] | None = None) -> dict[str, bool]:
+    """The gates to pass: IMEX DNS names off (A10 GRID drivers are too old), what that implies, ConsumableShares where a
+    pool shares its slices, then the user's."""
     gates = {"IMEXDaemonsWithDNSNames": False}
     # From 25.12, ComputeDomainCliques is on by default and the binaries refuse to start with it on and IMEX off.
     gates.update({gate: False for gate in sorted(config.chart.gates_requiring_imex)})
+    if pools and shares_memory(pools) and config.chart.has_consumable_shares:
+        # The plugin refuses to start with consumableShares set and the gate off (cmd/gpu-kubelet-plugin/main.go).
+        gates["ConsumableShares"] = True
     gates.update(config.feature_gates)  # validated in DraDriverConfig: known to the chart, never re-enabling IMEX
     return dict(sorted(gates.items()))
 
@@ -80,9 +104,10 @@ def deep_merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]
 def driver_values(config: DraDriverConfig, pools: list[GpuPoolConfig], *, metrics: bool = False) -> dict[str, Any]:
     """The Helm values for this chart version and these pools (plain data; `extraValues` merged last).
 
-    The value keys are the same in every supported chart version (25.8.1, 25.12.0 and the renamed 0.4.1); what
-    differs per version is the gate set, the gates IMEX-off implies, 0.4.x's nameOverride and, from 25.12, the pinned
-    DRA API version. Every key sent exists in that version's values.yaml (the chart has no schema: an unknown key would
+    The value keys are the same in every supported chart version (25.8.1, 25.12.0 and the renamed 0.4.1 and 0.5.0); what
+    differs per version is the gate set, the gates IMEX-off implies, 0.4+'s nameOverride, from 25.12 the pinned DRA API
+    version, and from 0.5.0 the image digest and `consumableShares` (only where a pool shares its slices).
+    Every key sent exists in that version's values.yaml (the chart has no schema: an unknown key would
     be silently ignored); the chart tests check it against the real charts. Pools: settings or GpuNodePool components.
     """
     pools = pool_settings(pools)
@@ -93,7 +118,7 @@ def driver_values(config: DraDriverConfig, pools: list[GpuPoolConfig], *, metric
         # The chart refuses GPU mode without it (its guard against running beside the nvidia.com/gpu device plugin;
         # AKS's own GPU setup installs no device plugin when its managed-GPU preview is off).
         "gpuResourcesEnabledOverride": True,
-        "featureGates": feature_gates(config),
+        "featureGates": feature_gates(config, pools),
         "kubeletPlugin": {
             "nodeSelector": plugin_node_selector(pools),
             "tolerations": plugin_tolerations(pools),
@@ -108,6 +133,17 @@ def driver_values(config: DraDriverConfig, pools: list[GpuPoolConfig], *, metric
         values["nameOverride"] = LEGACY_NAME
     if config.chart.has_resource_api_version:
         values["resourceApiVersion"] = RESOURCE_API_VERSION
+    if config.chart.image_tag:
+        # The chart renders `<image.repository>:<image.tag>`: the release tag with the promoted digest, so a re-pushed
+        # tag cannot change what runs (the project signs nothing). extraValues may still point image.* at a mirror.
+        values["image"] = {"tag": config.chart.image_tag}
+    if shares_memory(pools) and config.chart.has_consumable_shares:
+        # One kubelet-plugin DaemonSet serves every GPU node and takes one CONSUMABLE_SHARES for all of them
+        # (templates/kubeletplugin.yaml); a second release would collide on the cluster-scoped objects the chart names
+        # itself (the gpu.nvidia.com, mig.nvidia.com, vfio.gpu.nvidia.com DeviceClasses; compute-domain-daemon-role). So the
+        # devices of unshared pools become shareable too, and stay whole for whole-slice claims: a request without a
+        # capacity consumes the policy's default, which is the whole memory (docs/sizing.md, "Sharing a slice").
+        values["consumableShares"] = CONSUMABLE_SHARES_MODE
     if metrics and config.chart.has_metrics:
         # On by default in 0.4.x; said explicitly where something scrapes them, so a chart default cannot turn them off.
         values["kubeletPlugin"]["metrics"] = {"enabled": True}

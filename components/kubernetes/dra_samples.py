@@ -25,6 +25,7 @@ from .claim_templates import (
     declare_device_class,
     template_key,
 )
+from .memory_claims import memory_problem
 from .providers import require_kubernetes_provider
 from .tolerations import tolerations_for_size
 
@@ -70,9 +71,30 @@ def sizes_in_use(pools: list[GpuPoolConfig]) -> list[int]:
     return sorted({p.size.gpu_memory_gib for p in pools})
 
 
+# The memory templates the samples make where pools share slices by memory (DraClaimTemplates makes any other amount):
+# a small inference pod's 1-4 GiB, and the 8 GiB of a larger one, each where some shared slice holds it.
+SAMPLE_MEMORY_REQUESTS_GIB = (1, 2, 4, 8)
+
+
+def memory_requests(config: SamplesConfig, pools: list[GpuPoolConfig]) -> tuple[list[int], list[int]]:
+    """(memory amounts in GiB, shared slice sizes) for the samples' memory templates: none without a shared pool."""
+    shared = sorted({p.size.gpu_memory_gib for p in pools if p.sharing == "memory"})
+    if not shared:
+        return [], []
+    wanted = set(SAMPLE_MEMORY_REQUESTS_GIB)
+    if config.workload_memory_gib:
+        wanted.add(config.workload_memory_gib)
+    fitting = [m for m in sorted(wanted) if memory_problem(m, shared, config.memory_margin_percent) is None]
+    return fitting, shared
+
+
 def claim_settings(config: SamplesConfig, pools: list[GpuPoolConfig]) -> ClaimSettings:
-    """The claim templates the samples make: one per size the pools offer, two devices where a pool's nodes have two."""
+    """The claim templates the samples make: one per size the pools offer, two devices where a pool's nodes have two,
+    and memory templates for the slices shared by memory."""
+    amounts, shared = memory_requests(config, pools)
     return ClaimSettings(
+        memory_requests_gib=amounts,
+        shared_sizes=shared,
         sizes=sizes_in_use(pools),
         two_devices=any(p.size.devices_per_node >= 2 and p.size.gpu_memory_gib == PAIR_SIZE for p in pools),
         device_class_name=config.device_class_name,

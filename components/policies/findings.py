@@ -13,6 +13,7 @@ from .rules import (
     check_device_class_name,
     check_dra_driver_release,
     check_gpu_pool,
+    check_kubernetes_support,
     check_kubernetes_version,
     check_scale_from_zero,
     check_unique_device_classes,
@@ -68,6 +69,13 @@ POLICIES: tuple[PolicyCheck, ...] = (
         "kubernetes-1-34",
         "The AKS cluster runs Kubernetes 1.34 or newer (DRA resource.k8s.io/v1 is GA).",
         check_kubernetes_version,
+    ),
+    PolicyCheck(
+        "aks-kubernetes-support",
+        "The cluster's Kubernetes minor is one AKS supports as GA, not near or past its end of standard support "
+        "(advisory: LTS keeps an old minor supported).",
+        check_kubernetes_support,
+        mandatory=False,
     ),
     PolicyCheck(
         "dra-pool-scale-from-zero",

@@ -29,6 +29,7 @@ __all__ = [
     "check_device_class_name",
     "check_dra_driver_release",
     "check_gpu_pool",
+    "check_kubernetes_support",
     "check_kubernetes_version",
     "check_scale_from_zero",
     "check_unique_device_classes",
@@ -177,6 +178,25 @@ def check_kubernetes_version(type_token: str, inputs: Mapping[str, Any]) -> list
     if too_old:
         return [f"kubernetesVersion '{version}' is older than {_MIN_VERSION}: DRA (resource.k8s.io/v1) is GA from {_MIN_VERSION}"]
     return []
+
+
+def check_kubernetes_support(type_token: str, inputs: Mapping[str, Any]) -> list[str]:
+    """Advisory: the cluster's minor is in preview on AKS, offered only as LTS, or near or past the end of its standard
+    support (components.catalog.kubernetes_versions), judged on today's date."""
+    from datetime import date
+
+    from ..config.versions import support_warning
+
+    if not _is_type(type_token, "azure-native:containerservice", "ManagedCluster"):
+        return []
+    version = _get(inputs, "kubernetesVersion")
+    if _hidden(version) or not isinstance(version, str):
+        return []
+    try:
+        warning = support_warning(version, date.today())
+    except ValueError:
+        return []  # not a version: check_kubernetes_version says so
+    return [f"kubernetesVersion '{version}': {warning}"] if warning else []
 
 
 def check_scale_from_zero(type_token: str, inputs: Mapping[str, Any]) -> list[str]:

@@ -19,6 +19,9 @@ def add_size_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--spot", action="append", metavar="NAME",
                         help="let this workload run on the stack's spot pools (evictable; repeatable)")
     parser.add_argument("--stack", help="check this stack's GPU pools against the workloads (and use its samples settings)")
+    parser.add_argument("--sharing", choices=["none", "memory"], default=None,
+                        help="memory: also pack the workloads by GPU memory onto slices several pods share (pools with "
+                        "sharing: memory), with nodes and cost; on by default when the stack has such a pool")
     parser.add_argument("--project-dir", default=".", help="the Pulumi project's folder (default: current folder)")
     parser.add_argument("--prices", metavar="FILE.yaml",
                         help="a price table instead of the package's own (whose row the stack's location picks)")
