@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from components.catalog.prices import load_prices
 from components.cli import main
 from components.sizing.model import Workload
 from components.sizing.packing import first_fit_decreasing, pack_shared, replicas_of
+from components.sizing.prices import load_prices
 
 
 def test_first_fit_decreasing_fills_the_first_slice_with_room_largest_first():

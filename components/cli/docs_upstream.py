@@ -104,10 +104,10 @@ def driver_upgrade_example(project_dir: Path) -> str:
 
 def shared_sizing_example() -> str:
     """The sizing example for shared slices: the command, then the packing it prints."""
-    from ..catalog.prices import load_prices
     from ..config import SamplesConfig
     from ..sizing.command import parse_workload
     from ..sizing.packing import pack_shared, to_markdown
+    from ..sizing.prices import load_prices
 
     prices = load_prices()
     plan = pack_shared([parse_workload(w) for w in SHARED_EXAMPLE], SamplesConfig().memory_margin_percent, prices)

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..catalog import A10_SIZES
-from ..catalog.prices import PriceTable
 from ..kubernetes.selectors import usable_memory_gib
 from .model import Workload
+from .prices import PriceTable
 
 
 @dataclass(frozen=True)
