@@ -221,10 +221,9 @@ def test_in_a_real_run_a_secret_sections_values_are_hidden_where_quoted_and_boun
     with pytest.raises(ConfigError) as raised:
         stack_config_from_mapping(as_config({**MINIMAL_STACK, "cluster": cluster}), secret_keys=["aks-dra-vgpu:cluster"])
     lines = [str(p) for p in raised.value.problems]
-    assert lines == [
-        "cluster.location: '[secret]' is not an Azure region name; write it like 'westeurope' or 'eastus2'",
-        "cluster.systemPool.count: must be a whole number from 1 to 1000 (got [secret])",
-    ], lines
+    assert len(lines) == 2 and lines[1] == "cluster.systemPool.count: must be a whole number from 1 to 1000 (got [secret])"
+    assert lines[0].startswith("cluster.location: '[secret]' is not an Azure region"), lines
+    assert not any("Not A Region" in line or "s3cr3t" in line for line in lines), lines
 
 
 def test_size_suggests_a_secure_tag_as_its_ciphertext_never_as_the_placeholder(tmp_path, capsys):

@@ -285,7 +285,9 @@ def test_expected_names_follow_the_chart_and_the_stack(prod, dev):
     assert exp.controller_deployment is None
     assert exp.min_version == (1, 35, 0)
     assert [t.name for t in exp.templates] == ["a10-vgpu-8gib", "a10-vgpu-24gib"]
-    assert expected(dev).min_version == (1, 34, 2)  # "1.34" may be any 1.34 patch; the driver needs 1.34.2
+    assert expected(dev).min_version == (1, 35, 0)
+    on_134 = dev.model_copy(update={"cluster": dev.cluster.model_copy(update={"kubernetes_version": "1.34"})})
+    assert expected(on_134).min_version == (1, 34, 2)  # "1.34" may be any 1.34 patch; the driver needs 1.34.2
 
 
 def test_wait_rechecks_until_what_was_starting_is_ready(prod, monkeypatch):
