@@ -105,7 +105,7 @@ def row(text: str, key: str) -> list[str]:
     ("key", "type_", "default", "allowed"),
     [
         ("cluster.name", "string", "**required**", "—"),
-        ("cluster.kubernetesVersion", "string", '`"1.34"`', "—"),
+        ("cluster.kubernetesVersion", "string", '`"1.35"`', "—"),
         ("cluster.auth.mode", "string", '`"localAccounts"`', '`"localAccounts"`, `"entraId"`'),
         ("cluster.systemPool.count", "integer", "`1`", "1 to 1000"),
         ("cluster.systemPool.zones", "list of string or integer", "`[]`", '`"1"`, `"2"`, `"3"`, `1`, `2`, `3`'),

@@ -62,7 +62,11 @@ class ClusterConfig(Model):
     )
     resource_group: ResourceGroupConfig = Field(description="The resource group to create or use.")
     kubernetes_version: KubernetesVersion = Field(
-        "1.34", description="Kubernetes version, major.minor[.patch]; 1.34 or newer (DRA resource.k8s.io/v1 is GA)."
+        "1.35",
+        description=(
+            "Kubernetes version, major.minor[.patch]; 1.34 or newer (DRA resource.k8s.io/v1 is GA); the version catalog "
+            "decides which AKS offers and when support ends."
+        ),
     )
     dns_prefix: DnsPrefix | None = unset("DNS prefix of the API server (immutable); defaults to name.")
     sku_tier: Literal["Free", "Standard", "Premium"] = Field("Free", description="AKS control-plane tier.")
