@@ -57,3 +57,25 @@ def test_the_catalog_agrees_with_the_price_table():
     assert all(r.name == r.name.lower() and " " not in r.name for r in catalog.regions.values())
     doc = yaml.safe_load(REGIONS_FILE.read_text())
     assert doc["source"]["regionsDate"] and doc["source"]["nvadsA10v5Date"]
+
+
+WORKSPACE = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Monitor/accounts/amw"
+
+
+def workspace_location_problems(location: str) -> list[tuple[str, str]]:
+    monitoring = {"managedPrometheus": True, "workspaceId": WORKSPACE, "workspaceLocation": location}
+    data = {"name": "aks-r", "location": "westeurope", "resourceGroup": {"name": "rg-r"}, "monitoring": monitoring}
+    try:
+        validate(ClusterConfig, data, "cluster")
+    except ConfigError as err:
+        return [(p.path, p.message) for p in err.problems]
+    return []
+
+
+def test_the_workspace_location_is_a_region_as_arm_writes_it_and_needs_no_gpu_sizes():
+    assert workspace_location_problems("francesouth") == []  # a workspace needs no NVadsA10_v5 there
+    ((path, message),) = workspace_location_problems("westeruope")
+    assert path == "cluster.monitoring.workspaceLocation"
+    assert "'westeruope' is not an Azure region" in message and "did you mean 'westeurope'" in message
+    ((_, message),) = workspace_location_problems("West Europe")
+    assert message == "'West Europe' is not how ARM names the region; write 'westeurope' (West Europe)"

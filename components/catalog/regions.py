@@ -70,15 +70,25 @@ def location_problem(location: str, catalog: RegionCatalog | None = None) -> str
     """What is wrong with a cluster location (not an ARM region name, not a region, no NVadsA10_v5 there), or None."""
     catalog = catalog or region_catalog()
     regions = catalog.regions
-    if location in regions:
-        region = regions[location]
-        if region.offers_a10:
-            return None
+    if location not in regions:
+        return region_problem(location, catalog)
+    region = regions[location]
+    if not region.offers_a10:
         near = [n for n in catalog.a10_regions if regions[n].geography == region.geography]
         where = (f"in {region.geography}: {_listed(near)}" if near
                  else f"in no {region.geography} region; elsewhere: {_listed(catalog.a10_regions)}")
         return (f"'{location}' ({region.display_name}) does not offer the {A10_SERIES} sizes (no price meter known there: "
                 f"{catalog.source['nvadsA10v5']}, {catalog.source['nvadsA10v5Date']}); they are offered {where}")
+    return None
+
+
+def region_problem(location: str, catalog: RegionCatalog | None = None) -> str | None:
+    """What is wrong with a region name (not as ARM writes it, or no such region), or None; any region will do (an
+    Azure Monitor workspace needs no GPU sizes)."""
+    catalog = catalog or region_catalog()
+    regions = catalog.regions
+    if location in regions:
+        return None
     folded = _folded(location)
     if folded in regions:
         return f"'{location}' is not how ARM names the region; write '{folded}' ({regions[folded].display_name})"
