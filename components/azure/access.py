@@ -52,31 +52,20 @@ class ClusterAdmins:
         cluster_id = cluster.id
         role = client.subscription_id.apply(lambda sub: role_definition_id(sub, AKS_RBAC_CLUSTER_ADMIN))
         opts = pulumi.ResourceOptions(parent=parent, replace_on_changes=IMMUTABLE, delete_before_replace=True)
+        def grant(suffix: str, principal_id: pulumi.Input[str], principal_type: str, why: str) -> authorization.RoleAssignment:
+            return authorization.RoleAssignment(f"{name}-{suffix}", principal_id=principal_id, principal_type=principal_type,
+                                                role_definition_id=role, scope=cluster_id, description=f"aks-dra-vgpu: {why}",
+                                                opts=opts)
+
         if auth.grant_deployer:
-            self.deployer = authorization.RoleAssignment(
-                f"{name}-deployer-admin",
-                principal_id=client.object_id,
-                # azure-native would send 'User' (the API's default), which ARM refuses for a service principal.
-                principal_type=auth.deployer_type,
-                role_definition_id=role,
-                scope=cluster_id,
-                description="aks-dra-vgpu: the identity that runs Pulumi reaches the Kubernetes API",
-                opts=opts,
-            )
+            # azure-native would send 'User' (the API's default), which ARM refuses for a service principal.
+            self.deployer = grant("deployer-admin", client.object_id, auth.deployer_type,
+                                  "the identity that runs Pulumi reaches the Kubernetes API")
         for index, principal in enumerate(auth.admin_principals):
             # Named by object ID where it is plain, so reordering the list replaces nothing.
             suffix = principal.object_id.lower() if isinstance(principal.object_id, str) else str(index)
-            self.principals.append(
-                authorization.RoleAssignment(
-                    f"{name}-admin-{suffix}",
-                    principal_id=principal.object_id,
-                    principal_type=principal.principal_type,
-                    role_definition_id=role,
-                    scope=cluster_id,
-                    description="aks-dra-vgpu: cluster.auth.adminPrincipals",
-                    opts=opts,
-                )
-            )
+            self.principals.append(grant(f"admin-{suffix}", principal.object_id, principal.principal_type,
+                                         "cluster.auth.adminPrincipals"))
 
     @property
     def all(self) -> list[authorization.RoleAssignment]:
