@@ -32,7 +32,7 @@ from components.verify.expected import expected
 from components.verify.kube import KubernetesClient
 from components.verify.smoke import pod_body
 from tests.conftest import ROOT
-from tests.integration.controlplane import ControlPlane, assets, can_schedule
+from tests.integration.controlplane import LIFECYCLE_TAINTS, ControlPlane, assets, can_schedule, without_lifecycle_taints
 from tests.verify_cluster import aks_node, daemon_set, healthy, node_slice, plugin_template, stack
 
 FOLDER, WHY = assets()
@@ -147,6 +147,20 @@ def apply_all(api: Api, objects: list[dict[str, Any]]) -> tuple[list[str], list[
     return refused, skipped
 
 
+def make_ready(api: Api, node: dict[str, Any]) -> None:
+    """Create an AKS-like node, write its Ready status, then lift the not-ready taint admission put on it (without that
+    the DaemonSet controller wants no pod there: DESIRED 0)."""
+    name = node["metadata"]["name"]
+    api.create(node)
+    api.patch("v1", "Node", name, {"status": node["status"]}, status=True)
+    live = api.get("v1", "Node", name)
+    if without_lifecycle_taints(live) != ((live.get("spec") or {}).get("taints") or None):
+        api.patch("v1", "Node", name, {"spec": {"taints": without_lifecycle_taints(live)}})
+    left = [t["key"] for t in (api.get("v1", "Node", name).get("spec") or {}).get("taints") or []
+            if t["key"] in LIFECYCLE_TAINTS]
+    assert left == [], f"node {name} still carries {left}"
+
+
 def owned_pods(api: Api, ds: dict[str, Any]) -> list[dict[str, Any]]:
     ns, uid = ds["metadata"]["namespace"], ds["metadata"]["uid"]
     return [p for p in api.items("v1", "Pod", ns) if any(r.get("uid") == uid for r in p["metadata"].get("ownerReferences") or [])]
@@ -188,10 +202,10 @@ def test_the_rendered_platform_on_a_real_api_server(stack_name, tmp_path):
     with ControlPlane(FOLDER, scheduling=scheduling) as plane:
         api = Api(plane.kubeconfig)
         version = KubernetesClient.from_kubeconfig(str(plane.kubeconfig)).version()["gitVersion"]
-        # AKS-like nodes, made Ready (no kubelet: the status is written as one would), and the driver's slices.
+        # AKS-like nodes, made Ready (no kubelet: the status is written as one would, and the lifecycle taints lifted as
+        # the node-lifecycle controller would), and the driver's slices.
         for node in fixture.nodes:
-            api.create(node)
-            api.patch("v1", "Node", node["metadata"]["name"], {"status": node["status"]}, status=True)
+            make_ready(api, node)
         refused, _ = apply_all(api, fixture.slices)
         assert refused == [], refused
 

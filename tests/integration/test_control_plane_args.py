@@ -12,6 +12,7 @@ from tests.integration.controlplane import (
     controller_manager_args,
     etcd_args,
     kubeconfig_text,
+    without_lifecycle_taints,
 )
 
 
@@ -50,10 +51,20 @@ def test_the_kubeconfig_names_the_loopback_server_and_the_admin_token():
 
 def test_without_binaries_the_reason_says_how_to_get_them(tmp_path):
     folder, why = assets({})
-    assert folder is None and ASSETS_ENV in why and "setup-envtest use 1.34.x -p path" in why
+    assert folder is None and ASSETS_ENV in why and "setup-envtest use 1.36.x -p path" in why
     folder, why = assets({ASSETS_ENV: str(tmp_path)})
     assert folder is None and "has no etcd, kube-apiserver" in why
     for name in ("etcd", "kube-apiserver"):
         (tmp_path / name).write_text("#!/bin/sh\n")
         (tmp_path / name).chmod(0o755)
     assert assets({ASSETS_ENV: str(tmp_path)}) == (tmp_path, "")
+
+
+def test_the_lifecycle_taints_are_lifted_and_the_pools_own_kept():
+    # As kube-apiserver 1.36 creates a node of a tainted GPU pool: TaintNodesByCondition adds not-ready on create.
+    node = {"spec": {"taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"},
+                                {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}]}}
+    assert without_lifecycle_taints(node) == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
+    assert without_lifecycle_taints({"spec": {"taints": [{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"},
+                                                         {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}]}}) is None
+    assert without_lifecycle_taints({"spec": {}}) is None
