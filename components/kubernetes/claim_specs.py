@@ -31,18 +31,23 @@ from ..config.errors import KeyedProblemsError
 from ..config.limits import derived_name_problem
 from ..config.samples import Fit, check_device_class_name
 from .memory_claims import memory_claim_spec, memory_problem, memory_template_key, memory_template_name
+from .mig_claims import MigSliceRef, mig_claim_spec, mig_template_specs
+from .mig_claims import memory_problem as mig_memory_problem
 from .selectors import SIZE_CLASSES, check_size_class, device_class_selector, size_class_selector
+from .slice_kinds import Slice, order
 
 REQUEST_NAME = "gpu"
 # Standard_NV72ads_A10_v5 presents two whole A10s (24 GB each): the only size with more than one device per node.
 
 
 class ClaimSettings(Model):
-    """How claims select A10 slices: the DeviceClass they name, the memory margin, the fit, the sizes on offer."""
+    """How claims select A10 slices and MIG slices: the DeviceClass they name, the memory margin, the fit, the slices
+    on offer."""
 
     sizes: list[int] = Field(
-        min_length=1,
-        description="Slice sizes (GiB per device) to make claim templates for: " + ", ".join(map(str, SIZE_CLASSES)) + ".",
+        default_factory=list,
+        description="A10 slice sizes (GiB per device) to make claim templates for: " + ", ".join(map(str, SIZE_CLASSES))
+        + ". At least one size or one MIG slice.",
     )
     two_devices: bool = Field(
         False, description="Also a template for two 24 GB devices on one node (Standard_NV72ads_A10_v5 nodes)."
@@ -66,6 +71,24 @@ class ClaimSettings(Model):
         description="Slice sizes (GiB) of the shared pools the memory templates may land on; empty: every size in sizes.",
     )
 
+    mig_slices: list[MigSliceRef] = Field(
+        default_factory=list,
+        description="MIG slices to make claim templates for, each a MIG VM size and a profile (MIG1g ... MIG7g or the "
+        "slice's name, e.g. 3g.47gb): one template per slice (per GPU model: a 1g.10gb and a 1g.12gb differ), through "
+        "the chart's mig.nvidia.com DeviceClass, larger slices on offer as best-fit alternatives.",
+    )
+    mig_memory_requests_gib: list[int] = Field(
+        default_factory=list,
+        alias="migMemoryRequestsGiB",
+        description="GPU memory amounts (GiB) to make MIG templates for: each asks for one MIG slice on offer that holds "
+        "that much at the memory margin, the smallest first.",
+        json_schema_extra={"items": {"type": "integer", "minimum": 1}},
+    )
+    mig_two_slices: bool = Field(
+        False, description="Also a template for two slices on one GPU (same parentUUID) per MIG slice that comes at "
+        "least two to a GPU.",
+    )
+
     @field_validator("sizes", "shared_sizes")
     @classmethod
     def _sizes(cls, v: list[int]) -> list[int]:
@@ -81,10 +104,26 @@ class ClaimSettings(Model):
             raise ValueError(f"{', '.join(map(str, bad))} GiB: each request is 1-{max(SIZE_CLASSES)} GiB (one A10 at most)")
         return sorted(set(v))
 
+    @field_validator("mig_memory_requests_gib")
+    @classmethod
+    def _mig_memory_requests(cls, v: list[int]) -> list[int]:
+        bad = [m for m in v if m < 1]
+        if bad:
+            raise ValueError(f"{', '.join(map(str, bad))} GiB: each request is at least 1 GiB")
+        return sorted(set(v))
+
     @model_validator(mode="after")
     def _memory_fits(self) -> ClaimSettings:
         problems = [("memoryRequestsGiB", p) for m in self.memory_requests_gib
                     if (p := memory_problem(m, self.memory_sizes, self.memory_margin_percent))]
+        if not self.sizes and not self.mig_slices:
+            problems.append(("sizes", "no slice on offer: give at least one A10 size (sizes) or one MIG slice "
+                             "(migSlices)"))
+        if self.memory_requests_gib and not self.memory_sizes:
+            problems = [p for p in problems if p[0] != "memoryRequestsGiB"] + [
+                ("memoryRequestsGiB", "shared-slice templates need an A10 size in sizes or sharedSizes")]
+        problems += [("migMemoryRequestsGiB", p) for m in self.mig_memory_requests_gib
+                     if (p := mig_memory_problem(m, self.mig_kinds, self.memory_margin_percent))]
         names = [memory_template_name(self.device_class_name, m) for m in self.memory_requests_gib]
         too_long = derived_name_problem(self.device_class_name, names)
         if too_long:
@@ -92,6 +131,11 @@ class ClaimSettings(Model):
         if problems:
             raise KeyedProblemsError(*problems)
         return self
+
+    @property
+    def mig_kinds(self) -> list[Slice]:
+        """The MIG slices on offer (each once, however many sizes name it)."""
+        return list(dict.fromkeys(ref.kind for ref in self.mig_slices))
 
     @property
     def memory_sizes(self) -> list[int]:
@@ -176,6 +220,8 @@ def template_specs(settings: ClaimSettings) -> dict[str, tuple[str, dict[str, An
             pair_template_name(settings.device_class_name),
             claim_spec(settings.model_copy(update={"fit": "exact"}), PAIR_SIZE, count=2),
         )
+    specs.update(mig_template_specs(settings.mig_kinds, settings.mig_memory_requests_gib, settings.memory_margin_percent,
+                                    exact=settings.fit == "exact", two_slices=settings.mig_two_slices))
     for memory in settings.memory_requests_gib:
         specs[memory_template_key(memory)] = (
             memory_template_name(settings.device_class_name, memory),
@@ -183,6 +229,14 @@ def template_specs(settings: ClaimSettings) -> dict[str, tuple[str, dict[str, An
                               exact=settings.fit == "exact"),
         )
     return specs
+
+
+def shared_claim_spec(settings: ClaimSettings) -> dict[str, Any]:
+    """The shared claim's spec: one slice of the smallest A10 size on offer, or of the smallest MIG slice without one."""
+    if settings.sizes:
+        return claim_spec(settings, settings.sizes[0])
+    kinds = settings.mig_kinds
+    return mig_claim_spec(min(kinds, key=order), kinds, settings.memory_margin_percent, settings.fit == "exact")
 
 
 def device_class_spec(extended_resource_name: str | None = None) -> dict[str, Any]:

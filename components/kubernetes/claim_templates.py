@@ -21,6 +21,7 @@ from .claim_specs import device_class_spec as device_class_spec
 from .claim_specs import device_request as device_request
 from .claim_specs import pair_template_name as pair_template_name
 from .claim_specs import shared_claim_name as shared_claim_name
+from .claim_specs import shared_claim_spec as shared_claim_spec
 from .claim_specs import subrequest_name as subrequest_name
 from .claim_specs import template_key as template_key
 from .claim_specs import template_specs as template_specs
@@ -66,7 +67,7 @@ def declare_claims(
         shared = k8s.resource.v1.ResourceClaim(
             f"{name}-shared",
             metadata={"name": shared_claim_name(settings.device_class_name), "namespace": namespace},
-            spec=claim_spec(settings, settings.sizes[0]),
+            spec=shared_claim_spec(settings),
             opts=opts,
         )
     return templates, shared
