@@ -245,7 +245,8 @@ def healthy(config: StackConfig, nodes_per_pool: dict[str, int] | None = None) -
         for i in range((nodes_per_pool or {}).get(pool.name, 1)):
             name = f"aks-{pool.name}-12345678-vmss00000{i}"
             cluster.nodes.append(aks_node(name, pool.name, pool.vm_size, labels=pool.node_labels, taints=pool.node_taints))
-            cluster.slices.append(node_slice(name, pool.vm_size))
+            cluster.slices.append(mig_node_slice(name, pool.vm_size, pool.mig_profile) if pool.is_mig
+                                  else node_slice(name, pool.vm_size))
             gpu_names.append(name)
     cluster.nodes.append(aks_node("aks-system-12345678-vmss000000", config.cluster.system_pool.name,
                                   config.cluster.system_pool.vm_size, mode="System",
@@ -263,6 +264,11 @@ def healthy(config: StackConfig, nodes_per_pool: dict[str, int] | None = None) -
              "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.nvidia.com' && "
                                              "device.attributes['gpu.nvidia.com'].type == 'gpu'"}}]}},
         ]
+        if any(p.is_mig for p in config.gpu_pools):  # the chart's MIG class (templates/deviceclass-mig.yaml)
+            cluster.device_classes.append(
+                {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": meta("mig.nvidia.com"),
+                 "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.nvidia.com' && "
+                                                 "device.attributes['gpu.nvidia.com'].type == 'mig'"}}]}})
     if exp.samples_namespace:
         ns = exp.samples_namespace
         cluster.templates[ns] = [

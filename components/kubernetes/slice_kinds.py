@@ -56,8 +56,8 @@ class Slice:
 
     @property
     def label(self) -> str:
-        """How a person names it: ``8 GiB A10 slice`` or ``1g.10gb on A100 80GB``."""
-        return f"{self.memory_gib} GiB A10 slice" if self.family == "a10" else f"{self.profile} on {self.gpu_model}"
+        """How a person names it: ``8 GiB slice`` (an A10's) or ``1g.10gb on A100 80GB``."""
+        return f"{self.memory_gib} GiB slice" if self.family == "a10" else f"{self.profile} on {self.gpu_model}"
 
 
 def gpu_slug(model: str) -> str:
@@ -91,6 +91,11 @@ def pool_slice(vm_size: str, aks_profile: str | None = None) -> Slice:
     if aks_profile:
         return mig_kind(MIG_SIZES[vm_size].gpu, mig_slice(vm_size, aks_profile))
     return a10_slice(A10_SIZES[vm_size].gpu_memory_gib)
+
+
+def slice_of_pool(pool: Any) -> Slice:
+    """What each device of this pool (a GpuPoolConfig) is."""
+    return pool_slice(pool.vm_size, pool.mig_profile)
 
 
 def devices_per_node(vm_size: str, aks_profile: str | None = None) -> int:
