@@ -186,7 +186,7 @@ def _mig_verdict(exp: Expected, snap: Snapshot, template: Template, results: lis
     found = []
     for r in results:
         device = next((d for d in node_devices(snap, r.get("pool", "")) or [] if d.get("name") == r.get("device")), None)
-        found.append(slice_of(device, None, exp.margin_percent) if device else None)
+        found.append(slice_of(device, memory_mib(device), exp.margin_percent) if device else None)
     where = ", ".join(f"{r.get('pool')}/{r.get('device')}" for r in results)
     if len(results) == template.devices and all(f == kind for f in found):
         return ok("smoke", template.key, f"claim allocated its own slice ({kind.label if kind else ''}): {where}")
