@@ -8,9 +8,11 @@ from dataclasses import replace
 import pytest
 
 from components.azure.agent_pool import agent_pool_properties
+from components.azure.gpu_pool import GpuNodePool, GpuNodePoolArgs
 from components.catalog import DRIVER_CHARTS
 from components.config import ConfigError, GpuPoolConfig, stack_config_from_mapping
 from components.config.mig_pools import driver_mig_problems
+from components.offline import capture
 from components.policies import check_gpu_pool
 from tests.conftest import MINIMAL_STACK, as_config
 
@@ -188,3 +190,21 @@ def test_a_stack_with_several_mig_mistakes_hears_of_all_of_them_in_one_run():
     keys = [line.split(": ", 1)[0] for line in found]
     assert keys == ["gpuPools[1].gpuInstanceProfile", "gpuPools[2].gpuInstanceProfile", "gpuPools[3].gpuInstanceProfile",
                     "draDriver.featureGates.DynamicMIG"], found
+
+
+# --- the component ------------------------------------------------------------------------------------------------------
+def test_a_gpu_node_pool_of_mig_slices(preview):
+    args = GpuNodePoolArgs.model_validate({**mig_pool(vmSize="Standard_ND96amsr_A100_v4", gpuInstanceProfile="1g.10gb",
+                                                      osDiskType="Ephemeral", osDiskSizeGb=256),
+                                           "clusterName": "aks", "resourceGroupName": "rg"})
+    holder = {}
+    plan = capture(lambda: holder.setdefault("pool", GpuNodePool("p", args)), preview=preview)
+    inputs = plan.one(POOL).inputs
+    assert (inputs["gpuInstanceProfile"], inputs["gpuProfile"], inputs["osDiskType"]) == ("MIG1g", {"driver": "Install"},
+                                                                                           "Ephemeral")
+    assert (holder["pool"].gpu_memory_gib, holder["pool"].devices_per_node) == (10, 56)  # 8 GPUs x 7 slices
+
+
+def test_an_ephemeral_os_disk_is_checked_against_a_mig_sizes_temp_disk():
+    (line,) = problems(stack(mig_pool(osDiskType="Ephemeral", osDiskSizeGb=128)))  # NC24ads_A100_v4: 64 GiB temp disk
+    assert line.startswith("gpuPools[1].osDiskSizeGb: 128 GB does not fit Standard_NC24ads_A100_v4's 64 GiB temp disk")
