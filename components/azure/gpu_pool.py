@@ -1,4 +1,5 @@
-"""GpuNodePool: an AKS user pool of NVadsA10_v5 VMs, labelled for the NVIDIA DRA driver, with the GRID driver installed."""
+"""GpuNodePool: an AKS user pool of NVadsA10_v5 VMs (or of a MIG size AKS partitions), labelled for the NVIDIA DRA
+driver, with the NVIDIA driver installed by AKS."""
 
 from __future__ import annotations
 
@@ -92,7 +93,8 @@ class GpuNodePoolOutputs:
 
 
 class GpuNodePool(GpuNodePoolOutputs, pulumi.ComponentResource):
-    """One NVadsA10_v5 pool: every node presents fixed A10 vGPU slices that the DRA driver publishes."""
+    """One GPU pool: every node presents fixed A10 vGPU slices, or the MIG slices AKS lays out at boot
+    (gpuInstanceProfile), and the DRA driver publishes them."""
 
     config: GpuPoolConfig
     """The validated pool settings (for the driver and samples)."""
