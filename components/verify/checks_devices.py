@@ -58,7 +58,7 @@ def _device_problems(device: Obj, size_gib: int, profile: str, margin: int) -> l
     return problems
 
 
-def _empty_node(snap: Snapshot, exp: Expected, name: str, plugin: dict[str, str]) -> Check:
+def _empty_node(exp: Expected, name: str, plugin: dict[str, str]) -> Check:
     """Why a GPU node has no ResourceSlice: the plugin is broken there, still starting, or ready and published nothing."""
     state = plugin.get(name)
     if state == READY:
@@ -95,7 +95,7 @@ def check_slices(snap: Snapshot, exp: Expected, plugin: dict[str, str]) -> list[
     for name, (_, pool) in sorted(gpu_nodes(snap, exp).items()):
         devices = node_devices(snap, name)
         if devices is None:
-            checks.append(_empty_node(snap, exp, name, plugin))
+            checks.append(_empty_node(exp, name, plugin))
         elif pool.is_mig:
             checks.append(mig_node_check(name, pool, devices, exp.margin_percent, exp.driver_namespace))
         else:
