@@ -197,3 +197,12 @@ def test_a_rule_never_reads_a_default_standing_in_for_a_bad_cluster_key():
     data["gpuPools"][0]["kubernetesVersion"] = "1.35"  # newer than the default 1.34, but the cluster's own is unknown
     keys = [line.split(": ", 1)[0] for line in problems(data)]
     assert keys == ["cluster.kubernetesVersion"]
+
+
+def test_a_models_own_rule_never_judges_the_default_of_a_refused_key():
+    data = copy.deepcopy(MINIMAL_STACK)
+    data["cluster"]["name"] = "aks_dev"  # a cluster name, not a DNS prefix: the default dnsPrefix would be refused
+    data["cluster"]["dnsPrefix"] = "-bad"
+    found = problems(data)
+    assert found == ["cluster.dnsPrefix: '-bad' is not a DNS prefix; use 1-54 letters, digits and '-', starting and "
+                     "ending with a letter or digit"], found

@@ -298,11 +298,20 @@ def _salvage(model: type[BaseModel], data: Any, prefix: str, keys: KeyStyle, fou
     rest = {k: v for k, v in data.items() if k not in bad}
     if not bad or any(f.is_required() and not ({n, f.alias} & set(rest)) for n, f in model.model_fields.items()):
         return
+    aside = [f"{prefix}.{_key(*fields[k], keys)}" if prefix else _key(*fields[k], keys) for k in bad if k in fields]
     try:
         model.model_validate(rest)
     except ValidationError as exc:
         for problem in problems_of(exc, model, prefix, keys):
-            found.setdefault(problem, None)
+            if not _reads_aside(problem, aside):
+                found.setdefault(problem, None)
+
+
+def _reads_aside(problem: Problem, aside: list[str]) -> bool:
+    """Whether a rule's problem is about a key set aside (at it, below it, or naming it): that key was refused and is
+    told once; its default stood in for it here, so the rule judged what the user did not write."""
+    return any(problem.path == key or problem.path.startswith((f"{key}.", f"{key}[")) or key in problem.message
+               for key in aside)
 
 
 def salvage(model: type[BaseModel], data: Any, tries: int = 20) -> tuple[Any, list[str]]:
