@@ -86,8 +86,15 @@ def test_an_unknown_version_says_why_the_known_ones_it_leaves_out_are_refused():
     data["draDriver"] = {"chartVersion": "25.99.0"}
     (line,) = problems(data)
     assert line.startswith("draDriver.chartVersion: '25.99.0' is not a supported chart version; choose one of ")
-    assert "(25.12.0 is refused: it needs an NVIDIA driver >= 580" in line
-    assert "kubernetes-sigs/dra-driver-nvidia-gpu#1014" in line
+    assert "(default 0.4.1; 25.12.0 is refused: it needs an NVIDIA driver >= 580" in line
+    assert "0.4.0 is refused: withdrawn; docs/upgrading.md has the table)" in line
+
+
+def test_an_unknown_version_is_told_in_a_few_words_the_whole_reasons_come_with_the_version_itself():
+    data = copy.deepcopy(MINIMAL_STACK)
+    data["draDriver"] = {"chartVersion": "0.9.9"}
+    (line,) = problems(data)
+    assert len(line) < 300 and "#1014" not in line, line  # the reasons are the refused versions' own messages
 
 
 TEN_MISTAKES = """config:
