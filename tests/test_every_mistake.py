@@ -213,3 +213,18 @@ def test_a_models_own_rule_never_judges_the_default_of_a_refused_key():
     found = problems(data)
     assert found == ["cluster.dnsPrefix: '-bad' is not a DNS prefix; use 1-54 letters, digits and '-', starting and "
                      "ending with a letter or digit"], found
+
+
+@pytest.mark.parametrize(("written", "hint"), [
+    # No 24-vCPU size: the sizes on either side, with what they hold, not NV72ads (one letter away, 3x the vCPUs).
+    ("Standard_NV24ads_A10_v5", "(there is no 24-vCPU size; the nearest: Standard_NV18ads_A10_v5 (18 vCPUs, 1/2 A10, "
+     "12 GiB GPU memory per device) and Standard_NV36ads_A10_v5 (36 vCPUs, one A10, 24 GiB GPU memory per device))"),
+    ("Standard_NV36adms", "(did you mean 'Standard_NV36adms_A10_v5'?)"),  # a known vCPU count: the rest is a typo
+    ("Standard_NV100ads_A10_v5", "the nearest: Standard_NV72ads_A10_v5 (72 vCPUs, 2 A10s,"),
+])
+def test_a_size_not_in_the_catalog_is_told_the_sizes_it_most_likely_meant(written, hint):
+    data = copy.deepcopy(MINIMAL_STACK)
+    data["gpuPools"][0]["vmSize"] = written
+    (line,) = problems(data)
+    assert line.startswith(f"gpuPools[0].vmSize: '{written}' is not an NVadsA10_v5 size ("), line
+    assert hint in line.split("; choose")[0], line

@@ -8,7 +8,6 @@ pulumi_azure_native.containerservice: ``ScaleSetPriority``, ``ScaleSetEvictionPo
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -26,6 +25,7 @@ from .pool_parts import (
     SpotConfig,
     ephemeral_os_disk_problem,
 )
+from .size_hints import size_hint
 from .syntax import Taint, check_label_key, check_label_value, parse_taint
 from .types import CapacityReservationGroupId, SubnetId, Surge, TaintText
 
@@ -114,9 +114,8 @@ class GpuPoolConfig(Model):
     @classmethod
     def _vm_size(cls, v: str) -> str:
         if v not in A10_SIZES:
-            close = difflib.get_close_matches(v, list(A10_SIZES), n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
-            raise ValueError(f"'{v}' is not an NVadsA10_v5 size{hint}; choose one of {', '.join(A10_SIZES)}")
+            raise ValueError(f"'{v}' is not an NVadsA10_v5 size{size_hint(v, A10_SIZES)}; choose one of "
+                             f"{', '.join(A10_SIZES)}")
         return v
 
     @field_validator("labels")
