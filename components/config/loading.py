@@ -19,8 +19,8 @@ from typing import Any
 import pulumi
 
 from .errors import ConfigError, Problem
-from .problems import validate
 from .stack import StackConfig, partial_problems
+from .validation import validate
 
 PROJECT = "aks-dra-vgpu"
 STACK_KEYS = tuple(f.alias or name for name, f in StackConfig.model_fields.items())

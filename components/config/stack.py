@@ -17,7 +17,7 @@ from .limits import derived_name_problem, derived_names, merged_tag_problems, po
 from .monitoring import MonitoringConfig
 from .monitoring_rules import monitoring_problems
 from .pools import GpuPoolConfig
-from .problems import salvage
+from .salvage import salvage
 from .samples import SamplesConfig, extended_resource_problem
 from .syntax import CLUSTER_NAME, POOL_NAME
 from .versions import pool_skew_problem
