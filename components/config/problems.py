@@ -84,7 +84,7 @@ def _problem(err: dict[str, Any], model: type[BaseModel], prefix: str, keys: Key
         shape = f"a mapping with the keys {', '.join(_keys_of(section, keys))}" if section else "a mapping of keys to values"
         if python and section is not None:
             shape = f"a {section.__name__} or {shape}"
-        message = f"must be {shape} (got {given})"
+        message = f"must be {shape} (got {given}){_switch_hint(err.get('input'), section, field, loc, keys)}"
     elif kind == "list_type":
         message = f"must be a list (got {given}){_why(field)}"
     elif kind == "too_short":
@@ -95,6 +95,25 @@ def _problem(err: dict[str, Any], model: type[BaseModel], prefix: str, keys: Key
     elif kind not in ("value_error", "assertion_error") and "input" in err:
         message = f"{message} (got {given})"
     return Problem(path, message)
+
+
+def _switch_hint(given: Any, section: type[BaseModel] | None, field: Any, loc: tuple[Any, ...], keys: KeyStyle) -> str:
+    """For a section written as a switch (``spot: true``): what turns it on or off. An optional section (default null)
+    is on as an empty mapping, with its defaults, and off when left out; a section that is always there is switched
+    by its own `enabled` key."""
+    if not isinstance(given, bool) or section is None or not loc or any(
+            f.is_required() for f in section.model_fields.values()):
+        return ""
+    name, python = str(loc[-1]), keys == "python"
+    if field is not None and field.default is None and field.default_factory is None:
+        if given:
+            return f"; to turn it on with its defaults, write {f'{name}={section.__name__}()' if python else f'{name}: {{}}'}"
+        return f"; to leave it off, leave {name} out"
+    if "enabled" in section.model_fields:
+        switch = (f"{name}={section.__name__}(enabled={given})" if python
+                  else f"{name}: {{enabled: {str(given).lower()}}}")
+        return f"; to turn it {'on' if given else 'off'}, write {switch}"
+    return f"; for its defaults, leave {name} out" if given else ""
 
 
 _NUMBER_ERRORS = frozenset(
