@@ -41,3 +41,43 @@ def test_python_is_told_the_switch_in_its_own_words():
         GpuNodePoolArgs(name="a", vm_size="Standard_NV6ads_A10_v5", cluster_name="c", resource_group_name="rg",
                         spot=True)
     assert str(caught.value.problems[0]).endswith("(got true); to turn it on with its defaults, write spot=SpotConfig()")
+
+
+# --- a project whose stack holds none of the package's settings ----------------------------------------------------------
+@pytest.fixture
+def consumer(tmp_path):
+    """A consumer project (its own name, a stack folder) whose stack file sets only the consumer's own key."""
+    (tmp_path / "Pulumi.yaml").write_text("name: consumer\nruntime: python\nstackConfigDir: stacks\n")
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "stacks" / "Pulumi.dev.yaml").write_text("config:\n  consumer:team: ml\n")
+    (tmp_path / "__main__.py").write_text("import pulumi\n")
+    return tmp_path
+
+
+NONE_OF_OURS = ("stacks/Pulumi.dev.yaml: sets none of this package's settings, which are read under the project's name "
+                "'consumer:' (consumer:cluster and consumer:gpuPools at least; docs/configuration.md lists every key)")
+
+
+@pytest.mark.parametrize("command", [["size", "--workload", "infer=4"], ["verify"]])
+def test_size_and_verify_name_the_namespace_and_the_stack_file(command, consumer, capsys):
+    from components.cli import main
+
+    assert main([*command, "--stack", "dev", "--project-dir", str(consumer)]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [NONE_OF_OURS]
+
+
+def test_the_package_settings_under_another_namespace_are_pointed_at(consumer, capsys):
+    from components.cli import main
+
+    (consumer / "stacks" / "Pulumi.dev.yaml").write_text("config:\n  aks-dra-vgpu:cluster: {name: x}\n")
+    assert main(["verify", "--stack", "dev", "--project-dir", str(consumer)]) == 2
+    assert capsys.readouterr().err.strip() == (f"{NONE_OF_OURS}; aks-dra-vgpu:cluster is under another namespace: "
+                                               "write it under 'consumer:'")
+
+
+def test_a_program_reading_the_settings_is_told_before_it_runs(consumer, capsys):
+    from components.cli import main
+
+    (consumer / "__main__.py").write_text("from components import load_stack_config\n\nload_stack_config()\n")
+    assert main(["plan", "--stack", "dev", "--project-dir", str(consumer)]) == 2
+    assert capsys.readouterr().err.strip() == NONE_OF_OURS

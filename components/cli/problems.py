@@ -62,7 +62,7 @@ def program_problems(directory: Path, passthrough: tuple[type[BaseException], ..
             raise BadInputError(args_error_lines(exc, exc.title, [str(p) for p in exc.problems], directory)) from None
         raise BadInputError([one_line(str(p), MAX_LINE) for p in exc.problems]) from None
     except InputPropertiesError as exc:
-        lines = [f"{e['property_path']}: {e['reason']}" for e in (exc.errors or [])]
+        lines = [f"{e['property_path'] + ': ' if e['property_path'] else ''}{e['reason']}" for e in (exc.errors or [])]
         kinds = {kind.__name__ for kind in type(exc).__mro__}
         if "ConfigError" in kinds and getattr(exc, "title", ""):  # the package's ConfigError under its installed name
             raise BadInputError(args_error_lines(exc, exc.title, lines, directory)) from None

@@ -63,6 +63,7 @@ def read_stack(project_dir: str, stack: str):
     from ..config import ConfigError, stack_config_from_mapping
     from ..offline import StackFileError, load_project, read_stack_config
     from ..offline.project import stack_name
+    from .running import in_stack_file
 
     try:
         stack_name(stack)
@@ -72,7 +73,7 @@ def read_stack(project_dir: str, stack: str):
     except StackFileError as exc:
         raise BadInputError(exc.lines) from None
     except ConfigError as exc:
-        raise BadInputError([str(p) for p in exc.problems]) from None
+        raise BadInputError(in_stack_file(exc.problems, project_dir, stack)) from None
 
 
 def cmd_verify(args: argparse.Namespace) -> int:

@@ -41,6 +41,11 @@ class Project:
         """The stack's settings file, ``Pulumi.<stack>.yaml``."""
         return self.stack_config_dir / f"Pulumi.{stack}{self.extension}"
 
+    def shown_stack_file(self, stack: str) -> str:
+        """The stack's settings file as messages name it: relative to the project's folder (``stacks/Pulumi.dev.yaml``)."""
+        path = self.stack_file(stack)
+        return str(path.relative_to(self.directory)) if path.is_relative_to(self.directory) else str(path)
+
     def stacks(self) -> list[str]:
         """The stacks that have a settings file."""
         suffix = self.extension
