@@ -63,9 +63,9 @@ def test_a_missing_provider_is_told_at_the_programs_line(project, capsys):
 
 
 def test_an_attribute_error_inside_the_package_is_told_at_the_programs_line(project, capsys):
-    program = (f"from {IMPORT_NAME} import GpuNodePool\n\n"
-               'class Args:\n    name = "a"\n\n'
-               'GpuNodePool("nc-a10", Args())\n')
+    program = (f"import pulumi\nfrom {IMPORT_NAME} import DraSamples, DraSamplesArgs\n\n"
+               'DraSamples("demo", DraSamplesArgs(pools=[{"name": "gpu", "vmSize": "Standard_NV12ads_A10_v5"}]),\n'
+               '           opts=pulumi.ResourceOptions(providers=["not a provider"]))\n')
     lines = plan_errors(project, program, capsys)
-    assert len(lines) == 1 and lines[0].startswith("__main__.py:6: "), lines
-    assert "site-packages" not in lines[0] and ".venv" not in lines[0], lines
+    assert len(lines) == 1 and lines[0].startswith("__main__.py:4: "), lines
+    assert "AttributeError" in lines[0] and "site-packages" not in lines[0], lines

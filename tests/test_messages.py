@@ -81,3 +81,52 @@ def test_a_program_reading_the_settings_is_told_before_it_runs(consumer, capsys)
     (consumer / "__main__.py").write_text("from components import load_stack_config\n\nload_stack_config()\n")
     assert main(["plan", "--stack", "dev", "--project-dir", str(consumer)]) == 2
     assert capsys.readouterr().err.strip() == NONE_OF_OURS
+
+
+# --- the Python API: a dict where an Args class belongs, the class a mistake belongs to ---------------------------------
+def plan_consumer(folder, program: str, capsys, *extra: str) -> tuple[int, str, str]:
+    from components.cli import main
+
+    (folder / "Pulumi.yaml").write_text("name: consumer\nruntime: python\n")
+    (folder / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (folder / "__main__.py").write_text(program)
+    status = main(["plan", "--stack", "dev", "--project-dir", str(folder), *extra])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_a_dict_of_arguments_is_taken_as_the_args_class_would_be(tmp_path, capsys):
+    program = ('from components import GpuNodePool\n\n'
+               'GpuNodePool("gpu-a", {"name": "a", "vm_size": "Standard_NV12ads_A10_v5", "cluster_name": "c",\n'
+               '                      "resourceGroupName": "rg"})\n')
+    status, out, err = plan_consumer(tmp_path, program, capsys, "--json")
+    assert status == 0, err
+    assert '"agentPoolName": "a"' in out and '"vmSize": "Standard_NV12ads_A10_v5"' in out
+
+
+def test_a_dicts_mistakes_are_the_args_classs_own(tmp_path, capsys):
+    program = ('from components import GpuNodePool\n\n'
+               'GpuNodePool("gpu-a", {"name": "a", "vm_size": "Standard_NV12ads", "cluster_name": "c", '
+               '"resource_group_name": "rg"})\n')
+    status, _, err = plan_consumer(tmp_path, program, capsys)
+    assert status == 2 and err.startswith("__main__.py:3: GpuNodePool 'gpu-a': invalid GpuNodePoolArgs: vm_size: "
+                                          "'Standard_NV12ads' is not an NVadsA10_v5 size"), err
+
+
+def test_something_else_where_args_belong_is_told_which_class_to_use(tmp_path, capsys):
+    program = 'from components import GpuNodePool\n\nGpuNodePool("gpu-a", ["a", "Standard_NV12ads_A10_v5"])\n'
+    status, _, err = plan_consumer(tmp_path, program, capsys)
+    assert (status, err.strip()) == (2, "__main__.py:3: GpuNodePool 'gpu-a': invalid GpuNodePoolArgs: args: must be a "
+                                        "GpuNodePoolArgs or a dict of its arguments (got list); write "
+                                        "GpuNodePoolArgs(...) with the arguments it documents")
+
+
+def test_aks_cluster_args_mistakes_name_aks_cluster_args():
+    from components import AksClusterArgs, GpuPlatformArgs
+
+    with pytest.raises(ConfigError) as caught:
+        AksClusterArgs(name="aks", location="westeurope")
+    assert str(caught.value).splitlines() == ["invalid AksClusterArgs:", "  resource_group: required argument is missing"]
+    with pytest.raises(ConfigError) as caught:
+        GpuPlatformArgs(cluster={"name": "aks"})
+    assert str(caught.value).startswith("invalid GpuPlatformArgs:")

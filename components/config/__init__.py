@@ -12,7 +12,8 @@ plugin's schema are all generated from these models. Imports only `catalog` of t
   the models, one section (or part of one) each
 - ``errors``: ``ConfigError`` (problems with key paths), ``KeyedProblemsError`` for model-level checks; ``problems``:
   pydantic's errors as problems (``model_paths``: where they point, as the user names it); ``salvage``: the model-level
-  rules on what validated; ``validation``: ``validate``, every problem at once; ``aliases``: keys as Python writes them
+  rules on what validated; ``validation``: ``validate``, every problem at once; ``aliases``: keys as Python writes them;
+  ``args``: a component's arguments as given (its Args class or a dict of them)
 - ``loading``: the stack's sections from Pulumi config; ``schema``, ``reference``: the JSON Schema and the reference
 """
 

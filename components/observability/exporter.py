@@ -15,6 +15,7 @@ import pulumi
 from pydantic import Field
 
 from ..catalog import GPU_PRESENT_LABEL
+from ..config.args import component_args
 from ..config.base import unset
 from ..config.monitoring import GpuMetricsConfig
 from ..config.pools import GpuPools
@@ -80,6 +81,7 @@ class GpuMetrics(GpuMetricsOutputs, pulumi.ComponentResource):
 
     def __init__(self, name: str, args: GpuMetricsArgs, opts: pulumi.ResourceOptions | None = None):
         require_kubernetes_provider("GpuMetrics", opts)
+        args = component_args(GpuMetricsArgs, args)
         super().__init__("aks-dra-vgpu:index:GpuMetrics", name, None, opts)
         import pulumi_kubernetes as k8s  # loaded only when GPU metrics are on
 
