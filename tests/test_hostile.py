@@ -187,7 +187,15 @@ STACK_FILES: list[Case] = [
     case("date-value", MIN.replace("aks-min", "2024-01-01"), "cluster.name:", "as a date", "quote it"),
     case("datetime-value", extra("{when: 2024-01-01T10:00:00Z}"), "draDriver.extraValues.when:", "as a date"),
     case("binary-value", extra("{blob: !!binary aGVsbG8=}"), "draDriver.extraValues.blob:", "!!binary"),
-    case("set-value", extra("{s: !!set {a, b}}"), "draDriver.extraValues.s:", "!!set", "write a list"),
+    case("set-value", extra("{s: !!set {a, b}}"), "draDriver.extraValues.s:", "!!set",
+         "a mapping whose keys have no values", "write a list ([a, b]) or a mapping with values"),
+    # A set where the model takes a mapping: what a set is, and what the key takes (its keys), not "write a list".
+    case("set-for-a-section", MIN.replace('kubernetesVersion: "1.35"', 'kubernetesVersion: "1.35"\n    monitoring: '
+                                          '{alerts: !!set {enabled, severity}}'),
+         "cluster.monitoring.alerts:", "YAML's set: a mapping whose keys have no values",
+         "it takes a mapping with the keys enabled, xidMinutes,"),
+    case("set-for-a-list", MIN.replace("count: 1}", "count: 1, zones: !!set {'1', '2'}}"), "gpuPools[0].zones:",
+         "!!set", "it takes a list"),
     case("omap-value", extra("{o: !!omap [{a: 1}]}"), "draDriver.extraValues.o[0]:", "!!pairs"),
     case("nan-value", extra("{x: .nan}"), "draDriver.extraValues.x:", "not a finite number"),
     case("inf-value", extra("{x: .inf}"), "draDriver.extraValues.x:", "not a finite number"),

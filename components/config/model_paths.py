@@ -136,3 +136,26 @@ def _field_at(model: type[BaseModel], loc: tuple[Any, ...]) -> Any:
     if parent is None:
         return None
     return next((f for n, f in parent.model_fields.items() if loc[-1] in (n, f.alias)), None)
+
+
+def expected_shape(model: type[BaseModel], loc: tuple[Any, ...]) -> str | None:
+    """What a key of `model` expects, in a stack file's words ('a mapping with the keys ...', 'a mapping of keys to
+    values', 'a list'), for a message about a value of the wrong shape; None where it says nothing more (free values)."""
+    if not loc:
+        return None
+    field = _field_at(model, loc if isinstance(loc[-1], str) else loc[:-1])
+    if field is None:
+        return None
+    annotation = _peel(field.annotation)
+    if not isinstance(loc[-1], str):  # an item of a list
+        if typing.get_origin(annotation) is not list:
+            return None
+        annotation = _peel(typing.get_args(annotation)[0])
+    origin = typing.get_origin(annotation)
+    if _is_model(annotation):
+        return f"a mapping with the keys {', '.join(_keys_of(annotation, 'config'))}"
+    if origin is dict or annotation is dict:
+        return "a mapping of keys to values"
+    if origin is list or annotation is list:
+        return "a list"
+    return None

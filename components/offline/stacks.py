@@ -14,6 +14,7 @@ import importlib.util
 import json
 import runpy
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -108,12 +109,24 @@ def read_stack_file(project: Project, stack: str) -> StackFile:
             secrets.add(full)
     problems += _namespace_typos(project.name, config)
     for full in list(config):
-        for where, problem in list(safe_yaml.foreign_values(config[full])):
+        for where, problem in list(safe_yaml.foreign_values(config[full], expects=_expects(project, full))):
             shown = key_path(project.name, full, where)
             problems.append((shown, f"{shown}: {problem}"))
             config[full] = _without(config[full], where)
     problems += _apply_project_config(project, stack, config, secrets)
     return StackFile(config, sorted(secrets), problems, as_written)
+
+
+def _expects(project: Project, full: str) -> Callable[[tuple[str | int, ...]], str | None] | None:
+    """What each key path inside the package's section `full` takes (its config model says), for messages about a
+    value of the wrong shape; None for other keys, and for a program that does not read the package's settings."""
+    from ..config import STACK_KEYS, StackConfig
+    from ..config.model_paths import expected_shape
+
+    namespace, _, key = full.partition(":")
+    if namespace != project.name or key not in STACK_KEYS or not _reads_our_settings(project):
+        return None
+    return lambda where: expected_shape(StackConfig, (key, *where))
 
 
 def _without(value: Any, where: tuple[str | int, ...]) -> Any:
