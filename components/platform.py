@@ -158,8 +158,11 @@ class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
 
 
 def _wants_monitoring(args: GpuPlatformArgs) -> bool:
-    """Monitoring creates something (managed Prometheus collects, or GPU metrics are on)."""
-    return args.cluster.monitoring.collects or args.cluster.monitoring.gpu_metrics.enabled
+    """Monitoring creates something: managed Prometheus collects, GPU metrics are on, or a Prometheus of the user's
+    reads scrape objects (gpuMetrics.serviceMonitor), which the driver's own metrics get even without the exporter
+    (config/monitoring_rules.py refuses serviceMonitor where nothing serves metrics)."""
+    monitoring = args.cluster.monitoring
+    return monitoring.collects or monitoring.gpu_metrics.enabled or monitoring.scrape_group is not None
 
 
 def _driver_scraped(args: GpuPlatformArgs) -> bool:
