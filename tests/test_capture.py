@@ -15,9 +15,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pytest
 
-from components.offline import UNKNOWN, capture
+from components.offline import UNKNOWN, capture, load_project, run_project
 from components.offline.capture import CaptureTimeoutError
-from components.offline.project import load_project, run_project
 from components.offline.urns import make_urn
 from tests.conftest import ROOT
 

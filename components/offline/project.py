@@ -220,12 +220,3 @@ def key_path(project: str, full: str, where: tuple[str | int, ...]) -> str:
     for part in where:
         text += f"[{part}]" if isinstance(part, int) else f".{part}"
     return text
-
-
-def __getattr__(name: str) -> object:
-    """What moved to `stacks` (the stack file and running the program), still importable from here."""
-    if name in ("read_stack_config", "run_project", "DEFAULT_TIMEOUT", "STACK_FILE_KEYS"):
-        from . import stacks
-
-        return getattr(stacks, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
