@@ -106,8 +106,8 @@ class _Loader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml
 
     def _construct(self, node: Node, deep: bool) -> Any:
         if node.tag == "tag:yaml.org,2002:set" and not isinstance(node, MappingNode):
-            raise self._refuse("!!set on a list: a !!set is written as a mapping ({a, b}), and config cannot hold one; "
-                               "write a list", node)
+            raise self._refuse("!!set on a list: YAML's set is a mapping whose keys have no values ({a, b}), and "
+                               "config cannot carry one; remove the tag to pass the list", node)
         try:
             return super().construct_object(node, deep)
         except _KeyedError:
