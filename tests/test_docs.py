@@ -473,7 +473,7 @@ def test_upgrading_and_sizing_carry_the_generated_upstream_examples():
     assert read_block(upgrading, VERSIONS_BLOCK) == aks_versions_table()
     assert read_block(upgrading, DRIVER_UPGRADE_BLOCK) == driver_upgrade_example(ROOT)
     assert "+ consumableShares: \"memory\"" in driver_upgrade_example(ROOT)
-    assert "| 1.36 | GA | yes | 2026-06-19 |" in aks_versions_table()
+    assert "| 1.36 | GA | 2026-06-19 | 2027-06 | 2028-06 | 1.36.3 | - |" in aks_versions_table()
     sizing = (ROOT / SIZING).read_text(encoding="utf-8")
     assert read_block(sizing, SHARED_SIZING_BLOCK) == shared_sizing_example()
     assert "first-fit decreasing" in shared_sizing_example() and markers(SHARED_SIZING_BLOCK)[0] in sizing
