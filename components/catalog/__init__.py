@@ -32,6 +32,7 @@ from .dcgm_exporter import (
     allowed_tags,
     dra_refusal,
     node_label,
+    unchecked_image,
 )
 from .sizes import (
     A10_SIZES,
@@ -75,4 +76,5 @@ __all__ = [
     "allowed_tags",
     "dra_refusal",
     "node_label",
+    "unchecked_image",
 ]
