@@ -17,7 +17,7 @@ from ..config.reference import REGENERATE, STACK_SCHEMA, config_reference, stack
 from ..host.contract import schema_text as plugin_schema
 from ..kubernetes.claim_templates import claim_template_name, pair_template_name
 from ..kubernetes.selectors import SIZE_CLASSES, max_memory_mib, min_memory_mib
-from .docs_figures import CRITICAL_PATH_BLOCK, critical_path_table
+from .docs_figures import CRITICAL_PATH_BLOCK, STACKS_BLOCK, critical_path_table, stacks_table
 
 CONFIG_REFERENCE = Path("docs/configuration.md")
 PLUGIN_SCHEMA = Path("components/host/schema.json")
@@ -216,8 +216,11 @@ def expected_files(project_dir: Path) -> dict[Path, str]:
             DRIVER_UPGRADE_BLOCK, driver_upgrade_example(root), str(UPGRADING),
         ),
         README: replace_block(
-            replace_block(readme, GRAPH_BLOCK, mermaid_block(resource_graph(root)), str(README)), CRITICAL_PATH_BLOCK,
-            critical, str(README),
+            replace_block(
+                replace_block(readme, GRAPH_BLOCK, mermaid_block(resource_graph(root)), str(README)), CRITICAL_PATH_BLOCK,
+                critical, str(README),
+            ),
+            STACKS_BLOCK, stacks_table(root), str(README),
         ),
         PERFORMANCE: replace_block(performance, CRITICAL_PATH_BLOCK, critical, str(PERFORMANCE)),
     }
