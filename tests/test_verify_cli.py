@@ -388,14 +388,31 @@ def test_offline_commands_never_import_the_kubernetes_client():
     probe = (
         "import sys\n"
         "import components\n"
-        "assert 'components.verify' not in sys.modules, 'import components loads verify'\n"
+        "front = {'components.verify', 'components.verify.client', 'components.verify.report'}\n"
+        "assert {m for m in sys.modules if m.startswith('components.verify')} == front, 'import components loads checks'\n"
         "from components.cli import main\n"
         "status = main(['plan', '--stack', 'dev', '--json'])\n"
         "loaded = sorted(m for m in sys.modules if m == 'kubernetes' or m.startswith(('kubernetes.', 'celpy', "
-        "'components.verify')))\n"
+        "'components.verify.')) and m not in front)\n"
         "print(status, loaded, file=sys.stderr)\n"
         "sys.exit(0 if status == 0 and not loaded else 1)\n"
     )
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stderr.strip().endswith("0 []")
+
+
+def test_the_public_verify_is_the_function_whatever_was_imported_first():
+    # A module of the subpackage imported before the package used to leave `components.verify` the subpackage; the
+    # name is now bound to the function once, and a plain function it stays.
+    probe = (
+        "import inspect, sys\n"
+        "from components.verify.kube import KubernetesClient\n"
+        "from components.verify import run, smoke\n"
+        "import components\n"
+        "assert inspect.isfunction(components.verify), components.verify\n"
+        "assert type(sys.modules['components.verify']).__name__ == 'module'\n"
+        "assert 'verify' in components.__all__ and components.verify is sys.modules['components.verify'].verify\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
