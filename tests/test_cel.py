@@ -21,7 +21,8 @@ from components.catalog import A10_SIZES, GPU_DRIVER_NAME
 from components.config import SamplesConfig
 from components.kubernetes.claim_templates import ClaimSettings, template_specs
 from components.kubernetes.selectors import SIZE_CLASSES, device_class_selector, size_class_selector
-from components.verify.cel import CelError, Quantity, cel_device
+from components.kubernetes.shared_slices import quantity_mib as written_quantity_mib
+from components.verify.cel import CelError, Quantity, any_quantity_mib, cel_device
 from components.verify.cel import evaluate as cel_evaluate
 
 
@@ -42,6 +43,16 @@ def test_quantity_parses_like_kubernetes(text, value):
 def test_quantity_rejects_what_kubernetes_rejects(text):
     with pytest.raises(ValueError):
         Quantity(text)
+
+
+def test_the_two_quantity_readers_say_which_they_are():
+    # verify reads what a driver publishes (any quantity, None for junk); the claim packing reads only the whole Gi/Mi
+    # the package writes, and refuses the rest.
+    assert any_quantity_mib("23028Mi") == 23028 and any_quantity_mib("2.5Gi") == 2560
+    assert any_quantity_mib("25232932864") == 25232932864 / 2**20 and any_quantity_mib("8GB") is None
+    assert written_quantity_mib("5Gi") == 5120
+    with pytest.raises(ValueError, match="whole number of Gi or Mi"):
+        written_quantity_mib("2.5Gi")
 
 
 # --- the devices: ResourceSlices as the NVIDIA driver publishes them ------------------------------------------------------------
