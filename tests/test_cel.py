@@ -3,9 +3,11 @@
 Kubernetes adds `quantity()` and `Quantity.compareTo()` to CEL and gives `device.attributes[domain]` /
 `device.capacity[domain]` as maps that are empty for an unknown domain; components.verify.cel registers the same (the
 engine `verify` evaluates live selectors with), and this module tests the package's selectors through it. Devices are
-written as resource.k8s.io/v1 ResourceSlices (validated against the official schema), shaped as DOMAIN.md §5 describes
-the NVIDIA driver's: an A10 vGPU slice is a small A10 whose productName carries the profile, its memory a little under
-nominal.
+written as resource.k8s.io/v1 ResourceSlices (validated against the official schema), shaped as the NVIDIA driver
+publishes them (kubernetes-sigs/dra-driver-nvidia-gpu cmd/gpu-kubelet-plugin/deviceinfo.go GetDevice: attributes in the
+driver's domain, capacity `memory` from NVML's total, nvlib.go). It publishes a vGPU like any GPU (a vGPU guest only
+skips DynamicMIG, nvlib.go): an A10 vGPU slice is a small A10 whose productName carries the profile (`NVIDIA A10-8Q`),
+its memory a little under nominal.
 """
 
 from __future__ import annotations
