@@ -12,7 +12,7 @@ DRA selectors as Kubernetes does (cel-python). `run` is one run: read, check, wa
 `aks_dra_vgpu.verify` is the function below, not this subpackage (the package binds the name after importing it): import
 the modules with `from aks_dra_vgpu.verify import kube` or `from aks_dra_vgpu.verify.kube import KubernetesClient`.
 
-May import `config`, `catalog` and `kubernetes` (its selectors, size classes, claim specs and tolerations); never
+May import `config`, `catalog`, `signals` and `kubernetes` (its selectors, size classes, claim specs and tolerations); never
 `offline` (the engine), `azure` or the CLI.
 """
 
