@@ -77,7 +77,19 @@ def read_stack(project_dir: str, stack: str):
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    """`verify`: the report, and its exit status."""
+    """`verify`: the report, and its exit status; with --json, a bad input is a JSON document too (and its line on
+    stderr)."""
+    try:
+        return _verify(args)
+    except BadInputError as exc:
+        if args.json:
+            from ..verify.report import error_report
+
+            write(sys.stdout, json.dumps(error_report([printable(line) for line in exc.lines]), indent=2) + "\n")
+        raise
+
+
+def _verify(args: argparse.Namespace) -> int:
     if (args.size or args.image) and not args.smoke:
         raise BadInputError(["verify: --size and --image go with --smoke"])
     config = read_stack(args.project_dir, args.stack)

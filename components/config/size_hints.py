@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from ..catalog import A10Size
 
@@ -23,11 +23,12 @@ def _shown(size: A10Size) -> str:
     return f"{size.vm_size} ({size.vcpus} vCPUs, {share}, {size.gpu_memory_gib} GiB GPU memory per device)"
 
 
-def size_hint(written: str, sizes: Mapping[str, A10Size]) -> str:
-    """A parenthesised hint for a VM size not in `sizes` (with its leading space), or '' when nothing is likely."""
+def size_hint(written: str, sizes: Mapping[str, A10Size], others: Iterable[str] = ()) -> str:
+    """A parenthesised hint for a VM size not in `sizes` (with its leading space), or '' when nothing is likely;
+    `others`: sizes of other families (MIG), offered by spelling only, to a name outside the NV family."""
     found = _NUMBER.match(written.strip())
     if found is None:
-        close = difflib.get_close_matches(written, list(sizes), n=1)
+        close = difflib.get_close_matches(written, [*sizes, *others], n=1)
         return f" (did you mean '{close[0]}'?)" if close else ""
     vcpus = int(found.group(2))
     same = [name for name, size in sizes.items() if size.vcpus == vcpus]
