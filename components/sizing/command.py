@@ -22,7 +22,6 @@ from pydantic import Field, field_validator, model_validator
 from ..config import ConfigError, KeyedProblemsError, Model, Problem, StackConfig, stack_config_from_mapping, validate
 from ..config.base import unset
 from .model import SLICE_SIZES, Finding
-from .packing import pack_shared, with_shared
 from .planner import Workload, plan_sizing
 from .report import to_json, to_markdown, to_text
 
@@ -250,12 +249,10 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         raise ConfigError(problems)
     notice = [Finding("warning", "price-region", fallback, "prices")] if fallback else []
-    plan = plan_sizing(results["workloads"], prices, stack, written_pools=written, price_findings=notice)
-    fmt = "json" if args.json else (args.format or "text")
-    report = {"json": to_json, "markdown": to_markdown, "text": to_text}[fmt](plan)
     sharing = args.sharing or ("memory" if stack and any(p.sharing == "memory" for p in stack.gpu_pools) else "none")
-    if sharing == "memory":  # beside the one-slice-per-replica answer: the packing onto shared slices (sizing.packing)
-        report = with_shared(report, fmt, pack_shared(results["workloads"], plan.margin_percent, prices),
-                             prices.currency)
-    sys.stdout.write(report)
+    # beside the one-slice-per-replica answer, and compared with it: the packing onto shared slices (sizing.packing)
+    plan = plan_sizing(results["workloads"], prices, stack, written_pools=written, price_findings=notice,
+                       sharing=sharing == "memory")
+    fmt = "json" if args.json else (args.format or "text")
+    sys.stdout.write({"json": to_json, "markdown": to_markdown, "text": to_text}[fmt](plan))
     return EXIT_FITS if plan.fits else EXIT_DOES_NOT_FIT

@@ -4,10 +4,13 @@ stack's pools, costs) and what it reports (findings)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..catalog import PAIR_SIZE, SIZE_CLASSES
 from .prices import PriceTable
+
+if TYPE_CHECKING:  # packing builds on this module's data
+    from .packing import SharedPlan
 
 # One unit in every line of the sizing output: GiB. The catalog's GPU memory per device (catalog/sizes.py,
 # `gpu_memory_gib`: 4, 8, 12, 24) is what Microsoft's size table lists as "GPU Memory: GB" for NVadsA10_v5; the figures
@@ -145,6 +148,7 @@ class SizingPlan:
     notes: list[str] = field(default_factory=list)  # one line per workload the margin moved up a size
     pool_names: list[str] = field(default_factory=list)  # the stack's gpuPools names, by index (none without a stack)
     has_stack: bool = False
+    shared: SharedPlan | None = None  # the packing onto shared slices, when asked for (or the stack shares)
 
     @property
     def fits(self) -> bool:

@@ -21,6 +21,7 @@ from ..config import StackConfig
 from ..kubernetes.selectors import SIZE_CLASSES, usable_memory_gib
 from .cost import WHOLE_A10, costs
 from .model import SLICE_SIZES, Change, CostLine, Finding, Placement, PoolPlan, SizingPlan, Workload
+from .packing import pack_shared
 from .placement import devices_of, margin_note, no_fit, nodes_for, place, size_class_for
 from .prices import PriceTable
 from .stack_pools import check_stack, suggest_pools
@@ -55,12 +56,14 @@ def plan_sizing(
     workloads: list[Workload], prices: PriceTable, stack: StackConfig | None = None,
     margin_percent: int | None = None, device_class: str | None = None,
     written_pools: list[dict[str, Any]] | None = None, price_findings: list[Finding] | None = None,
+    sharing: bool = False,
 ) -> SizingPlan:
     """Places every workload, counts nodes per pool, costs the plan and its baselines, checks the stack if given.
 
     The margin and the DeviceClass are the stack's samples settings when a stack is given, else the defaults (or
     what the caller says). `written_pools` is the stack file's own gpuPools list (kept as written in the suggestion);
-    `price_findings` are the price table's own warnings (a region it fell back from)."""
+    `price_findings` are the price table's own warnings (a region it fell back from); `sharing` adds the packing onto
+    shared slices (`packing`), compared with this plan."""
     from ..config import SamplesConfig
 
     samples = stack.samples if stack else SamplesConfig()
@@ -80,6 +83,11 @@ def plan_sizing(
     if stack is not None:
         findings += check_stack(stack, pools, [p.workload for p in placements if p.vm_size is None])
     snippet, changes = suggest_pools(pools, stack, written_pools)
-    return SizingPlan(margin, klass, placements, pools, costs(pools, placed, prices), prices, findings, snippet,
-                      changes, notes, [p.name for p in stack_pools], stack is not None)
+    lines = costs(pools, placed, prices)
+    shared = None
+    if sharing:
+        plain = (lines["plan"], sum(p.nodes for p in pools), sum(p.devices for p in pools))
+        shared = pack_shared(workloads, margin, prices, placements, plain, stack_pools)
+    return SizingPlan(margin, klass, placements, pools, lines, prices, findings, snippet, changes, notes,
+                      [p.name for p in stack_pools], stack is not None, shared)
 

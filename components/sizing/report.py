@@ -11,7 +11,9 @@ from ..catalog import A10_SIZES
 from ..config import PROJECT
 from ..kubernetes.selectors import usable_memory_gib
 from .model import CostLine, Placement, PoolPlan, SizingPlan
+from . import shared_report
 from .planner import usable_sizes
+from .tables import md_table, text_table
 
 COST_ORDER = ("plan", "wholeA10PerWorkload", "largestSizePool")
 
@@ -90,7 +92,16 @@ def to_dict(plan: SizingPlan) -> dict[str, Any]:
         "fits": plan.fits,
         "gpuPools": plan.gpu_pools,
         "gpuPoolsChanges": [c.to_dict() for c in plan.changes],
+        **extra_keys(plan),
     }
+
+
+def extra_keys(plan: SizingPlan) -> dict[str, Any]:
+    """The keys only some runs have: the packing onto shared slices (`sharedByMemory`)."""
+    keys: dict[str, Any] = {}
+    if plan.shared is not None:
+        keys["sharedByMemory"] = shared_report.to_dict(plan.shared, plan.prices.currency, plan.prices.hours_per_month)
+    return keys
 
 
 def to_json(plan: SizingPlan) -> str:
@@ -197,11 +208,7 @@ def to_text(plan: SizingPlan) -> str:
         if not rows:
             out += [f"{title}: none", ""]
             continue
-        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-        out.append(f"{title}:")
-        for line in [header, *rows]:
-            out.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip())
-        out.append("")
+        out += [f"{title}:", *text_table(header, rows), ""]
         if title == "workloads" and plan.notes:
             out += [*plan.notes, ""]
     out += [_prices_line(plan), ""]
@@ -209,17 +216,10 @@ def to_text(plan: SizingPlan) -> str:
     if changes:
         out += [*changes, ""]
     out += ["gpuPools that would fit:", snippet_yaml(plan).rstrip(), ""]
-    out.append("everything fits" if plan.fits else "something does not fit (exit 3)")
+    if plan.shared is not None:
+        out += shared_report.text_lines(plan.shared, plan.prices.currency, plan.prices.hours_per_month)
+    out.append("everything fits" if plan.fits else "something does not fit (exit 3)")  # the summary comes last
     return "\n".join(out) + "\n"
-
-
-def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|")
-
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
-    return lines
 
 
 def to_markdown(plan: SizingPlan, heading_level: int = 3) -> str:
@@ -232,7 +232,7 @@ def to_markdown(plan: SizingPlan, heading_level: int = 3) -> str:
         if key == "problems" and not rows:
             continue
         out += [f"{h}# {titles[key]}", ""]
-        out += _md_table(header, rows) if rows else ["none"]
+        out += md_table(header, rows) if rows else ["none"]
         out.append("")
         if key == "workloads" and plan.notes:
             out += [*(f"- {n}" for n in plan.notes), ""]
@@ -242,4 +242,6 @@ def to_markdown(plan: SizingPlan, heading_level: int = 3) -> str:
     if changes:
         out += [*changes, ""]
     out += [f"{h}# gpuPools that would fit", "", "```yaml", snippet_yaml(plan).rstrip(), "```", ""]
+    if plan.shared is not None:
+        out += [shared_report.to_markdown(plan.shared, plan.prices.currency, h, plan.prices.hours_per_month)]
     return "\n".join(out)
