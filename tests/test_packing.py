@@ -168,3 +168,21 @@ def test_a_replica_no_shared_slice_holds_keeps_its_own_slice_and_is_named(capsys
     assert shared["notShared"] == ["chat"] and shared["best"]["packing"] == [["embed#1 2 GiB", "embed#2 2 GiB"]]
     assert shared["notes"] == ["chat asks for 8 GiB a replica (7.5 rounded up to whole GiB), more than a shared slice "
                                "holds (infer: 7.2 GiB); it keeps its own slice"]
+
+
+def test_first_fit_skips_only_slices_already_full_for_a_size():
+    """The search resumes where a size last found room: the same slices as trying every slice from the first."""
+    replicas = [(f"r{i}", 1 + (i * 7) % 9) for i in range(60)]
+    policy = slice_policy(24, 10)
+
+    def naive() -> list[list[int]]:
+        bins: list[list[int]] = []
+        for _, gib in sorted(replicas, key=lambda r: (-r[1], r[0])):
+            slot = next((b for b in bins if shared_slices.fits([*(g * 1024 for g in b), gib * 1024], policy)), None)
+            if slot is None:
+                bins.append(slot := [])
+            slot.append(gib)
+        return bins
+
+    packed = first_fit_decreasing(replicas, policy)
+    assert packed is not None and [[g for _, g in s.replicas] for s in packed] == naive()

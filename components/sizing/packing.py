@@ -154,18 +154,23 @@ def first_fit_decreasing(replicas: list[tuple[str, int]], policy: MemoryPolicy) 
     larger than a slice holds."""
     bins: list[list[tuple[str, int]]] = []
     asked: list[list[int]] = []  # the MiB each slice's claims request, as the scheduler charges them
+    # A slice that once had no room for a request never has room for it again (slices only fill up), so the search
+    # for each request size starts at the first slice not yet found full for it: each slice is tried at most once
+    # per size it refuses, not once per replica.
+    start: dict[int, int] = {}
     for name, gib in sorted(replicas, key=lambda r: (-r[1], r[0])):
         mib = gib * GIB_MIB
         if not fits([mib], policy):
             return None
-        for slot, requests in zip(bins, asked, strict=True):
-            if fits([*requests, mib], policy):
-                slot.append((name, gib))
-                requests.append(mib)
-                break
-        else:
-            bins.append([(name, gib)])
-            asked.append([mib])
+        i = start.get(gib, 0)
+        while i < len(bins) and not fits([*asked[i], mib], policy):
+            i += 1
+        start[gib] = i
+        if i == len(bins):
+            bins.append([])
+            asked.append([])
+        bins[i].append((name, gib))
+        asked[i].append(mib)
     return [SharedSlice(tuple(slot)) for slot in bins]
 
 
