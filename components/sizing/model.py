@@ -11,6 +11,7 @@ from .prices import PriceTable
 
 if TYPE_CHECKING:  # packing builds on this module's data
     from .packing import SharedPlan
+    from .regions import RegionComparison
 
 # One unit in every line of the sizing output: GiB. The catalog's GPU memory per device (catalog/sizes.py,
 # `gpu_memory_gib`: 4, 8, 12, 24) is what Microsoft's size table lists as "GPU Memory: GB" for NVadsA10_v5; the figures
@@ -149,6 +150,7 @@ class SizingPlan:
     pool_names: list[str] = field(default_factory=list)  # the stack's gpuPools names, by index (none without a stack)
     has_stack: bool = False
     shared: SharedPlan | None = None  # the packing onto shared slices, when asked for (or the stack shares)
+    regions: RegionComparison | None = None  # the plan at other regions' prices (`--regions`)
 
     @property
     def fits(self) -> bool:

@@ -11,7 +11,7 @@ from ..catalog import A10_SIZES
 from ..config import PROJECT
 from ..kubernetes.selectors import usable_memory_gib
 from .model import CostLine, Placement, PoolPlan, SizingPlan
-from . import shared_report
+from . import regions, shared_report
 from .planner import usable_sizes
 from .tables import md_table, text_table
 
@@ -97,10 +97,12 @@ def to_dict(plan: SizingPlan) -> dict[str, Any]:
 
 
 def extra_keys(plan: SizingPlan) -> dict[str, Any]:
-    """The keys only some runs have: the packing onto shared slices (`sharedByMemory`)."""
+    """The keys only some runs have: the packing onto shared slices (`sharedByMemory`), other regions (`regions`)."""
     keys: dict[str, Any] = {}
     if plan.shared is not None:
         keys["sharedByMemory"] = shared_report.to_dict(plan.shared, plan.prices.currency, plan.prices.hours_per_month)
+    if plan.regions is not None:
+        keys["regions"] = regions.to_dict(plan.regions)
     return keys
 
 
@@ -218,6 +220,8 @@ def to_text(plan: SizingPlan) -> str:
     out += ["gpuPools that would fit:", snippet_yaml(plan).rstrip(), ""]
     if plan.shared is not None:
         out += shared_report.text_lines(plan.shared, plan.prices.currency, plan.prices.hours_per_month)
+    if plan.regions is not None:
+        out += regions.text_lines(plan.regions)
     out.append("everything fits" if plan.fits else "something does not fit (exit 3)")  # the summary comes last
     return "\n".join(out) + "\n"
 
@@ -244,4 +248,6 @@ def to_markdown(plan: SizingPlan, heading_level: int = 3) -> str:
     out += [f"{h}# gpuPools that would fit", "", "```yaml", snippet_yaml(plan).rstrip(), "```", ""]
     if plan.shared is not None:
         out += [shared_report.to_markdown(plan.shared, plan.prices.currency, h, plan.prices.hours_per_month)]
+    if plan.regions is not None:
+        out += regions.to_markdown(plan.regions, f"{h}#")
     return "\n".join(out)
