@@ -18,7 +18,14 @@ from jsonschema import Draft202012Validator
 from jsonschema.validators import validator_for
 from pydantic import BaseModel, Field
 
-from components.catalog import A10_SIZES, CHART_DEVICE_CLASSES, DEFAULT_CHART_VERSION, DRIVER_CHARTS, OFFERED_CHART_VERSIONS
+from components.catalog import (
+    A10_SIZES,
+    CHART_DEVICE_CLASSES,
+    DEFAULT_CHART_VERSION,
+    DRIVER_CHARTS,
+    MIG_SIZES,
+    OFFERED_CHART_VERSIONS,
+)
 from components.cli import main
 from components.cli.docs import (
     CONFIG_REFERENCE,
@@ -111,7 +118,7 @@ def row(text: str, key: str) -> list[str]:
         ("cluster.systemPool.zones", "list of string or integer", "`[]`", '`"1"`, `"2"`, `"3"`, `1`, `2`, `3`'),
         ("cluster.systemPool.name", "string", '`"system"`', "matching `^[a-z][a-z0-9]{0,11}$`"),
         ("cluster.systemPool", "object ([SystemPoolConfig](#clustersystempool))", "its defaults", "—"),
-        ("gpuPools[].vmSize", "string", "**required**", ", ".join(f'`"{size}"`' for size in A10_SIZES)),
+        ("gpuPools[].vmSize", "string", "**required**", ", ".join(f'`"{size}"`' for size in [*A10_SIZES, *MIG_SIZES])),
         ("gpuPools[].count", "integer or null", "unset", "0 to 1000"),
         ("gpuPools[].autoscaling.minCount", "integer", "**required**", "0 to 1000"),
         ("draDriver.chartVersion", "string", f'`"{DEFAULT_CHART_VERSION}"`',
@@ -302,7 +309,7 @@ def test_every_model_is_in_the_schema_with_its_keys_and_no_others(schema):
 
 def test_closed_sets_come_from_the_catalog_and_the_models_keep_their_own_words(schema):
     pool = schema["$defs"]["GpuPoolConfig"]["properties"]["vmSize"]
-    assert pool["anyOf"][0]["enum"] == list(A10_SIZES)
+    assert pool["anyOf"][0]["enum"] == [*A10_SIZES, *MIG_SIZES]
     driver = schema["$defs"]["DraDriverConfig"]["properties"]
     assert driver["chartVersion"]["anyOf"][0]["enum"] == list(OFFERED_CHART_VERSIONS)
     assert set(driver["featureGates"]["propertyNames"]["enum"]) == set().union(

@@ -14,6 +14,7 @@ from .cluster import ClusterConfig, SystemPoolConfig
 from .driver import DraDriverConfig, sharing_problems
 from .errors import KeyedProblemsError, Problem
 from .limits import derived_name_problem, derived_names, merged_tag_problems, pool_count_problem
+from .mig_pools import driver_mig_problems
 from .monitoring import MonitoringConfig
 from .monitoring_rules import monitoring_problems
 from .pools import GpuPoolConfig
@@ -112,8 +113,15 @@ def cross_problems(
     # Slices shared by memory: the driver's chart version and the Kubernetes versions, each judged when it validated.
     problems += sharing_problems(driver_chart, cluster.kubernetes_version if cluster else None, pools,
                                  "draDriver.chartVersion", "cluster.kubernetesVersion")
+    # MIG pools beside the driver section: its gates and chart version, each judged when it validated.
+    problems += driver_mig_problems(driver_chart, driver.feature_gates if driver else None, pools,
+                                    "draDriver.chartVersion", "draDriver.featureGates")
     if samples is not None:
-        problems += _sample_memory(samples, pools, all_pools) + _derived_names(samples, pools)
+        a10 = [(index, pool) for index, pool in pools if not pool.is_mig]
+        problems += _sample_memory(samples, a10, all_pools) + _derived_names(samples, a10)
+        if samples.enabled and all_pools and pools and not a10:
+            problems.append(("samples.enabled", "the sample claims and Job select A10 vGPU slices and every pool here "
+                             "is a MIG pool; set samples.enabled: false"))
         if driver_namespace is not None and samples.namespace == driver_namespace:
             problems.append((
                 "samples.namespace", f"'{samples.namespace}' is the driver's namespace (draDriver.namespace): the "

@@ -18,6 +18,7 @@ from pydantic import Field, model_validator
 from ..catalog import GPU_PRESENT_LABEL, RESOURCE_API_VERSION, DriverChart
 from ..config import DraDriverConfig, GpuPoolConfig, KeyedProblemsError
 from ..config.driver import sharing_problems
+from ..config.mig_pools import driver_mig_problems
 from ..config.pools import GpuPools
 from ..outputs import register_declared
 from .providers import require_kubernetes_provider
@@ -46,6 +47,8 @@ class NvidiaDraDriverArgs(DraDriverConfig):
     @model_validator(mode="after")
     def _sharing_needs_the_chart(self) -> NvidiaDraDriverArgs:
         problems = sharing_problems(self.chart_version, None, list(enumerate(self.pools)), "chartVersion", None)
+        problems += driver_mig_problems(self.chart_version, self.feature_gates, list(enumerate(self.pools)),
+                                        "chartVersion", "featureGates", "pools")
         if problems:
             raise KeyedProblemsError(*((key.replace("gpuPools", "pools", 1), text) for key, text in problems))
         return self
