@@ -44,13 +44,19 @@ def test_all_compares_every_region_of_the_table_in_json(capsys):
     status, out, _ = run(capsys, "--regions", "all", "--json")
     regions = json.loads(out)["regions"]
     book = price_book()
-    assert status == 0 and [r["region"] for r in regions["rows"]] == sorted(
-        book.regions, key=lambda name: (round(hourly(name), 4), name))
-    assert [r["hourly"] for r in regions["rows"]] == sorted(r["hourly"] for r in regions["rows"])
-    assert regions["cheapest"] == regions["rows"][0]["region"] and regions["currency"] == "USD"
+    offering = [name for name, row in book.regions.items() if {"Standard_NV6ads_A10_v5", "Standard_NV36ads_A10_v5"}
+                <= set(row.prices)]
+    priced = [r for r in regions["rows"] if r["hourly"] is not None]
+    assert status == 0 and [r["region"] for r in priced] == sorted(
+        offering, key=lambda name: (round(hourly(name), 4), name))
+    assert [r["hourly"] for r in priced] == sorted(r["hourly"] for r in priced)
+    assert regions["cheapest"] == priced[0]["region"] and regions["currency"] == "USD"
     assert regions["vmSizes"] == ["Standard_NV6ads_A10_v5", "Standard_NV36ads_A10_v5"]
-    assert all(r["missing"] == [] and r["availability"] in ("listed-by-sku-api", "price-meter-only")
-               for r in regions["rows"])
+    assert all(r["missing"] == [] and r["availability"] in ("listed-by-sku-api", "price-meter-only") for r in priced)
+    lacking = regions["rows"][len(priced):]  # the rows of MIG sizes alone lack both A10 sizes, and come last
+    assert {r["region"] for r in lacking} == set(book.regions) - set(offering) and "japanwest" in offering + [
+        r["region"] for r in lacking]
+    assert all(r["missing"] == ["Standard_NV6ads_A10_v5", "Standard_NV36ads_A10_v5"] for r in lacking)
     assert regions["unpricedRegions"] > 0
     assert json.loads(out)["cost"]["region"] == "eastus"  # the plan itself is costed as before
 

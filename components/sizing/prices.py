@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import AfterValidator, Field, model_validator
 
-from ..catalog import A10_SIZES
+from ..catalog import A10_SIZES, MIG_SIZES
 from ..catalog.prices import DEFAULT_PRICES
 from ..config import ConfigError, KeyedProblemsError, Model, Problem, validate
 from ..config.base import matching
@@ -49,9 +49,10 @@ def region_key(name: str) -> str:
 
 
 def _check_prices(v: dict[str, float]) -> dict[str, float]:
-    unknown = sorted(set(v) - set(A10_SIZES))
+    unknown = sorted(set(v) - set(A10_SIZES) - set(MIG_SIZES))
     if unknown:
-        raise ValueError(f"{', '.join(unknown)} not an NVadsA10_v5 size; price some of {', '.join(A10_SIZES)}")
+        raise ValueError(f"{', '.join(unknown)} not an NVadsA10_v5 or MIG size; price some of "
+                         f"{', '.join([*A10_SIZES, *MIG_SIZES])}")
     negative = sorted(k for k, price in v.items() if price <= 0)
     if negative:
         raise ValueError(f"{', '.join(negative)}: a price must be more than 0")
@@ -62,11 +63,11 @@ def _check_prices(v: dict[str, float]) -> dict[str, float]:
 
 
 Prices = Annotated[dict[str, Price], AfterValidator(_check_prices)]
-"""Price per VM-hour by NVadsA10_v5 size, each a finite number more than 0."""
+"""Price per VM-hour by NVadsA10_v5 or MIG size, each a finite number more than 0."""
 
 
 class PriceTable(Model):
-    """Per-hour prices of NVadsA10_v5 VM sizes in one region and currency, with where and when they were taken."""
+    """Per-hour prices of NVadsA10_v5 and MIG VM sizes in one region and currency, with where and when they were taken."""
 
     region: str = Field(min_length=1, description="Azure region the prices are for, e.g. 'eastus'.")
     currency: Currency = Field(description="ISO 4217 currency code, e.g. 'USD'.")
