@@ -9,10 +9,10 @@ import pytest
 import yaml
 
 from components.cli import main
-from components.sizing.model import Workload
 from components.kubernetes import shared_slices
 from components.kubernetes.shared_slices import MIB, published_policy
 from components.sizing import packing
+from components.sizing.model import Workload
 from components.sizing.packing import first_fit_decreasing, pack_shared, replicas_of, slice_policy
 from components.sizing.prices import load_prices
 from tests.conftest import ROOT

@@ -95,7 +95,7 @@ def test_markdown_has_a_regions_section(capsys):
 
 
 def test_a_stacks_pools_are_compared_across_regions(capsys):
-    status, out, _ = run(capsys, "--stack", "prod", "--regions", "eastus,westeurope", "--json")
+    _, out, _ = run(capsys, "--stack", "prod", "--regions", "eastus,westeurope", "--json")
     doc = json.loads(out)
     assert doc["cost"]["region"] == "westeurope"  # the stack's own location still costs the plan
     (west,) = [r for r in doc["regions"]["rows"] if r["region"] == "westeurope"]

@@ -10,8 +10,8 @@ import yaml
 from ..catalog import A10_SIZES
 from ..config import PROJECT
 from ..kubernetes.selectors import usable_memory_gib
-from .model import CostLine, Placement, PoolPlan, SizingPlan
 from . import regions, shared_report
+from .model import CostLine, Placement, PoolPlan, SizingPlan
 from .planner import usable_sizes
 from .tables import md_table, text_table
 
