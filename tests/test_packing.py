@@ -108,7 +108,7 @@ def test_text_output_is_text_and_the_summary_line_comes_last(capsys):
     assert "|" not in out and "`" not in out.split("shared by memory", 1)[1]
     assert out.splitlines()[-1] == "everything fits"
     assert out.index("gpuPools that would fit:") < out.index("shared by memory (pools with sharing: memory):")
-    status, out = size_out(capsys, "--workload", "llm=30", "--workload", "infer=5x4", "--sharing", "memory")
+    status, out = size_out(capsys, "--workload", "llm=300", "--workload", "infer=5x4", "--sharing", "memory")
     assert status == 3 and out.splitlines()[-1] == "something does not fit (exit 3)"
 
 

@@ -256,7 +256,7 @@ def run(args: argparse.Namespace) -> int:
     sharing = args.sharing or ("memory" if stack and any(p.sharing == "memory" for p in stack.gpu_pools) else "none")
     # beside the one-slice-per-replica answer, and compared with it: the packing onto shared slices (sizing.packing)
     plan = plan_sizing(results["workloads"], prices, stack, written_pools=written, price_findings=notice,
-                       sharing=sharing == "memory")
+                       sharing=sharing == "memory", family=getattr(args, "family", None), compare_families=True)
     if book is not None:  # the same pools at each region's prices (sizing.regions)
         plan.regions = compare_regions(plan.pools, book, wanted)
     fmt = "json" if args.json else (args.format or "text")

@@ -10,6 +10,7 @@ from ..catalog import PAIR_SIZE, SIZE_CLASSES
 from .prices import PriceTable
 
 if TYPE_CHECKING:  # packing builds on this module's data
+    from .families import FamilyRow
     from .packing import SharedPlan
     from .regions import RegionComparison
 
@@ -80,6 +81,7 @@ class Placement:
     claim_template: str | None
     tolerations: list[dict[str, str]]
     stack_pools: tuple[int, ...] = ()  # indexes into the stack's gpuPools this workload may run on
+    aks_profile: str | None = None  # a MIG slice: the AKS gpuInstanceProfile of its VM size (None: an A10 slice)
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,7 @@ class PoolPlan:
     max_count: int
     stack_pools: tuple[int, ...] = ()
     workloads: tuple[str, ...] = ()
+    aks_profile: str | None = None  # MIG pools: the gpuInstanceProfile
 
 
 @dataclass(frozen=True)
@@ -151,6 +154,8 @@ class SizingPlan:
     has_stack: bool = False
     shared: SharedPlan | None = None  # the packing onto shared slices, when asked for (or the stack shares)
     regions: RegionComparison | None = None  # the plan at other regions' prices (`--regions`)
+    families: tuple[str, ...] = ("a10",)  # the families of slice the plan chose from
+    compared: list[FamilyRow] = field(default_factory=list)  # A10 and MIG slices per workload, when both were open
 
     @property
     def fits(self) -> bool:
