@@ -76,10 +76,15 @@ def test_a_profile_on_an_a10_size():
     assert "remove gpuInstanceProfile, or choose one of Standard_NC24ads_A100_v4" in line
 
 
+def test_a_typo_of_a_mig_size_is_told_the_mig_size():
+    (line,) = problems(stack(mig_pool(vmSize="Standard_NC24ads_A100")))
+    assert "(did you mean 'Standard_NC24ads_A100_v4'?)" in line
+
+
 def test_a_profile_on_a_size_of_neither_family():
     (line,) = problems(stack(mig_pool(vmSize="Standard_NC6s_v3")))
     assert line.startswith("gpuPools[1].vmSize: 'Standard_NC6s_v3' is not an NVadsA10_v5 size")
-    assert "or a MIG size with gpuInstanceProfile: Standard_NC24ads_A100_v4" in line
+    assert line.endswith("or a MIG size with gpuInstanceProfile (docs/mig.md)")
 
 
 def test_a_mig_size_without_a_profile():

@@ -124,9 +124,10 @@ class GpuPoolConfig(MigPoolParts, Model):
         if v not in A10_SIZES and v not in MIG_SIZES:
             close = difflib.get_close_matches(v, [*A10_SIZES, *MIG_SIZES], n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
+            # The MIG sizes by reference: listed here they would push the A10 choices out of a one-line error.
             raise ValueError(
                 f"'{v}' is not an NVadsA10_v5 size{hint}; choose one of {', '.join(A10_SIZES)}, or a MIG size with "
-                f"gpuInstanceProfile: {', '.join(MIG_SIZES)}"
+                "gpuInstanceProfile (docs/mig.md)"
             )
         return v
 
