@@ -175,3 +175,26 @@ def test_the_slice_selector_errs_on_no_device_missing_an_attribute():
     bare = {"name": "gpu-0-mig-x", "attributes": {"type": {"string": "mig"}}}
     for kind in mig_kinds():
         assert selects([MIG_CLASS_CEL, slice_selector(kind, 10)], GPU_DRIVER_NAME, bare) is False
+
+
+@pytest.mark.parametrize("version", ["1.34", "1.35", "1.36"])
+def test_every_mig_template_passes_the_strict_schema(version):
+    items = [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+              "metadata": {"name": name, "namespace": "team-a"}, "spec": {"spec": spec}}
+             for name, spec in template_specs(_settings(mig_two_slices=True, migMemoryRequestsGiB=[5, 40, 70])).values()]
+    listed = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplateList", "metadata": {}, "items": items}
+    kubernetes_validate.validate(listed, version, strict=True)
+
+
+def test_dra_claim_templates_declares_mig_templates_in_the_consumers_namespace(preview):
+    from tests.test_claim_templates import TEMPLATE, make
+
+    plan = make(preview, {"migSlices": [{"vmSize": "Standard_NC40ads_H100_v5", "profile": "MIG3g"}],
+                          "migMemoryRequestsGiB": [40], "sharedClaim": True})
+    names = sorted(t.inputs["metadata"]["name"] for t in plan.all(TEMPLATE))
+    assert names == ["mig-h100-nvl-94gb-3g47gb", "mig-mem-40gib"]
+    assert {t.inputs["metadata"]["namespace"] for t in plan.all(TEMPLATE)} == {"team-a"}
+    assert plan.outputs["claimTemplateNames"] == {"h100-nvl-94gb-3g.47gb": "mig-h100-nvl-94gb-3g47gb",
+                                                  "migMem40GiB": "mig-mem-40gib"}
+    (shared,) = plan.all("kubernetes:resource.k8s.io/v1:ResourceClaim")
+    assert _request_choices(shared.inputs["spec"])[0]["deviceClassName"] == MIG_DEVICE_CLASS

@@ -4,12 +4,17 @@ per MIG template (allocated by evaluating the template's own CEL on the recorded
 
 from __future__ import annotations
 
+import copy
+
 import pytest
+import yaml
 
 import components
+from components.config import stack_config_from_mapping
 from components.verify import smoke
 from components.verify.cel import selects
 from components.verify.checks_devices import MIG_CLASS_CEL
+from tests.conftest import ROOT
 from tests.test_verify_smoke import SmokeCluster
 from tests.verify_cluster import FakeClient, healthy, mig_device, mig_devices, mig_node_slice, stack, whole_gpu
 
@@ -162,3 +167,16 @@ def test_smoke_fails_a_mig_claim_given_another_device_and_warns_on_a_larger_slic
     verdict = next(c for c in _smoke(mig, client)["checks"]
                    if c["subject"] == "a100-80gb-3g.40gb" and "allocated" in c["message"])
     assert verdict["status"] == "warn" and "larger slice (7g.80gb on A100 80GB)" in verdict["message"]
+
+
+def test_smoke_skips_the_exporter_check_for_mig_slices_naming_the_gap(monkeypatch):
+    monkeypatch.setattr(smoke, "POLL", 0)
+    monkeypatch.setattr(smoke, "HOLD_SECONDS", 0)
+    data = copy.deepcopy(yaml.safe_load((ROOT / "stacks" / "Pulumi.mig.yaml").read_text())["config"])
+    data["aks-dra-vgpu:cluster"]["monitoring"] = {"managedPrometheus": True, "gpuMetrics": {"enabled": True}}
+    config = stack_config_from_mapping(data)
+    doc = _smoke(config, MigSmoke(healthy(config)))
+    metrics = {c["subject"]: c for c in doc["checks"] if c["check"] == "smoke-metrics"}
+    assert metrics["a100-80gb-3g.40gb"]["status"] == "skip"
+    assert "labels no MIG slice with its pod" in metrics["a100-80gb-3g.40gb"]["message"]
+    assert metrics["8GiB"]["status"] == "ok"

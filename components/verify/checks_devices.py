@@ -14,11 +14,13 @@ from ..catalog import GPU_DRIVER_NAME
 from ..config import GpuPoolConfig
 from ..kubernetes.selectors import max_memory_mib, min_memory_mib, size_class_of
 from ..kubernetes.slice_kinds import MIG_DEVICE_CLASS, slice_of_pool
-from .cel import CelError, quantity_mib, selects
+from .cel import CelError, selects
 from .checks_cluster import gpu_nodes
 from .checks_driver import BROKEN, READY, UNSTARTED
 from .checks_mig import mig_node_check
 from .client import Obj
+from .device_fields import attribute as attribute
+from .device_fields import memory_mib as memory_mib
 from .expected import Expected, Template
 from .report import Check, fail, ok, warn
 from .snapshot import Snapshot
@@ -36,20 +38,6 @@ def node_devices(snap: Snapshot, node: str) -> list[Obj] | None:
     newest = max(((s["spec"].get("pool") or {}).get("generation") or 0) for s in mine)
     return [d for s in mine if ((s["spec"].get("pool") or {}).get("generation") or 0) == newest
             for d in s["spec"].get("devices") or []]
-
-
-def attribute(device: Obj, name: str) -> Any:
-    """A device attribute's value (unqualified, or in the driver's domain), or None."""
-    attrs = device.get("attributes") or {}
-    value = attrs.get(name) or attrs.get(f"{GPU_DRIVER_NAME}/{name}") or {}
-    return next(iter(value.values()), None) if value else None
-
-
-def memory_mib(device: Obj) -> float | None:
-    """The device's `memory` capacity in MiB, or None."""
-    capacity = device.get("capacity") or {}
-    value = capacity.get("memory") or capacity.get(f"{GPU_DRIVER_NAME}/memory") or {}
-    return quantity_mib(value.get("value")) if value else None
 
 
 def _device_problems(device: Obj, size_gib: int, profile: str, margin: int) -> list[str]:

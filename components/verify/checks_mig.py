@@ -15,21 +15,9 @@ from __future__ import annotations
 from ..catalog.mig import MIG_SIZES
 from ..config import GpuPoolConfig
 from ..kubernetes.slice_kinds import devices_per_node, max_memory_mib, min_memory_mib, slice_of, slice_of_pool
-from .cel import quantity_mib
 from .client import Obj
+from .device_fields import attribute, memory_mib
 from .report import Check, fail, ok
-
-
-def _attribute(device: Obj, name: str) -> object:
-    attrs = device.get("attributes") or {}
-    value = attrs.get(name) or attrs.get(f"gpu.nvidia.com/{name}") or {}
-    return next(iter(value.values()), None) if value else None
-
-
-def _memory_mib(device: Obj) -> float | None:
-    capacity = device.get("capacity") or {}
-    value = capacity.get("memory") or capacity.get("gpu.nvidia.com/memory") or {}
-    return quantity_mib(value.get("value")) if value else None
 
 
 def restart_advice(node: str, namespace: str | None) -> str:
@@ -45,8 +33,8 @@ def mig_node_check(node: str, pool: GpuPoolConfig, devices: list[Obj], margin: i
     size = MIG_SIZES[pool.vm_size]
     wanted = devices_per_node(pool.vm_size, pool.mig_profile)
     where = f"pool {pool.name} ({pool.vm_size}, {pool.mig_profile} = {kind.profile})"
-    whole = [d for d in devices if _attribute(d, "type") == "gpu"]
-    slices = [d for d in devices if _attribute(d, "type") == "mig"]
+    whole = [d for d in devices if attribute(d, "type") == "gpu"]
+    slices = [d for d in devices if attribute(d, "type") == "mig"]
     if whole and slices:
         names = ", ".join(str(d.get("name")) for d in whole)
         return fail("slice", node, f"{where}: announces {len(whole)} GPU(s) whole ({names}) beside {len(slices)} MIG "
@@ -62,11 +50,11 @@ def mig_node_check(node: str, pool: GpuPoolConfig, devices: list[Obj], margin: i
     for device in slices:
         found = slice_of(device, None, margin)
         if found != kind:
-            problems.append(f"{device.get('name')}: profile {_attribute(device, 'profile')!r} on "
-                            f"{_attribute(device, 'architecture')!r}, the pool's is {kind.profile!r} on "
+            problems.append(f"{device.get('name')}: profile {attribute(device, 'profile')!r} on "
+                            f"{attribute(device, 'architecture')!r}, the pool's is {kind.profile!r} on "
                             f"{kind.architecture!r} ({kind.gpu_model})")
             continue
-        mib = _memory_mib(device)
+        mib = memory_mib(device)
         if mib is None:
             problems.append(f"{device.get('name')}: it has no memory capacity")
         elif not low <= mib < high:
@@ -74,6 +62,6 @@ def mig_node_check(node: str, pool: GpuPoolConfig, devices: list[Obj], margin: i
                             f"({low}-{high} MiB, margin {margin} %)")
     if problems:
         return fail("slice", node, f"{where}: " + "; ".join(problems), "wrong-slice")
-    memory = sorted({f"{_memory_mib(d):.0f}" for d in slices})
+    memory = sorted({f"{memory_mib(d):.0f}" for d in slices})
     return ok("slice", node, f"{len(slices)} x {kind.label} ({size.gpus} GPU(s) x {kind.per_gpu}), memory "
               f"{', '.join(memory)} MiB, no GPU announced whole")
