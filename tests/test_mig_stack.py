@@ -63,8 +63,11 @@ def test_a_profile_change_replaces_the_mig_pool_delete_first_with_its_source(pla
     changed = copy.deepcopy(CONFIG)
     changed[NS + "gpuPools"][1]["gpuInstanceProfile"] = "MIG2g"
     result = diff_plans(base, plan_of(changed))
-    (pool,) = result.resources
+    pool, *templates = result.resources
     assert (pool.name, pool.operation, pool.delete_before_replace) == ("gpu-a100mig-pool", "replace", True)
+    # The samples' claim template follows the slice the pool now lays out: 3g.40gb goes, 2g.20gb comes.
+    assert sorted((t.name, t.operation) for t in templates) == [
+        ("gpu-dra-samples-a100-80gb-2g.20gb", "create"), ("gpu-dra-samples-a100-80gb-3g.40gb", "delete")]
     (change,) = pool.changes
     assert change.path == "gpuInstanceProfile"
     text = format_diff(result)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from components.catalog import A10_SIZES, GPU_DRIVER_NAME
+from components.catalog.mig import MIG_SIZES, mig_slice
 from components.config import StackConfig, stack_config_from_mapping
 from components.kubernetes.dra_driver import driver_values
 from components.kubernetes.tolerations import pool_tolerations
@@ -107,6 +108,76 @@ def node_slice(node: str, vm_size: str, *, product: str | None = None, memory: s
     }
 
 
+# MIG devices as the driver publishes them (kubernetes-sigs/dra-driver-nvidia-gpu cmd/gpu-kubelet-plugin/mig.go,
+# CommonAttributesMig / CommonCapacitiesMig / ToCanonicalName, deviceinfo.go MigDeviceInfo.GetDevice, v0.4.1 and
+# v25.12.0): name gpu-<minor>-mig-<profile without dots>-<GI profile ID>-<placement start>; attributes type "mig", uuid,
+# parentUUID, profile and the parent's productName, brand, architecture, versions; capacity memory (NVML's MiB as
+# bytes), multiprocessors, engines, one memorySliceN per memory slice it occupies. The 1g.10gb memory is a reading
+# (9728Mi, driver issue #719); the others are nominal x 0.95 and the SM counts illustrative, not readings.
+MIG_PLACEMENT = {1: (1, (0, 1, 2, 3, 4, 5, 6)), 2: (2, (0, 2, 4)), 3: (4, (0, 4)), 4: (4, (0,)), 7: (8, (0,))}
+MIG_MEMORY_READ = {"1g.10gb": "9728Mi"}
+MIG_DRIVER_VERSION = "580.159.4"  # aks-gpu-cuda-lts 580.159.04 (DOMAIN §13), as semver
+
+
+def mig_device(minor: int, vm_size: str, aks_profile: str, start: int, *, profile: str | None = None,
+               memory: str | None = None, architecture: str | None = None) -> dict[str, Any]:
+    """One MIG slice of GPU `minor` of a node of this size, laid out by AKS with this profile (overrides: a wrong one)."""
+    size = MIG_SIZES[vm_size]
+    piece = mig_slice(vm_size, aks_profile)
+    name = profile or piece.profile
+    slices, _ = MIG_PLACEMENT[piece.compute_units]
+    arch = architecture or ("Ampere" if size.gpu.model.startswith("A100") else "Hopper")
+    parent = f"GPU-{_uid(f'{vm_size}/{minor}')}"
+    reported = memory or MIG_MEMORY_READ.get(name) or f"{int(piece.memory_gib * 1024 * REPORTED)}Mi"
+    capacity: dict[str, Any] = {
+        "multiprocessors": {"value": str(14 * piece.compute_units)}, "copyEngines": {"value": str(piece.compute_units)},
+        "decoders": {"value": str(piece.compute_units)}, "encoders": {"value": "0"},
+        "jpegEngines": {"value": "1"}, "ofaEngines": {"value": "0"}, "memory": {"value": reported},
+        **{f"memorySlice{i}": {"value": "1"} for i in range(start, start + slices)},
+    }
+    return {
+        "name": f"gpu-{minor}-mig-{name.replace('.', '')}-{piece.gi_profile_id}-{start}",
+        "attributes": {
+            "type": {"string": "mig"}, "uuid": {"string": f"MIG-{_uid(f'{parent}/{start}')}"},
+            "parentUUID": {"string": parent}, "profile": {"string": name},
+            "productName": {"string": size.gpu.product_name}, "brand": {"string": "Nvidia"},
+            "architecture": {"string": arch},
+            "cudaComputeCapability": {"version": "8.0.0" if arch == "Ampere" else "9.0.0"},
+            "driverVersion": {"version": MIG_DRIVER_VERSION}, "cudaDriverVersion": {"version": "13.0.0"},
+            "resource.kubernetes.io/pciBusID": {"string": f"0000:{minor + 1:02x}:00.0"},
+        },
+        "capacity": capacity,
+    }
+
+
+def mig_devices(vm_size: str, aks_profile: str, **overrides: Any) -> list[dict[str, Any]]:
+    """Every slice a node of this size publishes once AKS has laid out the profile on each GPU."""
+    piece = mig_slice(vm_size, aks_profile)
+    _, starts = MIG_PLACEMENT[piece.compute_units]
+    return [mig_device(minor, vm_size, aks_profile, start, **overrides)
+            for minor in range(MIG_SIZES[vm_size].gpus) for start in starts[:piece.per_gpu]]
+
+
+def whole_gpu(minor: int, vm_size: str) -> dict[str, Any]:
+    """A MIG GPU announced whole beside its slices (what charts before 25.12.0 / 0.4.1 did: driver #719, #776)."""
+    size = MIG_SIZES[vm_size]
+    device = gpu_device(minor, size.gpu.product_name, f"{size.gpu.memory_gib * 1024 * 95 // 100}Mi")
+    device["attributes"]["architecture"] = {"string": "Ampere" if size.gpu.model.startswith("A100") else "Hopper"}
+    return device
+
+
+def mig_node_slice(node: str, vm_size: str, aks_profile: str, *, devices: list[dict[str, Any]] | None = None,
+                   generation: int = 1) -> dict[str, Any]:
+    """The ResourceSlice of a MIG node (its slices; `devices` replaces them to make a wrong one)."""
+    return {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+        "metadata": meta(f"{node}-{GPU_DRIVER_NAME}-m1g9q"),
+        "spec": {"driver": GPU_DRIVER_NAME, "nodeName": node,
+                 "pool": {"name": node, "generation": generation, "resourceSliceCount": 1},
+                 "devices": mig_devices(vm_size, aks_profile) if devices is None else devices},
+    }
+
+
 def daemon_set(name: str, namespace: str, template_spec: dict[str, Any], selector: dict[str, str]) -> dict[str, Any]:
     """A DaemonSet as the API returns it."""
     return {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": meta(name, namespace),
@@ -176,7 +247,8 @@ def healthy(config: StackConfig, nodes_per_pool: dict[str, int] | None = None) -
         for i in range((nodes_per_pool or {}).get(pool.name, 1)):
             name = f"aks-{pool.name}-12345678-vmss00000{i}"
             cluster.nodes.append(aks_node(name, pool.name, pool.vm_size, labels=pool.node_labels, taints=pool.node_taints))
-            cluster.slices.append(node_slice(name, pool.vm_size))
+            cluster.slices.append(mig_node_slice(name, pool.vm_size, pool.mig_profile) if pool.is_mig
+                                  else node_slice(name, pool.vm_size))
             gpu_names.append(name)
     cluster.nodes.append(aks_node("aks-system-12345678-vmss000000", config.cluster.system_pool.name,
                                   config.cluster.system_pool.vm_size, mode="System",
@@ -194,6 +266,11 @@ def healthy(config: StackConfig, nodes_per_pool: dict[str, int] | None = None) -
              "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.nvidia.com' && "
                                              "device.attributes['gpu.nvidia.com'].type == 'gpu'"}}]}},
         ]
+        if any(p.is_mig for p in config.gpu_pools):  # the chart's MIG class (templates/deviceclass-mig.yaml)
+            cluster.device_classes.append(
+                {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": meta("mig.nvidia.com"),
+                 "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.nvidia.com' && "
+                                                 "device.attributes['gpu.nvidia.com'].type == 'mig'"}}]}})
     if exp.samples_namespace:
         ns = exp.samples_namespace
         cluster.templates[ns] = [

@@ -81,7 +81,7 @@ def sizing_example() -> str:
     from ..sizing.prices import load_prices
     from ..sizing.report import to_markdown
 
-    plan = plan_sizing([parse_workload(w) for w in SIZING_EXAMPLE], load_prices())
+    plan = plan_sizing([parse_workload(w) for w in SIZING_EXAMPLE], load_prices(), compare_families=True)  # as `size`
     command = "python -m components size " + " ".join(f"--workload {w}" for w in SIZING_EXAMPLE) + " --format markdown"
     right, whole = plan.costs["plan"], plan.costs["wholeA10PerWorkload"]
     summary = (

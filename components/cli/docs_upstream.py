@@ -113,14 +113,15 @@ def driver_upgrade_example(project_dir: Path) -> str:
 
 def shared_sizing_example() -> str:
     """The sizing example for shared slices: the command, then the packing it prints."""
-    from ..config import SamplesConfig
     from ..sizing.command import parse_workload
-    from ..sizing.packing import pack_shared, to_markdown
+    from ..sizing.planner import plan_sizing
     from ..sizing.prices import load_prices
+    from ..sizing.shared_report import to_markdown
 
     prices = load_prices()
-    plan = pack_shared([parse_workload(w) for w in SHARED_EXAMPLE], SamplesConfig().memory_margin_percent, prices)
+    shared = plan_sizing([parse_workload(w) for w in SHARED_EXAMPLE], prices, sharing=True).shared
+    assert shared is not None
     command = ("python -m components size " + " ".join(f"--workload {w}" for w in SHARED_EXAMPLE)
                + " --sharing memory --format markdown")
     return f"```bash\n{command}\n```\n\nprints, after the one-slice-per-replica plan:\n\n" + to_markdown(
-        plan, prices.currency, heading="####")
+        shared, prices.currency, heading="####", hours=prices.hours_per_month)

@@ -27,6 +27,7 @@ from .claim_templates import (
     template_key,
 )
 from .memory_claims import memory_problem
+from .mig_claims import MigSliceRef
 from .providers import require_kubernetes_provider
 from .tolerations import tolerations_for_size
 
@@ -92,13 +93,15 @@ def memory_requests(config: SamplesConfig, pools: list[GpuPoolConfig]) -> tuple[
 
 def claim_settings(config: SamplesConfig, pools: list[GpuPoolConfig]) -> ClaimSettings:
     """The claim templates the samples make: one per size the pools offer, two devices where a pool's nodes have two,
-    and memory templates for the slices shared by memory."""
+    memory templates for the slices shared by memory, and one per MIG slice the MIG pools lay out."""
     amounts, shared = memory_requests(config, pools)
     return ClaimSettings(
         memory_requests_gib=amounts,
         shared_sizes=shared,
         sizes=sizes_in_use(pools),
         two_devices=any(p.size.devices_per_node >= 2 and p.size.gpu_memory_gib == PAIR_SIZE for p in a10_pools(pools)),
+        # One template per MIG slice the MIG pools lay out (through the chart's mig.nvidia.com class, never this one).
+        mig_slices=[MigSliceRef(vm_size=p.vm_size, profile=p.mig_profile) for p in pools if p.is_mig and p.mig_profile],
         device_class_name=config.device_class_name,
         memory_margin_percent=config.memory_margin_percent,
         fit=config.fit,

@@ -72,6 +72,10 @@ COUNTERS: tuple[Counter, ...] = (
 # depends on the image (Hostname, hostname from 4.8.3): GpuMetricsConfig.node_label, never a constant here.
 DRA_LABELS = ("pod", "namespace", "container", "dra_claim_name", "dra_claim_namespace", "dra_driver_name",
               "dra_pool_name", "dra_device_name")
+# On a MIG slice's rows the exporter adds GPU_I_PROFILE (e.g. "3g.40gb") and GPU_I_ID (the GPU instance) while UUID and
+# modelName stay the parent GPU's (NVIDIA/dcgm-exporter internal/pkg/rendermetrics/render_metrics.go, the metric line
+# template; collector/types.go Metric.MigProfile, GPUInstanceID): a slice is (UUID, GPU_I_ID), never UUID alone.
+MIG_LABELS = ("GPU_I_PROFILE", "GPU_I_ID")
 DEVICE_LABEL = "UUID"
 MODEL_LABEL = "modelName"
 

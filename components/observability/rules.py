@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config.monitoring import AlertsConfig
+from .counters import MIG_LABELS
 from .scrape import EXPORTER_JOB, PLUGIN_JOB
 
 _DATA = Path(__file__).with_name("data") / "aks_recording_rules.json"
@@ -58,10 +59,19 @@ def aks_recording_groups() -> tuple[RuleGroup, ...]:
 # Distinct devices per vGPU profile: a device shared by several pods has one series per pod, so count UUIDs first.
 _DEVICES = 'count by (modelName, UUID) (DCGM_FI_DEV_FB_FREE{job="gpu-metrics"%s})'
 _ALLOCATED = ', dra_claim_name!=""'
-GPU_RECORDING = RuleGroup(
-    "GpuRecordingRules",
-    "A10 slices: framebuffer use, and slices allocated and free per vGPU profile (aks-dra-vgpu)",
-    (
+# A MIG slice is (UUID, GPU_I_ID) of its parent GPU, its profile GPU_I_PROFILE (counters.MIG_LABELS).
+_SLICE = ", ".join(MIG_LABELS)
+_MIG_SLICES = f'count by (modelName, {_SLICE}, UUID) (DCGM_FI_DEV_FB_FREE{{job="{EXPORTER_JOB}", GPU_I_PROFILE!=""}})'
+
+
+def gpu_recording(mig: bool = False) -> RuleGroup:
+    """The GPU recording rules; with `mig` (a stack with MIG pools) also the MIG slices per GPU model and profile.
+
+    Slices allocated and free stay the A10's: the exporter gives MIG rows no dra_claim_name (it keys MIG devices by
+    the parent GPU's UUID while MIG rows are keyed `<gpu>-<GPU_I_ID>`: internal/pkg/transformation/dra.go
+    GetDeviceInfo, collector/types.go GetIDOfType), so a MIG slice would always count as free.
+    """
+    rules = [
         PromRule(
             f'DCGM_FI_DEV_FB_USED{{job="{EXPORTER_JOB}"}} / (DCGM_FI_DEV_FB_USED{{job="{EXPORTER_JOB}"}} '
             f'+ DCGM_FI_DEV_FB_FREE{{job="{EXPORTER_JOB}"}})',
@@ -74,16 +84,28 @@ GPU_RECORDING = RuleGroup(
             "modelname:gpu_slices:count - (modelname:gpu_slices_allocated:count or modelname:gpu_slices:count * 0)",
             record="modelname:gpu_slices_free:count",
         ),
-    ),
-)
-RECORDED_METRICS = frozenset(r.record for r in GPU_RECORDING.rules if r.record)
+    ]
+    if mig:
+        rules.append(PromRule(f"count by (modelName, GPU_I_PROFILE) ({_MIG_SLICES})",
+                              record="modelname_profile:gpu_mig_slices:count"))
+    return RuleGroup("GpuRecordingRules",
+                     "A10 slices: framebuffer use, and slices allocated and free per vGPU profile (aks-dra-vgpu)"
+                     + ("; MIG slices per GPU model and profile" if mig else ""), tuple(rules))
 
 
-def gpu_alerts(config: AlertsConfig, *, plugin_scraped: bool, node_label: str) -> RuleGroup:
+GPU_RECORDING = gpu_recording()
+"""The recording rules of a stack without MIG pools."""
+RECORDED_METRICS = frozenset(r.record for r in gpu_recording(mig=True).rules if r.record)
+
+
+def gpu_alerts(config: AlertsConfig, *, plugin_scraped: bool, node_label: str, mig: bool = False) -> RuleGroup:
     """The GPU alerts, thresholds and durations from the stack; the plugin alert only where the driver is scraped.
-    `node_label` is the exporter image's label for the node (`GpuMetricsConfig.node_label`)."""
+    `node_label` is the exporter image's label for the node (`GpuMetricsConfig.node_label`). With `mig` (MIG pools in
+    the stack) the framebuffer alert fires per MIG slice (its rows share the parent's UUID, told apart by GPU_I_ID) and
+    names the profile; XID errors stay per GPU (DCGM reports them for the device)."""
     job = f'job="{EXPORTER_JOB}"'
     node = node_label
+    per_slice = f", {_SLICE}" if mig else ""
     rules = [
         PromRule(
             f"max by ({node}, UUID, modelName, err_code) (DCGM_FI_DEV_XID_ERRORS{{{job}}}) > 0",
@@ -91,7 +113,7 @@ def gpu_alerts(config: AlertsConfig, *, plugin_scraped: bool, node_label: str) -
             summary="A GPU reported an XID error (err_code): check the node's driver and the workload on it.",
         ),
         PromRule(
-            f"100 * max by ({node}, UUID, modelName, namespace, pod) (DCGM_FI_DEV_FB_USED{{{job}}} / "
+            f"100 * max by ({node}, UUID, modelName{per_slice}, namespace, pod) (DCGM_FI_DEV_FB_USED{{{job}}} / "
             f"(DCGM_FI_DEV_FB_USED{{{job}}} + DCGM_FI_DEV_FB_FREE{{{job}}})) > {config.framebuffer_percent}",
             alert="GpuFramebufferNearFull", for_minutes=config.framebuffer_minutes,
             summary=f"A slice's framebuffer is over {config.framebuffer_percent}% used: the next allocation may fail.",

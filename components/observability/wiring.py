@@ -11,7 +11,7 @@ from ..config import StackConfig
 from .driver_scrape import DraDriverScrape, scrapes_driver
 from .exporter import GpuMetrics, GpuMetricsArgs
 from .prometheus import ManagedPrometheus
-from .rules import GPU_RECORDING, RuleGroup, aks_recording_groups, gpu_alerts, prometheus_rule
+from .rules import RuleGroup, aks_recording_groups, gpu_alerts, gpu_recording, prometheus_rule
 from .scrape import custom_resource
 
 
@@ -29,11 +29,12 @@ def gpu_rule_groups(args: StackConfig) -> list[RuleGroup]:
     monitoring = args.cluster.monitoring
     if not monitoring.gpu_metrics.enabled or monitoring.scrape_group is None:
         return []
-    groups = [GPU_RECORDING]
+    mig = any(p.is_mig for p in args.gpu_pools)  # MIG rows need GPU_I_ID to tell slices apart
+    groups = [gpu_recording(mig)]
     if monitoring.alerts.enabled:
         groups.append(gpu_alerts(
             monitoring.alerts, plugin_scraped=scrapes_driver(args.dra_driver, monitoring.scrape_group),
-            node_label=monitoring.gpu_metrics.node_label,
+            node_label=monitoring.gpu_metrics.node_label, mig=mig,
         ))
     return groups
 

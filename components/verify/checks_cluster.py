@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from ..catalog import A10_SIZES, GPU_PRESENT_LABEL, SCALE_FROM_ZERO_WHY
+from ..catalog.mig import MIG_SIZES
 from ..config import GpuPoolConfig
+from ..kubernetes.slice_kinds import slice_of_pool
 from .client import Obj
 from .expected import INSTANCE_TYPE_LABEL, POOL_LABEL, Expected, parse_version
 from .placement import labels, node_ready, taint_text
@@ -63,7 +65,7 @@ def _empty_pool(pool: GpuPoolConfig) -> Check:
     low, high = _pool_bounds(pool)
     if low == 0:
         return warn("pool", pool.name, f"no node (autoscaled to zero, {low}-{high}): nothing to check yet, and a pod "
-                    f"claiming a {pool.size.gpu_memory_gib} GiB slice will not bring one: {SCALE_FROM_ZERO_WHY}; "
+                    f"claiming a {slice_of_pool(pool).label} will not bring one: {SCALE_FROM_ZERO_WHY}; "
                     "set minCount: 1 to keep a node", "pool-at-zero")
     return fail("pool", pool.name, f"no node labelled {POOL_LABEL}={pool.name}, expected at least {low}: the pool does "
                 "not exist in this cluster, or its nodes have not joined", "pool-without-nodes")
@@ -118,7 +120,8 @@ def check_pools(snap: Snapshot, exp: Expected) -> list[Check]:
     known = {p.name for p in exp.pools}
     for node in snap.nodes:
         have = labels(node)
-        looks_gpu = have.get(GPU_PRESENT_LABEL[0]) == GPU_PRESENT_LABEL[1] or have.get(INSTANCE_TYPE_LABEL) in A10_SIZES
+        instance = have.get(INSTANCE_TYPE_LABEL)
+        looks_gpu = have.get(GPU_PRESENT_LABEL[0]) == GPU_PRESENT_LABEL[1] or instance in A10_SIZES or instance in MIG_SIZES
         if looks_gpu and have.get(POOL_LABEL) not in known:
             pool = have.get(POOL_LABEL) or "(no agentpool label)"
             checks.append(warn("node", node["metadata"]["name"], f"a GPU node in pool {pool}, which the stack does not "

@@ -11,14 +11,22 @@ from __future__ import annotations
 from typing import Any
 
 from ..catalog import GPU_DRIVER_NAME
+from ..config import GpuPoolConfig
 from ..kubernetes.selectors import max_memory_mib, min_memory_mib, size_class_of
-from .cel import CelError, any_quantity_mib, selects
+from ..kubernetes.slice_kinds import MIG_DEVICE_CLASS, slice_of_pool
+from .cel import CelError, selects
 from .checks_cluster import gpu_nodes
 from .checks_driver import BROKEN, READY, UNSTARTED
+from .checks_mig import mig_node_check
 from .client import Obj
+from .device_fields import attribute as attribute
+from .device_fields import memory_mib as memory_mib
 from .expected import Expected, Template
 from .report import Check, fail, ok, warn
 from .snapshot import Snapshot
+
+# The chart's mig.nvidia.com DeviceClass selector (templates/deviceclass-mig.yaml, DOMAIN §4).
+MIG_CLASS_CEL = f"device.driver == '{GPU_DRIVER_NAME}' && device.attributes['{GPU_DRIVER_NAME}'].type == 'mig'"
 
 
 def node_devices(snap: Snapshot, node: str) -> list[Obj] | None:
@@ -30,20 +38,6 @@ def node_devices(snap: Snapshot, node: str) -> list[Obj] | None:
     newest = max(((s["spec"].get("pool") or {}).get("generation") or 0) for s in mine)
     return [d for s in mine if ((s["spec"].get("pool") or {}).get("generation") or 0) == newest
             for d in s["spec"].get("devices") or []]
-
-
-def attribute(device: Obj, name: str) -> Any:
-    """A device attribute's value (unqualified, or in the driver's domain), or None."""
-    attrs = device.get("attributes") or {}
-    value = attrs.get(name) or attrs.get(f"{GPU_DRIVER_NAME}/{name}") or {}
-    return next(iter(value.values()), None) if value else None
-
-
-def memory_mib(device: Obj) -> float | None:
-    """The device's `memory` capacity in MiB, or None."""
-    capacity = device.get("capacity") or {}
-    value = capacity.get("memory") or capacity.get(f"{GPU_DRIVER_NAME}/memory") or {}
-    return any_quantity_mib(value.get("value")) if value else None
 
 
 def _device_problems(device: Obj, size_gib: int, profile: str, margin: int) -> list[str]:
@@ -64,39 +58,48 @@ def _device_problems(device: Obj, size_gib: int, profile: str, margin: int) -> l
     return problems
 
 
+def _empty_node(snap: Snapshot, exp: Expected, name: str, plugin: dict[str, str]) -> Check:
+    """Why a GPU node has no ResourceSlice: the plugin is broken there, still starting, or ready and published nothing."""
+    state = plugin.get(name)
+    if state == READY:
+        return fail("slice", name, f"no ResourceSlice from {GPU_DRIVER_NAME}, though the kubelet plugin is ready: read "
+                    "its log", "no-resourceslice")
+    if state in (BROKEN, UNSTARTED) or exp.driver_namespace is None:
+        # A plugin pod no kubelet has started cannot be what a slice waits for: the node is broken, not starting.
+        why = {BROKEN: "the kubelet plugin does not run there: see its dra-plugin line",
+               UNSTARTED: "the kubelet plugin pod there was never started by the node's kubelet"}.get(
+            state or "", "no driver published one")
+        return fail("slice", name, f"no ResourceSlice from {GPU_DRIVER_NAME}: {why}", "no-resourceslice")
+    return warn("slice", name, f"no ResourceSlice from {GPU_DRIVER_NAME} yet: the kubelet plugin is starting",
+                "no-resourceslice")
+
+
+def _a10_node(name: str, pool: GpuPoolConfig, devices: list[Obj], margin: int) -> Check:
+    size = pool.size
+    problems = []
+    if len(devices) != size.devices_per_node:
+        problems.append(f"{len(devices)} device(s), {size.vm_size} presents {size.devices_per_node}")
+    for device in devices:
+        problems += [f"{device.get('name')}: {p}" for p in _device_problems(
+            device, size.gpu_memory_gib, size.vgpu_profile, margin)]
+    if problems:
+        return fail("slice", name, f"pool {pool.name} ({size.vm_size}): " + "; ".join(problems), "wrong-slice")
+    shown = ", ".join(f"{d.get('name')} {memory_mib(d):.0f} MiB" for d in devices)
+    return ok("slice", name, f"{len(devices)} x {size.vgpu_profile} in the {size.gpu_memory_gib} GiB class ({shown})")
+
+
 def check_slices(snap: Snapshot, exp: Expected, plugin: dict[str, str]) -> list[Check]:
-    """Every GPU node has a gpu.nvidia.com ResourceSlice with its VM size's devices: count, productName, memory band."""
+    """Every GPU node has a gpu.nvidia.com ResourceSlice with its pool's devices: for an A10 size the count,
+    productName and memory band; for a MIG pool GPUs x slices devices of the pool's profile and memory band."""
     checks = []
     for name, (_, pool) in sorted(gpu_nodes(snap, exp).items()):
-        size = pool.size
         devices = node_devices(snap, name)
         if devices is None:
-            state = plugin.get(name)
-            if state == READY:
-                checks.append(fail("slice", name, f"no ResourceSlice from {GPU_DRIVER_NAME}, though the kubelet plugin "
-                                   "is ready: read its log", "no-resourceslice"))
-            elif state in (BROKEN, UNSTARTED) or exp.driver_namespace is None:
-                # A plugin pod no kubelet has started cannot be what a slice waits for: the node is broken, not starting.
-                why = {BROKEN: "the kubelet plugin does not run there: see its dra-plugin line",
-                       UNSTARTED: "the kubelet plugin pod there was never started by the node's kubelet"}.get(
-                    state or "", "no driver published one")
-                checks.append(fail("slice", name, f"no ResourceSlice from {GPU_DRIVER_NAME}: {why}", "no-resourceslice"))
-            else:
-                checks.append(warn("slice", name, f"no ResourceSlice from {GPU_DRIVER_NAME} yet: the kubelet plugin is "
-                                   "starting", "no-resourceslice"))
-            continue
-        problems = []
-        if len(devices) != size.devices_per_node:
-            problems.append(f"{len(devices)} device(s), {size.vm_size} presents {size.devices_per_node}")
-        for device in devices:
-            problems += [f"{device.get('name')}: {p}" for p in _device_problems(
-                device, size.gpu_memory_gib, size.vgpu_profile, exp.margin_percent)]
-        if problems:
-            checks.append(fail("slice", name, f"pool {pool.name} ({size.vm_size}): " + "; ".join(problems), "wrong-slice"))
+            checks.append(_empty_node(snap, exp, name, plugin))
+        elif pool.is_mig:
+            checks.append(mig_node_check(name, pool, devices, exp.margin_percent, exp.driver_namespace))
         else:
-            shown = ", ".join(f"{d.get('name')} {memory_mib(d):.0f} MiB" for d in devices)
-            checks.append(ok("slice", name, f"{len(devices)} x {size.vgpu_profile} in the {size.gpu_memory_gib} GiB "
-                             f"class ({shown})"))
+            checks.append(_a10_node(name, pool, devices, exp.margin_percent))
     return checks
 
 
@@ -117,8 +120,10 @@ def _find(items: list[Obj], name: str) -> Obj | None:
     return next((i for i in items if i["metadata"]["name"] == name), None)
 
 
-def _gpu_devices(snap: Snapshot, exp: Expected) -> list[tuple[str, Obj]]:
-    return [(node, d) for node in sorted(gpu_nodes(snap, exp)) for d in node_devices(snap, node) or []]
+def _gpu_devices(snap: Snapshot, exp: Expected, mig: bool = False) -> list[tuple[str, Obj]]:
+    """The devices of the A10 pools' nodes (the stack's DeviceClass is for those), or with `mig` of the MIG pools'."""
+    return [(node, d) for node, (_, pool) in sorted(gpu_nodes(snap, exp).items()) if pool.is_mig == mig
+            for d in node_devices(snap, node) or []]
 
 
 def check_device_class(snap: Snapshot, exp: Expected) -> list[Check]:
@@ -195,22 +200,35 @@ def check_templates(snap: Snapshot, exp: Expected) -> list[Check]:
     return checks
 
 
+def _class_selectors(snap: Snapshot, template: Template, class_cel: list[str]) -> list[str]:
+    """The DeviceClass CEL a template's first choice goes through: the stack's class, or for MIG the chart's
+    mig.nvidia.com (live when it is there, else as the charts create it)."""
+    if template.kind is None or template.kind.family == "a10":
+        return class_cel
+    live = _find(snap.device_classes, MIG_DEVICE_CLASS)
+    return _selectors((live or {}).get("spec")) if live else [MIG_CLASS_CEL]
+
+
 def _offer(snap: Snapshot, exp: Expected, template: Template, subject: str, class_cel: list[str]) -> Check:
-    """Whether some GPU node has the devices the template's first choice admits."""
-    if template.size is None:
+    """Whether some GPU node has the devices the template's first choice admits (two slices: on one GPU)."""
+    kind = template.kind
+    if kind is None:
         return ok("claim-template", subject, "exists as declared")
-    per_node: dict[str, int] = {}
+    per_place: dict[tuple[str, str], int] = {}
     try:
-        for node, device in _gpu_devices(snap, exp):
-            if selects([*class_cel, *own_size_selectors(template)], GPU_DRIVER_NAME, device):
-                per_node[node] = per_node.get(node, 0) + 1
+        for node, device in _gpu_devices(snap, exp, mig=kind.family == "mig"):
+            if selects([*_class_selectors(snap, template, class_cel), *own_size_selectors(template)], GPU_DRIVER_NAME,
+                       device):
+                # A pair of MIG slices must share the parent GPU (the template's matchAttribute on parentUUID).
+                place = (node, str(attribute(device, "parentUUID") or "") if kind.family == "mig" else "")
+                per_place[place] = per_place.get(place, 0) + 1
     except CelError as exc:
         return fail("claim-template", subject, f"its selector errs on a live device: {exc}", "claim-template-drift")
-    fitting = sorted(n for n, count in per_node.items() if count >= template.devices)
+    fitting = sorted({n for (n, _), count in per_place.items() if count >= template.devices})
     if fitting:
         return ok("claim-template", subject, f"exists as declared; {len(fitting)} node(s) offer its own size "
                   f"({template.key}): {', '.join(fitting[:5])}{' ...' if len(fitting) > 5 else ''}")
-    sized = [p for p in exp.pools if p.size.gpu_memory_gib == template.size and p.size.devices_per_node >= template.devices]
+    sized = [p for p in exp.pools if slice_of_pool(p) == kind and p.devices_per_node >= template.devices]
     nodes = gpu_nodes(snap, exp)
     if not any(pool.name == p.name for _, pool in nodes.values() for p in sized):
         return warn("claim-template", subject, f"exists as declared; no node of its size ({template.key}) runs now "

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..catalog import MIN_KUBERNETES_PATCH, PAIR_SIZE
 from ..config import GpuPoolConfig, StackConfig
+from ..kubernetes.slice_kinds import Slice
 
 # The kubelet plugin DaemonSet and controller Deployment are named `<chart name or nameOverride>-kubelet-plugin` and
 # `-controller` in every supported chart (templates/kubeletplugin.yaml, controller.yaml: `include "...name"`).
@@ -31,9 +32,10 @@ class Template:
 
     key: str
     name: str
-    size: int | None  # GiB per device; None for a template kind this module does not know (still checked for drift)
+    size: int | None  # A10 GiB per device; None for MIG and for kinds this module does not know (drift still checked)
     devices: int
     spec: dict[str, Any]
+    kind: Slice | None = None  # the slice its first choice asks for, of either family; None: unknown (memory templates)
 
 
 @dataclass(frozen=True)
@@ -72,14 +74,16 @@ def parse_version(text: str) -> tuple[int, int, int] | None:
 def expected(stack: StackConfig) -> Expected:
     """What this stack should have put on the cluster."""
     from ..kubernetes.claim_templates import (
-        claim_spec,
         device_class_spec,
         shared_claim_name,
+        shared_claim_spec,
         template_key,
         template_specs,
     )
     from ..kubernetes.dra_driver import driver_values
     from ..kubernetes.dra_samples import claim_settings
+    from ..kubernetes.mig_claims import mig_template_key
+    from ..kubernetes.slice_kinds import a10_slice
 
     pools = list(stack.gpu_pools)
     wanted = parse_version(stack.cluster.kubernetes_version) or (*MIN_KUBERNETES_PATCH,)
@@ -99,13 +103,17 @@ def expected(stack: StackConfig) -> Expected:
     templates: list[Template] = []
     shared = None
     if samples.enabled:
-        known = {template_key(size): (size, 1) for size in settings.sizes}
-        known[template_key(PAIR_SIZE, 2)] = (PAIR_SIZE, 2)
+        known: dict[str, tuple[int | None, int, Slice]] = {
+            template_key(size): (size, 1, a10_slice(size)) for size in settings.sizes}
+        known[template_key(PAIR_SIZE, 2)] = (PAIR_SIZE, 2, a10_slice(PAIR_SIZE))
+        for kind in settings.mig_kinds:
+            known[mig_template_key(kind)] = (None, 1, kind)
+            known[mig_template_key(kind, 2)] = (None, 2, kind)
         for key, (name, spec) in template_specs(settings).items():
-            size, devices = known.get(key, (None, 1))
-            templates.append(Template(key, name, size, devices, spec))
+            size, devices, kind = known.get(key, (None, 1, None))
+            templates.append(Template(key, name, size, devices, spec, kind))
         if samples.shared_claim:
-            shared = (shared_claim_name(settings.device_class_name), claim_spec(settings, settings.sizes[0]))
+            shared = (shared_claim_name(settings.device_class_name), shared_claim_spec(settings))
 
     metrics = stack.cluster.monitoring.gpu_metrics
     return Expected(

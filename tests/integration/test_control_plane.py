@@ -1,12 +1,13 @@
 """The package's Kubernetes layer and `verify` against a real kube-apiserver (and, where the binaries are there, the
 real scheduler and controller-manager), started on loopback from KUBEBUILDER_ASSETS (tests/integration/controlplane.py).
 
-Per stack (dev, prod): AKS-like nodes and ResourceSlices as the NVIDIA driver publishes them (tests/verify_cluster.py),
-everything `python -m components render` writes applied (both Helm charts templated by the real helm when HELM and
-DRA_CHARTS_DIR are set, as in tests/test_chart_render.py); every object must be accepted. Then `verify` must find the
-healthy set-up healthy and name each broken one. With the scheduler and controller-manager: the kubelet plugin and
-dcgm-exporter DaemonSets get a pod on exactly the GPU nodes, and each claim template's pod is allocated a device of its
-own size first (no kubelet: pods stay unstarted, the allocation is in the ResourceClaim's status).
+Per stack (dev, prod, and mig: an A10 pool beside an A100 MIG pool): AKS-like nodes and ResourceSlices as the NVIDIA
+driver publishes them (tests/verify_cluster.py, MIG slices included), everything `python -m components render` writes
+applied (both Helm charts templated by the real helm when HELM and DRA_CHARTS_DIR are set, as in
+tests/test_chart_render.py); every object must be accepted. Then `verify` must find the healthy set-up healthy and name
+each broken one. With the scheduler and controller-manager: the kubelet plugin and dcgm-exporter DaemonSets get a pod
+on exactly the GPU nodes, and each claim template's pod is allocated a device of its own slice first, an A10 size class
+or a MIG profile (no kubelet: pods stay unstarted, the allocation is in the ResourceClaim's status).
 Without the binaries every test here skips, saying how to get them.
 """
 
@@ -26,7 +27,7 @@ import pytest
 import yaml
 
 import components
-from components.kubernetes.selectors import size_class_of
+from components.kubernetes.slice_kinds import slice_of
 from components.verify.checks_devices import memory_mib
 from components.verify.expected import expected
 from components.verify.kube import KubernetesClient
@@ -37,7 +38,7 @@ from tests.verify_cluster import aks_node, daemon_set, healthy, node_slice, plug
 
 FOLDER, WHY = assets()
 pytestmark = pytest.mark.skipif(FOLDER is None, reason=WHY)
-NODES = {"dev": {"a10s": 2}, "prod": {"a10third": 2, "a10full": 1, "a10spot": 1}}
+NODES = {"dev": {"a10s": 2}, "prod": {"a10third": 2, "a10full": 1, "a10spot": 1}, "mig": {"a10s": 1, "a100mig": 1}}
 # Kinds whose API comes from a CRD that a bare control plane does not have (AKS's metrics add-on, prometheus-operator).
 CRD_GROUPS = ("azmonitoring.coreos.com/", "monitoring.coreos.com/", "cert-manager.io/")
 WAIT = 90.0
@@ -192,7 +193,7 @@ def findings(doc: dict[str, Any], status: str) -> list[tuple[str, str, str]]:
     return [(c["check"], c["subject"], c["message"]) for c in doc["checks"] if c["status"] == status]
 
 
-@pytest.mark.parametrize("stack_name", ["dev", "prod"])
+@pytest.mark.parametrize("stack_name", ["dev", "prod", "mig"])
 def test_the_rendered_platform_on_a_real_api_server(stack_name, tmp_path):
     config = stack(stack_name)
     exp = expected(config)
@@ -218,6 +219,8 @@ def test_the_rendered_platform_on_a_real_api_server(stack_name, tmp_path):
                         daemon_set(name, exp.driver_namespace or "", spec, selector)]
             objects += [o for ns, items in fixture.daemon_sets.items() if ns == exp.metrics_namespace for o in
                         [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}, *items]]
+            # The chart's MIG DeviceClass, which MIG claim templates name (the real chart creates it when rendered).
+            objects += [o for o in fixture.device_classes if o["metadata"]["name"] == "mig.nvidia.com"]
         refused, skipped = apply_all(api, objects + (charts or []))
         assert refused == [], f"refused by kube-apiserver {version}: {refused}"
         assert not [s for s in skipped if not s.startswith(("ServiceMonitor/", "PodMonitor/", "PrometheusRule/"))]
@@ -243,7 +246,7 @@ def test_the_rendered_platform_on_a_real_api_server(stack_name, tmp_path):
         fails = [f for f in findings(doc, "fail") if f[0] != "version"]
         assert fails == [] and findings(doc, "warn") == [], doc["checks"]
 
-        if scheduling:  # each claim template's pod gets a device of its own size first
+        if scheduling:  # each claim template's pod gets a device of its own slice first (A10 size class or MIG profile)
             for template in exp.templates:
                 pod = api.create({**pod_body(exp, template, "busybox", 0), "metadata": {
                     "generateName": f"alloc-{template.key.lower()}-", "namespace": exp.samples_namespace}})
@@ -261,7 +264,7 @@ def test_the_rendered_platform_on_a_real_api_server(stack_name, tmp_path):
                 for r in results:
                     device = next(d for s in fixture.slices if s["spec"]["nodeName"] == r["pool"]
                                   for d in s["spec"]["devices"] if d["name"] == r["device"])
-                    assert size_class_of(memory_mib(device), exp.margin_percent) == template.size, (template.key, r)
+                    assert slice_of(device, memory_mib(device), exp.margin_percent) == template.kind, (template.key, r)
 
         # Broken set-ups, one at a time, each put back afterwards.
         node, node_pool = gpu[0], next(p for p in config.gpu_pools if p.name in gpu[0])
