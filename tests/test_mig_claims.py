@@ -20,7 +20,7 @@ from components.kubernetes.slice_kinds import (
     slice_of,
     slice_selector,
 )
-from components.verify.cel import quantity_mib, selects
+from components.verify.cel import any_quantity_mib, selects
 from tests.verify_cluster import gpu_device, mig_device, mig_devices, mig_node_slice, whole_gpu
 
 # The chart's DeviceClass (templates/deviceclass-mig.yaml in every supported chart; DOMAIN §4).
@@ -164,8 +164,8 @@ def test_a10_templates_are_unchanged_by_the_mig_fields():
 
 def test_slice_of_tells_the_families_apart_and_names_unknown_slices_none():
     a100 = mig_devices("Standard_NC24ads_A100_v4", "MIG1g")[0]
-    assert slice_of(a100, quantity_mib("9728Mi"), 10) == pool_slice("Standard_NC24ads_A100_v4", "MIG1g")
-    assert slice_of(A10_8, quantity_mib("7987Mi"), 10) == pool_slice("Standard_NV12ads_A10_v5")
+    assert slice_of(a100, any_quantity_mib("9728Mi"), 10) == pool_slice("Standard_NC24ads_A100_v4", "MIG1g")
+    assert slice_of(A10_8, any_quantity_mib("7987Mi"), 10) == pool_slice("Standard_NV12ads_A10_v5")
     assert slice_of(whole_gpu(0, "Standard_NC24ads_A100_v4"), 77824.0, 10) is None  # a whole A100: no slice here
     odd = mig_device(0, "Standard_NC24ads_A100_v4", "MIG1g", 0, profile="1g.20gb")
     assert slice_of(odd, 19456.0, 10) is None

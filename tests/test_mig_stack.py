@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from components.offline import load_project, run_project
+from components.policies import check_gpu_pool
 from components.review.diff import diff_plans
 from components.review.diff_text import format_diff
 from tests.conftest import ROOT
@@ -77,3 +78,9 @@ def test_the_slice_name_and_the_aks_name_are_the_same_pool(plan_of, base):
     changed = copy.deepcopy(CONFIG)
     changed[NS + "gpuPools"][1]["gpuInstanceProfile"] = "MIG3g"
     assert not diff_plans(base, plan_of(changed)).has_changes
+
+
+def test_the_example_stack_passes_the_gpu_pool_policy(base):
+    for r in base["resources"]:
+        if r["type"] == POOL:
+            assert check_gpu_pool(POOL, r["inputs"]) == [], r["name"]

@@ -87,3 +87,29 @@ def test_the_catalog_imports_nothing_of_ours():
                 pytest.fail(f"{path.name} imports ..{node.module}")
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("components"):
                 pytest.fail(f"{path.name} imports {node.module}")
+
+
+def test_the_packaged_table_prices_the_mig_sizes_where_a_meter_exists_and_nowhere_else():
+    from components.catalog import MIG_SIZES
+    from components.sizing.prices import price_book
+
+    book = price_book()
+    row = {name: r.prices for name, r in book.regions.items()}
+    # karpenter-provider-azure zz_generated.pricing.go @2b431da1, as DOMAIN's review read it
+    assert (row["eastus"]["Standard_NC24ads_A100_v4"], row["westeurope"]["Standard_NC24ads_A100_v4"]) == (3.673, 4.775)
+    assert (row["eastus"]["Standard_NC40ads_H100_v5"], row["westeurope"]["Standard_NC40ads_H100_v5"]) == (6.98, 9.08)
+    assert (row["eastus"]["Standard_ND96amsr_A100_v4"], row["westeurope"]["Standard_ND96amsr_A100_v4"]) == (32.77, 40.962)
+    assert sorted(n for n, p in row.items() if "Standard_ND96asr_v4" in p) == [
+        "eastus", "italynorth", "southcentralus", "westeurope", "westus2"]
+    assert "Standard_ND96isr_H200_v5" not in row["eastus"] and "Standard_ND96isr_H200_v5" not in row["westeurope"]
+    assert row["eastus2"]["Standard_ND96isr_H200_v5"] == 84.8
+    assert all(any(size in p for p in row.values()) for size in MIG_SIZES)  # every MIG size is priced somewhere
+    assert row["japanwest"] == {"Standard_ND96amsr_A100_v4": 50.794, "Standard_ND96isr_H100_v5": 152.396,
+                                "Standard_ND96isr_H200_v5": 131.44}  # a row of MIG sizes alone
+
+
+def test_a_size_neither_a10_nor_mig_is_refused_naming_both_families():
+    (line,) = refused({**ONE, "prices": {"Standard_NC6": 1.0}})
+    assert line.startswith("p.yaml: prices: Standard_NC6 not an NVadsA10_v5 or MIG size; price some of "
+                           "Standard_NV6ads_A10_v5"), line
+    assert "Standard_NC24ads_A100_v4" in line

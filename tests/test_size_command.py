@@ -38,7 +38,7 @@ def test_json_keys_and_exit_0_when_everything_fits(capsys):
     assert doc["workloads"][0] == {
         "name": "embed", "memoryGiB": 3.0, "slice": None, "count": 4, "devices": 1, "spot": False, "sizeClassGiB": 4,
         "usableGiB": 3.6, "vmSize": "Standard_NV6ads_A10_v5", "claimTemplate": "a10-vgpu-4gib", "stackPools": [],
-        "tolerations": [],
+        "tolerations": [], "family": "a10", "gpuInstanceProfile": None, "migProfile": None, "gpuModel": None,
     }
     assert doc["usableGiB"] == {"4": 3.6, "8": 7.2, "12": 10.8, "24": 21.6}
     assert [(p["vmSize"], p["nodes"], p["devices"]) for p in doc["pools"]] == [
@@ -51,7 +51,9 @@ def test_json_keys_and_exit_0_when_everything_fits(capsys):
 
 
 def test_what_fits_nowhere_exits_3_and_is_in_problems(capsys):
-    status, out, err = run(capsys, "--workload", "embed=3", "--workload", "llm70b=40x2", "--format", "json")
+    # A10 slices alone (a 40 GiB workload gets a MIG slice when both families are open: test_size_mig)
+    status, out, err = run(capsys, "--workload", "embed=3", "--workload", "llm70b=40x2", "--format", "json",
+                           "--family", "a10")
     assert (status, err) == (3, "")
     doc = json.loads(out)
     assert doc["workloads"][1]["vmSize"] is None and doc["workloads"][1]["claimTemplate"] is None

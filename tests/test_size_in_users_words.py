@@ -227,7 +227,7 @@ def test_a_region_the_table_lacks_names_the_fallback_in_one_warning(capsys, tmp_
 
 
 def test_the_packaged_table_has_a_dated_sourced_row_per_region():
-    from components.catalog import A10_SIZES
+    from components.catalog import A10_SIZES, MIG_SIZES
     from components.sizing.prices import DEFAULT_PRICES, PriceBook
 
     book = PriceBook.model_validate(yaml.safe_load(DEFAULT_PRICES.read_text()))
@@ -235,7 +235,10 @@ def test_the_packaged_table_has_a_dated_sourced_row_per_region():
                "southeastasia", "japaneast", "australiaeast"}
     assert largest <= set(book.regions) and book.fallback_region == "eastus"
     for row in book.regions.values():
-        assert row.date and "Retail Prices API" in row.source and set(row.prices) == set(A10_SIZES)
+        # every A10 size or none (a row of MIG sizes alone), and nothing but A10 and MIG sizes
+        assert row.date and "Retail Prices API" in row.source and set(A10_SIZES) & set(row.prices) in (set(A10_SIZES),
+                                                                                                         set())
+        assert set(row.prices) <= set(A10_SIZES) | set(MIG_SIZES)
 
 
 def test_every_sizing_line_speaks_gib_and_never_gb(capsys):
@@ -250,10 +253,11 @@ def test_every_sizing_line_speaks_gib_and_never_gb(capsys):
 def test_a_workload_for_two_whole_a10s_is_told_about_the_two_device_node(capsys):
     from components.cli import main
 
-    assert main(["size", "--workload", "big=40"]) == 3
+    # among A10 slices alone (--family a10) the answer is today's; with MIG open, big gets a MIG slice (test_size_mig)
+    assert main(["size", "--workload", "big=40", "--family", "a10"]) == 3
     out = capsys.readouterr().out
     assert ("big: 40 GiB is more than any single A10 slice holds (at most 21.6 GiB usable of 24 GiB with the 10 % "
             "margin); Standard_NV72ads_A10_v5 has two 24 GiB devices (48 GiB) on one node: a workload that spreads its "
             "memory over two GPUs can claim both (a multi-device claim): ask `--slice big=48`") in out
-    assert main(["size", "--workload", "huge=50"]) == 3
+    assert main(["size", "--workload", "huge=50", "--family", "a10"]) == 3
     assert "Standard_NV72ads_A10_v5 has two" not in capsys.readouterr().out

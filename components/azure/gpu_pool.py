@@ -10,6 +10,7 @@ import pulumi_azure_native.containerservice as containerservice
 from pydantic import Field, model_validator
 
 from ..config import GpuPoolConfig, KeyedProblemsError, StrInput, Taint
+from ..config.args import component_args
 from ..config.azure import virtual_network_of
 from ..config.base import unset
 from ..config.pool_parts import ephemeral_os_disk_unchecked
@@ -102,6 +103,7 @@ class GpuNodePool(GpuNodePoolOutputs, pulumi.ComponentResource):
     """The AKS agent pool itself: what anything that must wait for this pool's Azure operation depends on."""
 
     def __init__(self, name: str, args: GpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None):
+        args = component_args(GpuNodePoolArgs, args)
         super().__init__("aks-dra-vgpu:index:GpuNodePool", name, None, opts)
         self.config = GpuPoolConfig.model_validate(
             args.model_dump(exclude={"cluster_name", "resource_group_name", "cluster_kubernetes_version"})

@@ -33,6 +33,7 @@ from .dcgm_exporter import (
     allowed_tags,
     dra_refusal,
     node_label,
+    unchecked_image,
 )
 from .mig import (
     MIG_GPUS,
@@ -94,4 +95,5 @@ __all__ = [
     "mig_slice",
     "node_label",
     "slice_profile_to_aks",
+    "unchecked_image",
 ]

@@ -11,7 +11,9 @@ plugin's schema are all generated from these models. Imports only `catalog` of t
 - ``cluster``, ``access``, ``upgrades``, ``monitoring``, ``pools``, ``pool_parts``, ``driver``, ``samples``, ``stack``:
   the models, one section (or part of one) each
 - ``errors``: ``ConfigError`` (problems with key paths), ``KeyedProblemsError`` for model-level checks; ``problems``:
-  pydantic's errors as problems, ``validate``; ``aliases``: keys as Python writes them
+  pydantic's errors as problems (``model_paths``: where they point, as the user names it); ``salvage``: the model-level
+  rules on what validated; ``validation``: ``validate``, every problem at once; ``aliases``: keys as Python writes them;
+  ``args``: a component's arguments as given (its Args class or a dict of them)
 - ``loading``: the stack's sections from Pulumi config; ``schema``, ``reference``: the JSON Schema and the reference
 """
 
@@ -24,7 +26,6 @@ from .loading import PROJECT, STACK_KEYS, load_stack_config, near_miss, stack_co
 from .monitoring import MonitoringConfig
 from .pool_parts import AutoscalingConfig, SpotConfig
 from .pools import GpuPoolConfig
-from .problems import validate
 from .samples import SamplesConfig
 from .stack import StackConfig
 from .syntax import (
@@ -39,6 +40,7 @@ from .syntax import (
     value_at,
 )
 from .upgrades import MaintenanceWindowConfig, UpgradesConfig
+from .validation import validate
 
 __all__ = [
     "MISSING",

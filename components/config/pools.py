@@ -8,7 +8,6 @@ pulumi_azure_native.containerservice: ``ScaleSetPriority``, ``ScaleSetEvictionPo
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -27,6 +26,7 @@ from .pool_parts import (
     SpotConfig,
     ephemeral_os_disk_problem,
 )
+from .size_hints import size_hint
 from .syntax import Taint, check_label_key, check_label_value, parse_taint
 from .types import CapacityReservationGroupId, SubnetId, Surge, TaintText
 
@@ -122,12 +122,10 @@ class GpuPoolConfig(MigPoolParts, Model):
     @classmethod
     def _vm_size(cls, v: str) -> str:
         if v not in A10_SIZES and v not in MIG_SIZES:
-            close = difflib.get_close_matches(v, [*A10_SIZES, *MIG_SIZES], n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
             # The MIG sizes by reference: listed here they would push the A10 choices out of a one-line error.
             raise ValueError(
-                f"'{v}' is not an NVadsA10_v5 size{hint}; choose one of {', '.join(A10_SIZES)}, or a MIG size with "
-                "gpuInstanceProfile (docs/mig.md)"
+                f"'{v}' is not an NVadsA10_v5 size{size_hint(v, A10_SIZES, MIG_SIZES)}; choose one of "
+                f"{', '.join(A10_SIZES)}, or a MIG size with gpuInstanceProfile (docs/mig.md)"
             )
         return v
 

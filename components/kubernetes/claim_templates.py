@@ -9,6 +9,7 @@ from typing import Any
 import pulumi
 from pydantic import Field
 
+from ..config.args import component_args
 from ..config.types import NamespaceInput
 from ..outputs import output, register_declared
 from .claim_specs import PAIR_SIZE as PAIR_SIZE
@@ -118,6 +119,8 @@ class DraClaimTemplates(DraClaimTemplatesOutputs, pulumi.ComponentResource):
 
     def __init__(self, name: str, args: DraClaimTemplatesArgs, opts: pulumi.ResourceOptions | None = None):
         require_kubernetes_provider("DraClaimTemplates", opts)
+        args = component_args(DraClaimTemplatesArgs, args)
+        args = component_args(DraClaimTemplatesArgs, args)
         super().__init__("aks-dra-vgpu:index:DraClaimTemplates", name, None, opts)
         waits_for = _depends_on(opts)
         device_class_name: pulumi.Input[str] = args.device_class_name

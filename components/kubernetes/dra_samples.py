@@ -13,6 +13,7 @@ import pulumi_kubernetes as k8s
 from pydantic import Field, model_validator
 
 from ..config import GpuPoolConfig, KeyedProblemsError, SamplesConfig
+from ..config.args import component_args
 from ..config.pools import GpuPools, a10_pools
 from ..config.samples import extended_resource_problem
 from ..outputs import output, register_declared
@@ -225,6 +226,7 @@ class DraSamples(DraSamplesOutputs, pulumi.ComponentResource):
 
     def __init__(self, name: str, args: DraSamplesArgs, opts: pulumi.ResourceOptions | None = None):
         require_kubernetes_provider("DraSamples", opts)
+        args = component_args(DraSamplesArgs, args)
         super().__init__("aks-dra-vgpu:index:DraSamples", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         ns = k8s.core.v1.Namespace(

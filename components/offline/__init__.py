@@ -5,7 +5,8 @@
 - ``capture``: the in-process resource monitor and engine; ``capture(program)`` runs a program as the language host does
 - ``mocks``: what Azure, AKS and Kubernetes would answer (a first preview knows only the inputs)
 - ``project``: Pulumi projects on disk (``Pulumi.yaml``); ``stacks``: their stack files, and ``run_project``;
-  ``safe_yaml`` (with ``yaml_bounds``, ``yaml_values``) reads YAML as Pulumi does; ``files`` reads within bounds
+  ``safe_yaml`` (with ``yaml_loader``, ``yaml_scalars``, ``yaml_bounds``, ``yaml_values``) reads YAML as Pulumi does;
+  ``files`` reads within bounds
 - ``render``: the manifests a plan would apply, written into a folder of render's own (``output_dir``)
 
 Knows how capturing works, and nothing else in the package does. May import `config` and `catalog`; runs any program

@@ -22,6 +22,13 @@ def add_size_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sharing", choices=["none", "memory"], default=None,
                         help="memory: also pack the workloads by GPU memory onto slices several pods share (pools with "
                         "sharing: memory), with nodes and cost; on by default when the stack has such a pool")
+    parser.add_argument("--family", choices=["a10", "mig"], default=None,
+                        help="only this family of slice: a10 (NVadsA10_v5 vGPU slices) or mig (MIG slices of A100, "
+                        "H100, H200 sizes); default: both without a stack (A10 where one holds the workload), the "
+                        "stack's pools with one")
+    parser.add_argument("--regions", metavar="REGION,...|all",
+                        help="also cost the plan in these regions (ARM names, comma-separated), or in every region the "
+                        "price table has: cheapest first, saying which regions lack a size")
     parser.add_argument("--project-dir", default=".", help="the Pulumi project's folder (default: current folder)")
     parser.add_argument("--prices", metavar="FILE.yaml",
                         help="a price table instead of the package's own (whose row the stack's location picks)")

@@ -22,7 +22,6 @@ from pydantic import Field, field_validator, model_validator
 from ..config import ConfigError, KeyedProblemsError, Model, Problem, StackConfig, stack_config_from_mapping, validate
 from ..config.base import unset
 from .model import SLICE_SIZES, Finding
-from .packing import pack_shared, with_shared
 from .planner import Workload, plan_sizing
 from .report import to_json, to_markdown, to_text
 
@@ -228,7 +227,8 @@ def read_stack(project_dir: str, stack: str) -> StackConfig:
 
 def run(args: argparse.Namespace) -> int:
     """The `size` command; ConfigError on bad input (the CLI prints its problems and exits 2)."""
-    from .prices import prices_for
+    from .prices import MISSING_DOC, price_book, prices_for
+    from .regions import compare_regions, parse_regions
 
     problems: list[Problem] = []
     results: dict[str, Any] = {"stack": (None, None)}
@@ -239,23 +239,26 @@ def run(args: argparse.Namespace) -> int:
         except ConfigError as exc:
             problems += exc.problems
     stack, written = results["stack"]
+    wanted: list[str] | None = None
+    book = None
     try:  # the stack's location picks the row of the package's table; a file of one region is used as it is
         region = stack.cluster.location if stack else None
-        if args.prices:  # a file the user names is read within the engine's bounds, like a stack file
-            prices, fallback = prices_for(region, args.prices, read_yaml_file(args.prices))
-        else:
-            prices, fallback = prices_for(region)
+        doc = read_yaml_file(args.prices) if args.prices else MISSING_DOC  # read within the engine's bounds
+        prices, fallback = prices_for(region, args.prices, doc)
+        if getattr(args, "regions", None):
+            wanted = parse_regions(args.regions)
+            book = price_book(args.prices, doc)
     except ConfigError as exc:
         problems += exc.problems
     if problems:
         raise ConfigError(problems)
     notice = [Finding("warning", "price-region", fallback, "prices")] if fallback else []
-    plan = plan_sizing(results["workloads"], prices, stack, written_pools=written, price_findings=notice)
-    fmt = "json" if args.json else (args.format or "text")
-    report = {"json": to_json, "markdown": to_markdown, "text": to_text}[fmt](plan)
     sharing = args.sharing or ("memory" if stack and any(p.sharing == "memory" for p in stack.gpu_pools) else "none")
-    if sharing == "memory":  # beside the one-slice-per-replica answer: the packing onto shared slices (sizing.packing)
-        report = with_shared(report, fmt, pack_shared(results["workloads"], plan.margin_percent, prices),
-                             prices.currency)
-    sys.stdout.write(report)
+    # beside the one-slice-per-replica answer, and compared with it: the packing onto shared slices (sizing.packing)
+    plan = plan_sizing(results["workloads"], prices, stack, written_pools=written, price_findings=notice,
+                       sharing=sharing == "memory", family=getattr(args, "family", None), compare_families=True)
+    if book is not None:  # the same pools at each region's prices (sizing.regions)
+        plan.regions = compare_regions(plan.pools, book, wanted)
+    fmt = "json" if args.json else (args.format or "text")
+    sys.stdout.write({"json": to_json, "markdown": to_markdown, "text": to_text}[fmt](plan))
     return EXIT_FITS if plan.fits else EXIT_DOES_NOT_FIT

@@ -4,10 +4,15 @@ stack's pools, costs) and what it reports (findings)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..catalog import PAIR_SIZE, SIZE_CLASSES
 from .prices import PriceTable
+
+if TYPE_CHECKING:  # packing builds on this module's data
+    from .families import FamilyRow
+    from .packing import SharedPlan
+    from .regions import RegionComparison
 
 # One unit in every line of the sizing output: GiB. The catalog's GPU memory per device (catalog/sizes.py,
 # `gpu_memory_gib`: 4, 8, 12, 24) is what Microsoft's size table lists as "GPU Memory: GB" for NVadsA10_v5; the figures
@@ -76,6 +81,7 @@ class Placement:
     claim_template: str | None
     tolerations: list[dict[str, str]]
     stack_pools: tuple[int, ...] = ()  # indexes into the stack's gpuPools this workload may run on
+    aks_profile: str | None = None  # a MIG slice: the AKS gpuInstanceProfile of its VM size (None: an A10 slice)
 
 
 @dataclass(frozen=True)
@@ -90,6 +96,7 @@ class PoolPlan:
     max_count: int
     stack_pools: tuple[int, ...] = ()
     workloads: tuple[str, ...] = ()
+    aks_profile: str | None = None  # MIG pools: the gpuInstanceProfile
 
 
 @dataclass(frozen=True)
@@ -145,6 +152,10 @@ class SizingPlan:
     notes: list[str] = field(default_factory=list)  # one line per workload the margin moved up a size
     pool_names: list[str] = field(default_factory=list)  # the stack's gpuPools names, by index (none without a stack)
     has_stack: bool = False
+    shared: SharedPlan | None = None  # the packing onto shared slices, when asked for (or the stack shares)
+    regions: RegionComparison | None = None  # the plan at other regions' prices (`--regions`)
+    families: tuple[str, ...] = ("a10",)  # the families of slice the plan chose from
+    compared: list[FamilyRow] = field(default_factory=list)  # A10 and MIG slices per workload, when both were open
 
     @property
     def fits(self) -> bool:

@@ -43,8 +43,8 @@ def eligible_pools(pools: list[GpuPoolConfig], size: int, workload: Workload) ->
     """The stack's pools that may run this workload: of its size class with enough devices per node, of one VM size
     (the first such pool's); spot pools for a workload that opts in (other pools when there is no spot pool of the
     class), never otherwise."""
-    of_class = [i for i, p in enumerate(pools)
-                if p.size.gpu_memory_gib == size and p.size.devices_per_node >= workload.devices]
+    of_class = [i for i, p in enumerate(pools)  # A10 pools: a MIG pool's slices are placed by `families`
+                if not p.is_mig and p.size.gpu_memory_gib == size and p.size.devices_per_node >= workload.devices]
     on_demand = [i for i in of_class if pools[i].spot is None]
     spot = [i for i in of_class if pools[i].spot is not None]
     chosen = (spot or on_demand) if workload.spot else on_demand
@@ -117,11 +117,16 @@ def _two_devices_hint(workload: Workload, margin_percent: int) -> str:
 
 def nodes_for(vm: A10Size, placements: Iterable[Placement]) -> int:
     """Nodes of this size that run every replica at once: a two-device pod takes a node, single devices fill slots."""
+    return nodes_of(vm.devices_per_node, placements)
+
+
+def nodes_of(per_node: int, placements: Iterable[Placement]) -> int:
+    """Nodes of `per_node` devices (an A10 size's vGPUs, or a MIG node's slices) that run every replica at once."""
     items = list(placements)
     pairs = sum(p.workload.count for p in items if p.workload.devices == 2)
     singles = sum(p.workload.count for p in items if p.workload.devices == 1)
-    spare = pairs * (vm.devices_per_node - 2) if pairs else 0
-    return pairs + math.ceil(max(0, singles - spare) / vm.devices_per_node)
+    spare = pairs * (per_node - 2) if pairs else 0
+    return pairs + math.ceil(max(0, singles - spare) / per_node)
 
 
 def devices_of(placements: Iterable[Placement]) -> int:

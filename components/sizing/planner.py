@@ -14,14 +14,19 @@ live beside the code that applies them: placing a workload (`placement`), the st
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from ..catalog import A10_SIZES
-from ..config import StackConfig
-from ..kubernetes.selectors import SIZE_CLASSES, usable_memory_gib
-from .cost import WHOLE_A10, costs
+from ..catalog import A10_SIZES, MIG_PROFILES, MIG_SIZES
+from ..config import GpuPoolConfig, StackConfig
+from ..kubernetes.selectors import SIZE_CLASSES
+from ..kubernetes.selectors import usable_memory_gib as a10_usable_gib
+from ..kubernetes.slice_kinds import devices_per_node, mig_kinds, usable_memory_gib
+from .cost import WHOLE_A10, costs, whole_gpus
+from .families import FAMILIES, Family, compare, mig_note, mig_ready, place_mig
 from .model import SLICE_SIZES, Change, CostLine, Finding, Placement, PoolPlan, SizingPlan, Workload
-from .placement import devices_of, margin_note, no_fit, nodes_for, place, size_class_for
+from .packing import pack_shared
+from .placement import devices_of, margin_note, no_fit, nodes_for, nodes_of, place, size_class_for
 from .prices import PriceTable
 from .stack_pools import check_stack, suggest_pools
 
@@ -33,53 +38,112 @@ __all__ = [
 
 def usable_sizes(margin_percent: int) -> dict[int, float]:
     """Each size class's usable GPU memory (GiB) at this margin, smallest first."""
-    return {s: usable_memory_gib(s, margin_percent) for s in SIZE_CLASSES}
+    return {s: a10_usable_gib(s, margin_percent) for s in SIZE_CLASSES}
 
 
 def _pool_plans(placed: list[Placement]) -> list[PoolPlan]:
-    """One plan per VM size and set of stack pools (catalog order: smallest slices first)."""
-    groups: dict[tuple[str, tuple[int, ...]], list[Placement]] = {}
+    """One plan per VM size (and MIG profile) and set of stack pools (catalog order: A10 slices smallest first, then
+    the MIG sizes and profiles)."""
+    groups: dict[tuple[str, str | None, tuple[int, ...]], list[Placement]] = {}
     for p in placed:
         assert p.vm_size is not None
-        groups.setdefault((p.vm_size, p.stack_pools), []).append(p)
-    order = list(A10_SIZES)
+        groups.setdefault((p.vm_size, p.aks_profile, p.stack_pools), []).append(p)
+    order = [*A10_SIZES, *MIG_SIZES]
+
+    def key(k: tuple[str, str | None, tuple[int, ...]]) -> tuple[int, int, tuple[int, ...]]:
+        return order.index(k[0]), MIG_PROFILES.index(k[1]) if k[1] else -1, k[2]
+
     plans = []
-    for (vm_size, stack_pools), here in sorted(groups.items(), key=lambda kv: (order.index(kv[0][0]), kv[0][1])):
-        nodes = nodes_for(A10_SIZES[vm_size], here)
+    for (vm_size, profile, stack_pools), here in sorted(groups.items(), key=lambda kv: key(kv[0])):
+        nodes = nodes_of(devices_per_node(vm_size, profile), here)
         plans.append(PoolPlan(vm_size, devices_of(here), nodes, min(1, nodes), nodes, stack_pools,
-                              tuple(p.workload.name for p in here)))
+                              tuple(p.workload.name for p in here), profile))
     return plans
+
+
+def families_of(family: Family | None, stack: StackConfig | None) -> tuple[Family, ...]:
+    """The families a plan chooses from: the one asked for; else a stack's own (its pools'); else A10 alone (the
+    `size` command opens both when there is no stack)."""
+    if family is not None:
+        return (family,)
+    if stack is not None:
+        kinds = {"mig" if p.is_mig else "a10" for p in stack.gpu_pools}
+        return tuple(f for f in FAMILIES if f in kinds)
+    return ("a10",)
+
+
+def _place(w: Workload, margin: int, klass: str, pools: list[GpuPoolConfig], prices: PriceTable,
+           families: tuple[Family, ...]) -> Placement:
+    """A stack's pool that holds it (A10 first, as before, then MIG); else a new A10 slice, else a new MIG slice."""
+    a10 = place(w, margin, klass, pools) if "a10" in families else None
+    if a10 is not None and a10.stack_pools:
+        return a10
+    mig = place_mig(w, margin, pools, prices) if "mig" in families else None
+    if mig is not None and mig.stack_pools:
+        return mig
+    if a10 is not None and a10.vm_size is not None:
+        return a10
+    return mig or a10 or Placement(w, None, None, None, [])
+
+
+def _no_fit(index: int, w: Workload, margin: int, families: tuple[Family, ...]) -> Finding:
+    """The error for a workload no slice of the families holds (A10 alone: as before)."""
+    key = f"workloads[{index}]"
+    reason = mig_ready(w)
+    if families == ("mig",):
+        if reason:
+            return Finding("error", "no-fit", f"{w.name}: {reason}; it is not placed", key)
+    elif "mig" not in families or reason:
+        return no_fit(index, w, margin)
+    kinds = mig_kinds()
+    most = max(kinds, key=lambda k: usable_memory_gib(k, margin))
+    mig = (f"more than any MIG slice holds (at most {usable_memory_gib(most, margin):.1f} GiB usable: {most.label}, "
+           f"with the {margin} % margin)")
+    if "a10" not in families:
+        return Finding("error", "no-fit", f"{w.name}: {w.memory_gib:g} GiB is {mig}; it is not placed", key)
+    a10 = no_fit(index, w, margin)
+    return replace(a10, message=a10.message.replace("; it is not placed", f"; and {mig}; it is not placed"))
 
 
 def plan_sizing(
     workloads: list[Workload], prices: PriceTable, stack: StackConfig | None = None,
     margin_percent: int | None = None, device_class: str | None = None,
     written_pools: list[dict[str, Any]] | None = None, price_findings: list[Finding] | None = None,
+    sharing: bool = False, family: Family | None = None, compare_families: bool = False,
 ) -> SizingPlan:
     """Places every workload, counts nodes per pool, costs the plan and its baselines, checks the stack if given.
 
     The margin and the DeviceClass are the stack's samples settings when a stack is given, else the defaults (or
     what the caller says). `written_pools` is the stack file's own gpuPools list (kept as written in the suggestion);
-    `price_findings` are the price table's own warnings (a region it fell back from)."""
+    `price_findings` are the price table's own warnings (a region it fell back from); `sharing` adds the packing onto
+    shared slices (`packing`), compared with this plan. `family` restricts the slices to one family (else
+    `families_of`); `compare_families` opens both (without a stack) and compares them per workload."""
     from ..config import SamplesConfig
 
     samples = stack.samples if stack else SamplesConfig()
     margin = samples.memory_margin_percent if margin_percent is None else margin_percent
     klass = samples.device_class_name if device_class is None else device_class
     stack_pools = stack.gpu_pools if stack else []
-    placements = [place(w, margin, klass, stack_pools) for w in workloads]
+    families = FAMILIES if compare_families and family is None and stack is None else families_of(family, stack)
+    placements = [_place(w, margin, klass, stack_pools, prices, families) for w in workloads]
     findings = list(price_findings or [])
-    findings += [no_fit(i, p.workload, margin) for i, p in enumerate(placements) if p.vm_size is None]
-    notes = [n for n in (margin_note(p, margin) for p in placements) if n]
+    findings += [_no_fit(i, p.workload, margin, families) for i, p in enumerate(placements) if p.vm_size is None]
+    notes = [n for n in (margin_note(p, margin) for p in placements if p.aks_profile is None) if n]
+    notes += [mig_note(p, margin, prices, [q.name for q in stack_pools]) for p in placements if p.aks_profile]
     placed = [p for p in placements if p.vm_size is not None]
     pools = _pool_plans(placed)
-    for vm_size in sorted({p.vm_size for p in pools} | {WHOLE_A10[p.workload.devices] for p in placed}):
+    for vm_size in sorted({p.vm_size for p in pools} | set(whole_gpus(placed))):
         if prices.hourly(vm_size) is None:
             findings.append(Finding("warning", "no-price", f"the price table has no price for {vm_size}; costs left out",
                                     "prices"))
     if stack is not None:
         findings += check_stack(stack, pools, [p.workload for p in placements if p.vm_size is None])
     snippet, changes = suggest_pools(pools, stack, written_pools)
-    return SizingPlan(margin, klass, placements, pools, costs(pools, placed, prices), prices, findings, snippet,
-                      changes, notes, [p.name for p in stack_pools], stack is not None)
-
+    lines = costs(pools, placed, prices)
+    shared = None
+    if sharing:
+        plain = (lines["plan"], sum(p.nodes for p in pools), sum(p.devices for p in pools))
+        shared = pack_shared(workloads, margin, prices, placements, plain, stack_pools)
+    compared = compare(placements, margin, prices) if len(families) > 1 and stack is None else []
+    return SizingPlan(margin, klass, placements, pools, lines, prices, findings, snippet, changes, notes,
+                      [p.name for p in stack_pools], stack is not None, shared, None, families, compared)

@@ -17,12 +17,12 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import AfterValidator, Field, model_validator
 
-from ..catalog import A10_SIZES
+from ..catalog import A10_SIZES, MIG_SIZES
 from ..catalog.prices import DEFAULT_PRICES
 from ..config import ConfigError, KeyedProblemsError, Model, Problem, validate
 from ..config.base import matching
 
-__all__ = ["DEFAULT_PRICES", "PriceBook", "PriceTable", "RegionPrices", "load_prices", "prices_for"]
+__all__ = ["DEFAULT_PRICES", "PriceBook", "PriceTable", "RegionPrices", "load_prices", "price_book", "prices_for"]
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 _CURRENCY = re.compile(r"[A-Z]{3}", re.ASCII)
@@ -49,9 +49,10 @@ def region_key(name: str) -> str:
 
 
 def _check_prices(v: dict[str, float]) -> dict[str, float]:
-    unknown = sorted(set(v) - set(A10_SIZES))
+    unknown = sorted(set(v) - set(A10_SIZES) - set(MIG_SIZES))
     if unknown:
-        raise ValueError(f"{', '.join(unknown)} not an NVadsA10_v5 size; price some of {', '.join(A10_SIZES)}")
+        raise ValueError(f"{', '.join(unknown)} not an NVadsA10_v5 or MIG size; price some of "
+                         f"{', '.join([*A10_SIZES, *MIG_SIZES])}")
     negative = sorted(k for k, price in v.items() if price <= 0)
     if negative:
         raise ValueError(f"{', '.join(negative)}: a price must be more than 0")
@@ -62,11 +63,11 @@ def _check_prices(v: dict[str, float]) -> dict[str, float]:
 
 
 Prices = Annotated[dict[str, Price], AfterValidator(_check_prices)]
-"""Price per VM-hour by NVadsA10_v5 size, each a finite number more than 0."""
+"""Price per VM-hour by NVadsA10_v5 or MIG size, each a finite number more than 0."""
 
 
 class PriceTable(Model):
-    """Per-hour prices of NVadsA10_v5 VM sizes in one region and currency, with where and when they were taken."""
+    """Per-hour prices of NVadsA10_v5 and MIG VM sizes in one region and currency, with where and when they were taken."""
 
     region: str = Field(min_length=1, description="Azure region the prices are for, e.g. 'eastus'.")
     currency: Currency = Field(description="ISO 4217 currency code, e.g. 'USD'.")
@@ -120,7 +121,13 @@ class PriceBook(Model):
         return self
 
     def _row(self, region: str) -> str | None:
+        """The book's name for this region's row, or None."""
         return next((name for name in self.regions if region_key(name) == region_key(region)), None)
+
+    def row(self, region: str) -> tuple[str, RegionPrices] | None:
+        """The row for this region (compared as Azure compares names) under the book's own name, or None."""
+        name = self._row(region)
+        return None if name is None else (name, self.regions[name])
 
     def table(self, region: str | None) -> tuple[PriceTable, str | None]:
         """The row for this region as a PriceTable, and a one-line warning when the book fell back to another one."""
@@ -170,6 +177,18 @@ def prices_for(
         return table, (f"{target.name} holds {table.region} prices only; the stack is in {region}, costed at "
                        f"{table.region} prices (give a table with a row for {region} to cost it there)")
     return table, None
+
+
+def price_book(path: str | Path | None = None, doc: Any = MISSING_DOC) -> PriceBook:
+    """The price rows by region in `path` (default: the package's own book), or in `doc` already read from it;
+    ConfigError when it is a one-region table (nothing to compare regions with) or has a bad key."""
+    target = Path(path) if path is not None else DEFAULT_PRICES
+    if doc is MISSING_DOC:
+        doc = _read(target)
+    if not (isinstance(doc, dict) and "regions" in doc):
+        raise ConfigError([Problem("--regions", f"{target} holds one region's prices; comparing regions needs a table "
+                                   "by region (`regions: {<region>: {date, source, prices}}`, the packaged file's form)")])
+    return _validate(PriceBook, doc, target)
 
 
 def load_prices(path: str | Path | None = None, region: str | None = None) -> PriceTable:

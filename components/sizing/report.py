@@ -10,8 +10,12 @@ import yaml
 from ..catalog import A10_SIZES
 from ..config import PROJECT
 from ..kubernetes.selectors import usable_memory_gib
+from ..kubernetes.slice_kinds import Slice, pool_slice
+from ..kubernetes.slice_kinds import usable_memory_gib as slice_usable_gib
+from . import family_report, regions, shared_report
 from .model import CostLine, Placement, PoolPlan, SizingPlan
 from .planner import usable_sizes
+from .tables import md_table, text_table
 
 COST_ORDER = ("plan", "wholeA10PerWorkload", "largestSizePool")
 
@@ -32,8 +36,28 @@ def _cost_dict(line: CostLine) -> dict[str, Any]:
     }
 
 
+def _kind(vm_size: str, aks_profile: str | None) -> Slice:
+    return pool_slice(vm_size, aks_profile)
+
+
+def _usable_gib(plan: SizingPlan, p: Placement) -> float | None:
+    if p.size_class is None or p.vm_size is None:
+        return None
+    if p.aks_profile is not None:
+        return slice_usable_gib(_kind(p.vm_size, p.aks_profile), plan.margin_percent)
+    return usable_memory_gib(p.size_class, plan.margin_percent)
+
+
 def _usable(plan: SizingPlan, p: Placement) -> float | None:
-    return None if p.size_class is None else round(usable_memory_gib(p.size_class, plan.margin_percent), 2)
+    usable = _usable_gib(plan, p)
+    return None if usable is None else round(usable, 2)
+
+
+def _family_keys(vm_size: str | None, aks_profile: str | None) -> dict[str, Any]:
+    """The keys a MIG slice adds to a workload or pool of the JSON document (null for an A10 slice)."""
+    kind = _kind(vm_size, aks_profile) if vm_size and aks_profile else None
+    return {"family": None if vm_size is None else "mig" if kind else "a10", "gpuInstanceProfile": aks_profile,
+            "migProfile": kind.profile if kind else None, "gpuModel": kind.gpu_model if kind else None}
 
 
 def _pool_names(plan: SizingPlan, indexes: tuple[int, ...]) -> list[str]:
@@ -61,6 +85,7 @@ def to_dict(plan: SizingPlan) -> dict[str, Any]:
                 "claimTemplate": p.claim_template,
                 "stackPools": _pool_names(plan, p.stack_pools),
                 "tolerations": p.tolerations,
+                **_family_keys(p.vm_size, p.aks_profile),
             }
             for p in plan.placements
         ],
@@ -75,6 +100,7 @@ def to_dict(plan: SizingPlan) -> dict[str, Any]:
                 "minCount": p.min_count,
                 "maxCount": p.max_count,
                 "hourly": _money(_node_price(plan, p.vm_size, p.nodes)),
+                **_family_keys(p.vm_size, p.aks_profile),
             }
             for p in plan.pools
         ],
@@ -90,7 +116,22 @@ def to_dict(plan: SizingPlan) -> dict[str, Any]:
         "fits": plan.fits,
         "gpuPools": plan.gpu_pools,
         "gpuPoolsChanges": [c.to_dict() for c in plan.changes],
+        **extra_keys(plan),
     }
+
+
+def extra_keys(plan: SizingPlan) -> dict[str, Any]:
+    """The keys only some runs have: the packing onto shared slices (`sharedByMemory`), other regions (`regions`)."""
+    keys: dict[str, Any] = {}
+    if plan.shared is not None:
+        keys["sharedByMemory"] = shared_report.to_dict(plan.shared, plan.prices.currency, plan.prices.hours_per_month)
+    if plan.regions is not None:
+        keys["regions"] = regions.to_dict(plan.regions)
+    if plan.families != ("a10",):
+        keys["families"] = list(plan.families)
+    if plan.compared:
+        keys["familyComparison"] = family_report.to_dicts(plan.compared, plan.margin_percent)
+    return keys
 
 
 def to_json(plan: SizingPlan) -> str:
@@ -131,10 +172,21 @@ def _tolerations_text(tolerations: list[dict[str, str]]) -> str:
 
 
 def _slice_text(plan: SizingPlan, p: Placement) -> str:
-    if p.size_class is None:
+    if p.size_class is None or p.vm_size is None:
         return "none"
+    if p.aks_profile is not None:
+        return f"{_kind(p.vm_size, p.aks_profile).label} ({_usable_gib(plan, p):.1f} GiB usable)"
     two = "2 x " if p.workload.devices == 2 else ""
     return f"{two}{p.size_class} GiB ({usable_memory_gib(p.size_class, plan.margin_percent):.1f} GiB usable)"
+
+
+def _pool_cells(plan: SizingPlan, p: PoolPlan) -> list[str]:
+    """VM size, GiB per device and usable GiB of a pool (a MIG pool's VM size names its profile and slice)."""
+    kind = _kind(p.vm_size, p.aks_profile)
+    vm = f"{p.vm_size} ({p.aks_profile}: {kind.profile})" if p.aks_profile else p.vm_size
+    usable = slice_usable_gib(kind, plan.margin_percent) if p.aks_profile else usable_memory_gib(
+        A10_SIZES[p.vm_size].gpu_memory_gib, plan.margin_percent)
+    return [vm, str(kind.memory_gib), f"{usable:.1f}"]
 
 
 def _pool_text(plan: SizingPlan, p: PoolPlan) -> str:
@@ -151,8 +203,7 @@ def _rows(plan: SizingPlan) -> dict[str, tuple[list[str], list[list[str]]]]:
         for p in plan.placements
     ]
     pools = [
-        [_pool_text(plan, p) if plan.has_stack else "new", p.vm_size, str(A10_SIZES[p.vm_size].gpu_memory_gib),
-         f"{usable_memory_gib(A10_SIZES[p.vm_size].gpu_memory_gib, plan.margin_percent):.1f}", str(p.devices),
+        [_pool_text(plan, p) if plan.has_stack else "new", *_pool_cells(plan, p), str(p.devices),
          str(p.nodes), _fmt_money(_node_price(plan, p.vm_size, p.nodes), currency)]
         for p in plan.pools
     ]
@@ -197,11 +248,7 @@ def to_text(plan: SizingPlan) -> str:
         if not rows:
             out += [f"{title}: none", ""]
             continue
-        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-        out.append(f"{title}:")
-        for line in [header, *rows]:
-            out.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip())
-        out.append("")
+        out += [f"{title}:", *text_table(header, rows), ""]
         if title == "workloads" and plan.notes:
             out += [*plan.notes, ""]
     out += [_prices_line(plan), ""]
@@ -209,17 +256,14 @@ def to_text(plan: SizingPlan) -> str:
     if changes:
         out += [*changes, ""]
     out += ["gpuPools that would fit:", snippet_yaml(plan).rstrip(), ""]
-    out.append("everything fits" if plan.fits else "something does not fit (exit 3)")
+    if plan.compared:
+        out += family_report.text_lines(plan.compared, plan.margin_percent, plan.prices.currency)
+    if plan.shared is not None:
+        out += shared_report.text_lines(plan.shared, plan.prices.currency, plan.prices.hours_per_month)
+    if plan.regions is not None:
+        out += regions.text_lines(plan.regions)
+    out.append("everything fits" if plan.fits else "something does not fit (exit 3)")  # the summary comes last
     return "\n".join(out) + "\n"
-
-
-def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|")
-
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
-    return lines
 
 
 def to_markdown(plan: SizingPlan, heading_level: int = 3) -> str:
@@ -232,7 +276,7 @@ def to_markdown(plan: SizingPlan, heading_level: int = 3) -> str:
         if key == "problems" and not rows:
             continue
         out += [f"{h}# {titles[key]}", ""]
-        out += _md_table(header, rows) if rows else ["none"]
+        out += md_table(header, rows) if rows else ["none"]
         out.append("")
         if key == "workloads" and plan.notes:
             out += [*(f"- {n}" for n in plan.notes), ""]
@@ -242,4 +286,10 @@ def to_markdown(plan: SizingPlan, heading_level: int = 3) -> str:
     if changes:
         out += [*changes, ""]
     out += [f"{h}# gpuPools that would fit", "", "```yaml", snippet_yaml(plan).rstrip(), "```", ""]
+    if plan.compared:
+        out += family_report.to_markdown(plan.compared, plan.margin_percent, plan.prices.currency, f"{h}#")
+    if plan.shared is not None:
+        out += [shared_report.to_markdown(plan.shared, plan.prices.currency, h, plan.prices.hours_per_month)]
+    if plan.regions is not None:
+        out += regions.to_markdown(plan.regions, f"{h}#")
     return "\n".join(out)

@@ -12,8 +12,9 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from ..catalog import A10_SIZES, SCALE_FROM_ZERO_WHY
+from ..catalog import A10_SIZES, MIG_SIZES, SCALE_FROM_ZERO_WHY
 from ..config import GpuPoolConfig, StackConfig
+from ..kubernetes.slice_kinds import devices_per_node, pool_slice, slice_of_pool
 from .model import Change, Finding, PoolPlan, Workload
 from .placement import nominal_for
 
@@ -42,15 +43,23 @@ def shortfall(plan: PoolPlan, pools: list[GpuPoolConfig]) -> int:
     return max(0, plan.nodes - sum(max_nodes(pools[i]) for i in plan.stack_pools))
 
 
-def _missing(plan: PoolPlan, stack_pools: list[GpuPoolConfig]) -> Finding:
+def _offered(plan: PoolPlan) -> str:
+    """What the plan's slices are, as the messages say it: '8 GiB slices (Standard_NV12ads_A10_v5)', or a MIG
+    profile's slices with its size and gpuInstanceProfile."""
+    if plan.aks_profile is not None:
+        kind = pool_slice(plan.vm_size, plan.aks_profile)
+        return f"{kind.profile} slices of {kind.gpu_model} ({plan.vm_size}, gpuInstanceProfile {plan.aks_profile})"
     vm = A10_SIZES[plan.vm_size]
+    return f"{vm.gpu_memory_gib} GiB slices{' two to a node' if vm.devices_per_node == 2 else ''} ({plan.vm_size})"
+
+
+def _missing(plan: PoolPlan, stack_pools: list[GpuPoolConfig]) -> Finding:
     spot_only = [p.name for p in stack_pools if p.vm_size == plan.vm_size and p.spot is not None]
     why = (f"; {', '.join(spot_only)} {'is a spot pool' if len(spot_only) == 1 else 'are spot pools'}, which a "
            f"workload uses only when it opts in ({SPOT_OPT_IN})") if spot_only else ""
     return Finding(
         "error", "missing-size",
-        f"no pool offers {vm.gpu_memory_gib} GiB slices{' two to a node' if vm.devices_per_node == 2 else ''} "
-        f"({plan.vm_size}) to {', '.join(plan.workloads)}{why}: add one (see the gpuPools snippet)",
+        f"no pool offers {_offered(plan)} to {', '.join(plan.workloads)}{why}: add one (see the gpuPools snippet)",
         "gpuPools",
     )
 
@@ -58,7 +67,7 @@ def _missing(plan: PoolPlan, stack_pools: list[GpuPoolConfig]) -> Finding:
 def _too_small(plan: PoolPlan, stack_pools: list[GpuPoolConfig], missing: int) -> Finding:
     first = plan.stack_pools[0]
     pool = stack_pools[first]
-    vm = A10_SIZES[plan.vm_size]
+    per_node = devices_per_node(plan.vm_size, plan.aks_profile)
     own = max_nodes(pool)
     word = "maxCount" if pool.autoscaling else "count"
     others = [stack_pools[i] for i in plan.stack_pools[1:]]
@@ -66,7 +75,7 @@ def _too_small(plan: PoolPlan, stack_pools: list[GpuPoolConfig], missing: int) -
                      f"{max_nodes(p)}" for p in others)
     return Finding(
         "error", "max-count",
-        f"{pool.name} ({plan.vm_size}) has {word} {own} ({own * vm.devices_per_node} devices); "
+        f"{pool.name} ({plan.vm_size}) has {word} {own} ({own * per_node} devices); "
         f"{_names(plan.workloads)} {_nodes(plan.nodes)} ({plan.devices} devices){beside}: raise {pool.name}'s {word} "
         f"to {own + missing}",
         f"gpuPools[{first}].{_count_key(pool)}",
@@ -95,12 +104,14 @@ def check_stack(stack: StackConfig, pools: list[PoolPlan], unplaced: list[Worklo
         if index not in used:
             spot = (f"; a spot pool serves only workloads that opt in ({SPOT_OPT_IN})"
                     if pool.spot is not None else "")
-            near = nearly.get(pool.size.gpu_memory_gib, [])
+            kind = slice_of_pool(pool)
+            near = [] if pool.is_mig else nearly.get(kind.memory_gib, [])
             kept = (f"{', '.join(near)} nearly fit{'s' if len(near) == 1 else ''} its slices (ask by slice, see above)"
                     if near else "while a workload is not placed" if unplaced else "for work not listed here")
+            slices = f"{kind.profile} slices of {kind.gpu_model}" if pool.is_mig else f"{kind.memory_gib} GiB slices"
             findings.append(Finding(
                 "warning", "unused-pool",
-                f"{pool.name} ({pool.vm_size}, {pool.size.gpu_memory_gib} GiB slices): no workload listed here runs on "
+                f"{pool.name} ({pool.vm_size}, {slices}): no workload listed here runs on "
                 f"it{spot}; it stays in the suggestion, {kept}",
                 f"gpuPools[{index}]",
             ))
@@ -123,6 +134,16 @@ def _new_name(short: str, taken: set[str]) -> str:
     return name
 
 
+def _new_pool(plan: PoolPlan, taken: set[str]) -> dict[str, Any]:
+    """A new pool for the plan's slices, as a stack file writes it (a MIG pool names its gpuInstanceProfile)."""
+    short = MIG_SIZES[plan.vm_size].short_name if plan.aks_profile else A10_SIZES[plan.vm_size].short_name
+    entry: dict[str, Any] = {"name": _new_name(short, taken), "vmSize": plan.vm_size}
+    if plan.aks_profile:
+        entry["gpuInstanceProfile"] = plan.aks_profile
+    entry["autoscaling"] = {"minCount": plan.min_count, "maxCount": plan.max_count}
+    return entry
+
+
 def written_pools(stack: StackConfig) -> list[dict[str, Any]]:
     """The stack's pools in stack-file form: the keys the file sets, nothing filled in from defaults."""
     return [p.model_dump(by_alias=True, exclude_unset=True) for p in stack.gpu_pools]
@@ -138,9 +159,7 @@ def suggest_pools(
         snippet: list[dict[str, Any]] = []
         taken: set[str] = set()
         for plan in pools:
-            name = _new_name(A10_SIZES[plan.vm_size].short_name, taken)
-            snippet.append({"name": name, "vmSize": plan.vm_size,
-                            "autoscaling": {"minCount": plan.min_count, "maxCount": plan.max_count}})
+            snippet.append(_new_pool(plan, taken))
         return snippet, []
     snippet = copy.deepcopy(written if written is not None else written_pools(stack))
     taken = {p.name for p in stack.gpu_pools}
@@ -160,9 +179,9 @@ def suggest_pools(
                 changes.append(Change(pool.name, _count_key(pool), own, own + missing,
                                       f"{_names(plan.workloads)} {_nodes(plan.nodes)} of {plan.vm_size}{beside}"))
             continue
-        name = _new_name(A10_SIZES[plan.vm_size].short_name, taken)
-        snippet.append({"name": name, "vmSize": plan.vm_size,
-                        "autoscaling": {"minCount": plan.min_count, "maxCount": plan.max_count}})
+        entry = _new_pool(plan, taken)
+        name = entry["name"]
+        snippet.append(entry)
         changes.append(Change(name, "", None, plan.vm_size,
                               f"{plan.vm_size} with maxCount {plan.max_count}: no pool offers its slices to "
                               f"{', '.join(plan.workloads)}"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..catalog import GPU_DRIVER_NAME
-from .cel import quantity_mib
+from .cel import any_quantity_mib
 from .client import Obj
 
 
@@ -21,4 +21,4 @@ def memory_mib(device: Obj) -> float | None:
     """The device's `memory` capacity in MiB, or None."""
     capacity = device.get("capacity") or {}
     value = capacity.get("memory") or capacity.get(f"{GPU_DRIVER_NAME}/memory") or {}
-    return quantity_mib(value.get("value")) if value else None
+    return any_quantity_mib(value.get("value")) if value else None
