@@ -23,7 +23,7 @@ from components.kubernetes.slice_kinds import (
 from components.verify.cel import any_quantity_mib, selects
 from tests.verify_cluster import gpu_device, mig_device, mig_devices, mig_node_slice, whole_gpu
 
-# The chart's DeviceClass (templates/deviceclass-mig.yaml in every supported chart; DOMAIN §4).
+# The chart's DeviceClass (templates/deviceclass-mig.yaml in every supported chart).
 MIG_CLASS_CEL = f"device.driver == '{GPU_DRIVER_NAME}' && device.attributes['{GPU_DRIVER_NAME}'].type == 'mig'"
 # One node per MIG size and profile: every slice kind the catalog knows, on every GPU model.
 NODES = {f"{vm}/{aks}": mig_devices(vm, aks) for vm, size in MIG_SIZES.items() for aks in size.gpu.slices}

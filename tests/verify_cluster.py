@@ -116,7 +116,7 @@ def node_slice(node: str, vm_size: str, *, product: str | None = None, memory: s
 # (9728Mi, driver issue #719); the others are nominal x 0.95 and the SM counts illustrative, not readings.
 MIG_PLACEMENT = {1: (1, (0, 1, 2, 3, 4, 5, 6)), 2: (2, (0, 2, 4)), 3: (4, (0, 4)), 4: (4, (0,)), 7: (8, (0,))}
 MIG_MEMORY_READ = {"1g.10gb": "9728Mi"}
-MIG_DRIVER_VERSION = "580.159.4"  # aks-gpu-cuda-lts 580.159.04 (DOMAIN §13), as semver
+MIG_DRIVER_VERSION = "580.159.4"  # a 580 datacenter driver, as the plugin publishes it (semver); illustrative
 
 
 def mig_device(minor: int, vm_size: str, aks_profile: str, start: int, *, profile: str | None = None,

@@ -16,7 +16,7 @@ Two devices on one node (Standard_NV72ads_A10_v5) need no matchAttribute constra
 claim's devices for the one node it is placing the pod on (staging/src/k8s.io/dynamic-resource-allocation/structured/
 allocator.go, "Allocate calculates the allocation(s) for one particular node"), and node-local devices are published
 per node (ResourceSlice spec.nodeName). The NVIDIA driver publishes no node-level attribute to match on anyway: its
-device attributes are per device (uuid, productName, pcieBusID, …; DOMAIN §5).
+device attributes are per device (uuid, productName, pcieBusID, …; cmd/gpu-kubelet-plugin/deviceinfo.go, Attributes).
 """
 
 from __future__ import annotations

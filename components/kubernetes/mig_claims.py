@@ -1,12 +1,12 @@
 """Claims for MIG slices, in the user's words: by slice (a profile on one GPU model) or by GPU memory, best fit first.
 
 Every request names the chart's `mig.nvidia.com` DeviceClass (`device.driver == 'gpu.nvidia.com' &&
-device.attributes['gpu.nvidia.com'].type == 'mig'`, DOMAIN §4) and selects within it (`slice_kinds.slice_selector`:
-profile and architecture). With `fit: bestFit` a slice template lists, after its own slice, the larger slices on offer as
-DRA prioritized-list alternatives (`firstAvailable`, at most 8), less memory first, then less compute: the same thinking
-as the A10 templates (`claim_specs`). A memory template lists the slices on offer that hold the amount at the memory
-margin, and each alternative also requires the device to report at least that much memory, so a slice whose reported
-memory falls short is never handed out whatever the catalog says.
+device.attributes['gpu.nvidia.com'].type == 'mig'`, the chart's templates/deviceclass-mig.yaml) and selects within it
+(`slice_kinds.slice_selector`: profile and architecture). With `fit: bestFit` a slice template lists, after its own
+slice, the larger slices on offer as DRA prioritized-list alternatives (`firstAvailable`, at most 8), less memory first,
+then less compute: the same thinking as the A10 templates (`claim_specs`). A memory template lists the slices on offer
+that hold the amount at the memory margin, and each alternative also requires the device to report at least that much
+memory, so a slice whose reported memory falls short is never handed out whatever the catalog says.
 
 Two slices on one GPU: one request for two devices with `constraints[].matchAttribute: gpu.nvidia.com/parentUUID`
 (resource.k8s.io/v1 DeviceConstraint; the driver publishes `parentUUID` on every MIG device, mig.go

@@ -25,7 +25,7 @@ from .expected import Expected, Template
 from .report import Check, fail, ok, warn
 from .snapshot import Snapshot
 
-# The chart's mig.nvidia.com DeviceClass selector (templates/deviceclass-mig.yaml, DOMAIN §4).
+# The chart's mig.nvidia.com DeviceClass selector (templates/deviceclass-mig.yaml in charts 25.8.1, 25.12.0, 0.4.x).
 MIG_CLASS_CEL = f"device.driver == '{GPU_DRIVER_NAME}' && device.attributes['{GPU_DRIVER_NAME}'].type == 'mig'"
 
 
