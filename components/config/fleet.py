@@ -145,6 +145,12 @@ class FleetConfig(Model):
     tags: Tags = Field(default_factory=dict, description="Azure tags of the fleet's resources.")
 
 
+class FleetStackConfig(Model):
+    """A fleet stack's settings: the `fleet` section and no platform (its clusters are member stacks of their own)."""
+
+    fleet: FleetConfig = Field(description="The Fleet, its update strategy and auto-upgrade profile (docs/fleet.md).")
+
+
 class FleetMembershipConfig(Model):
     """A member stack's place in a fleet: which fleet stack, which update group, under which member name."""
 
