@@ -62,7 +62,7 @@ RULES: tuple[Rule, ...] = (
       for path, shown in (("channel", 1), ("nodeImageSelection", 2), ("disabled", 3), ("updateStrategyId", None))),
     # --- a platform's membership -------------------------------------------------------------------------------------
     *(Rule(FLEET_MEMBER, path, "replace", "provider",
-           f"{_ARM_ID}: the cluster leaves the fleet (or its old name) and joins again; a run in progress skips it",
+           f"{_ARM_ID}: the cluster leaves the fleet (or its old name) and joins again as a new member",
            src.PATH_PARAMETERS, shown=1 if path == "fleetMemberName" else None)
       for path in ("resourceGroupName", "fleetName", "fleetMemberName")),
     Rule(FLEET_MEMBER, "clusterResourceId", "replace", "provider",
