@@ -163,3 +163,19 @@ def test_a_stack_that_is_not_a_fleet_stack(tmp_path: Path) -> None:
     with pytest.raises(StackFileError, match=r"stacks/Pulumi.dev.yaml: not a fleet stack: it has no "
                                              r"'aks-dra-vgpu:fleet' section; fleet stacks of this project: none"):
         load_fleet(project, "dev")
+
+
+def test_one_stage_for_every_member_and_the_member_limit() -> None:
+    from components.config.fleet import UpdateStrategyConfig
+    from components.config.fleet_rules import MAX_MEMBERS, MemberView, fleet_problems
+
+    one = UpdateStrategyConfig.model_validate({"name": "s", "stages": [{"name": "all", "groups": ["a", "b"]}]})
+    members = [MemberView(f"m{i}.yaml", "a" if i % 2 else "b", f"m{i}", "cluster.name", None) for i in range(2)]
+    found = [str(p) for p in fleet_problems("f.yaml", one, None, members)]
+    assert found == ["f.yaml: fleet.updateStrategy.stages: one stage 'all' upgrades all 2 members at once; add a canary "
+                     "stage first (its groups upgraded, waited on and proven before the next stage starts)"]
+    many = [MemberView(f"m{i}.yaml", "a", f"m{i}", "cluster.name", None) for i in range(MAX_MEMBERS + 1)]
+    two = UpdateStrategyConfig.model_validate({"name": "s", "stages": [{"name": "c", "groups": ["x"]},
+                                                                       {"name": "r", "groups": ["a"]}]})
+    found = [str(p) for p in fleet_problems("f.yaml", two, None, many)]
+    assert "f.yaml: fleet: 1001 member stacks; a fleet holds at most 1000" in found
