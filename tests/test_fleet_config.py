@@ -60,8 +60,9 @@ def test_fleet_syntax_every_mistake_at_once() -> None:
     bad = fleet_section(
         name="Fleet_1", location="westeurop",
         updateStrategy={"name": "s", "stages": [
-            {"name": "canary", "groups": ["a"], "afterStageWaitInSeconds": -1},
+            {"name": "canary", "groups": ["a", "a"], "afterStageWaitInSeconds": -1},
             {"name": "Rest", "groups": []},
+            {"name": "canary", "groups": ["b"]},
             {"name": "more", "groups": ["Bad_Group"]},
             {"name": "most", "groups": [f"g{i}" for i in range(51)]},
         ]},
@@ -75,8 +76,11 @@ def test_fleet_syntax_every_mistake_at_once() -> None:
         "fleet.updateStrategy.stages[0].afterStageWaitInSeconds: must be a whole number from 0 to 2147483647 (got -1)",
         "fleet.updateStrategy.stages[1].name: 'Rest' is not an update stage name",
         "fleet.updateStrategy.stages[1].groups: needs at least 1 item",
-        "fleet.updateStrategy.stages[2].groups[0]: 'Bad_Group' is not a fleet group name",
-        "fleet.updateStrategy.stages[3].groups: holds 51 items; at most 50 are allowed",
+        "fleet.updateStrategy.stages[3].groups[0]: 'Bad_Group' is not a fleet group name",
+        "fleet.updateStrategy.stages[4].groups: holds 51 items; at most 50 are allowed",
+        # Beside every other mistake: a group twice, a stage name twice.
+        "fleet.updateStrategy.stages[0].groups[1]: group 'a' is already in stages[0].groups[0]",
+        "fleet.updateStrategy.stages[2].name: stage name 'canary' is used twice (stages[0] and stages[2])",
         "fleet.autoUpgrade.channel: \"stable\" is not allowed; input should be 'Stable', 'Rapid' or 'NodeImage'",
         "fleet.autoUpgrade.nodeImageSelection: \"Newest\" is not allowed; input should be 'Latest' or 'Consistent'",
     ]:

@@ -246,3 +246,16 @@ def test_every_components_bad_inputs_name_their_schema_path(name, inputs, path):
     with pytest.raises(pulumi.InputPropertiesError) as caught:
         construct(name, inputs, preview=True, kubernetes=True)
     assert path in {e["property_path"] for e in caught.value.errors or []}
+
+
+def test_gpu_fleet_is_served_to_other_languages(preview):
+    fleet = {"name": "fleet-a", "resourceGroupName": "rg-fleet", "location": "westeurope",
+             "updateStrategy": {"name": "staged", "stages": [{"name": "canary", "groups": ["canary"],
+                                                              "afterStageWaitInSeconds": 3600.0}]},
+             "autoUpgrade": {"channel": "NodeImage"}}
+    plan, state = construct("GpuFleet", fleet, preview=preview)
+    strategy = plan.one("azure-native:containerservice:FleetUpdateStrategy")
+    assert strategy.inputs["strategy"]["stages"][0]["afterStageWaitInSeconds"] == 3600
+    assert plan.one("azure-native:containerservice:AutoUpgradeProfile").inputs["channel"] == "NodeImage"
+    assert set(state) == {"fleetId", "fleetName", "fleetResourceGroupName", "updateStrategyId", "updateStrategyName",
+                          "autoUpgradeProfileName"}
