@@ -10,7 +10,7 @@ import sys
 
 import pulumi
 
-from components import GpuFleet, GpuPlatform, load_stack_config
+from components import GpuFleet, GpuPlatform, StackConfig, load_stack_config
 from components.config import ConfigError
 from components.config.fleet_loading import load_fleet_config, running_fleet_stack
 from components.host.plugin import serve, started_as_plugin
@@ -37,7 +37,7 @@ def declare_fleet() -> None:
         pulumi.export("autoUpgradeProfileName", fleet.auto_upgrade_profile_name)
 
 
-def declare_platform() -> None:
+def declare_platform() -> tuple[StackConfig, GpuPlatform]:
     """A platform stack: the GPU platform its config describes, and what other stacks use."""
     try:
         config = load_stack_config()
@@ -69,9 +69,11 @@ def declare_platform() -> None:
         pulumi.export("grafanaEndpoint", platform.grafana_endpoint)
     if platform.fleet_member_name is not None:
         pulumi.export("fleetMemberName", platform.fleet_member_name)
+    return config, platform
 
 
 if running_fleet_stack():
     declare_fleet()
 else:
-    declare_platform()
+    # Module-level names, as before fleets: code added below this program can use the config and the platform.
+    config, platform = declare_platform()
