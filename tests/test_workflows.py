@@ -72,7 +72,7 @@ def test_pulumi_preview_per_stack_comments_on_the_pr(preview):
     assert job["strategy"]["matrix"]["stack"] == "${{ fromJSON(needs.stacks.outputs.stacks) }}"
     assert job["needs"] == "stacks"
     listing = run_script(preview["jobs"]["stacks"])
-    assert "ls stacks/Pulumi.*.yaml" in listing and "stacks=" in listing
+    assert "for f in stacks/Pulumi.*.yaml" in listing and "stacks=" in listing
     # Secrets never reach a fork's pull request: the job is for this repository's branches only.
     assert "head.repo.full_name == github.repository" in job["if"]
     assert job["permissions"]["id-token"] == "write" and job["permissions"]["pull-requests"] == "write"
@@ -107,7 +107,7 @@ def test_offline_plan_plans_base_and_head_diffs_and_checks_policies(preview):
     assert refs == {"base": "${{ github.event.pull_request.base.sha }}", "head": None}
     script = run_script(job)
     # Every stack of the base or the head: a fleet stack's change shows in its members too (docs/fleet.md).
-    assert "ls base/stacks/Pulumi.*.yaml head/stacks/Pulumi.*.yaml" in script
+    assert "for f in base/stacks/Pulumi.*.yaml head/stacks/Pulumi.*.yaml" in script
     assert re.search(r"for stack in \$stacks", script)
     assert "python -m components plan --stack \"$stack\" --json" in script
     assert "python -m components diff" in script
