@@ -12,6 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from .config import ConfigError, FleetConfig, GpuPoolConfig, StackConfig, load_fleet_config, load_stack_config
 
+# `verify` is the function: bound here, after its subpackage is imported, it stays the function (the import system binds
+# a subpackage to its parent's attribute of the same name once, when it first loads it). The subpackage's own __init__
+# is small: the checks and the Kubernetes client load on the first call.
+from .verify import verify
+
 __version__ = "0.2.0"
 
 _LAZY = {
@@ -33,12 +38,10 @@ _LAZY = {
     "GpuFleet": ".azure.fleet",
     "GpuFleetArgs": ".azure.fleet",
 }
-# `verify` is the subpackage itself, callable (verify/__init__.py says why): the live checks load on first use only.
-_MODULES = {"verify": ".verify"}
 
 __all__ = [
-    "ConfigError", "FleetConfig", "GpuPoolConfig", "StackConfig", "load_fleet_config", "load_stack_config", *_LAZY,
-    *_MODULES,
+    "ConfigError", "FleetConfig", "GpuPoolConfig", "StackConfig", "load_fleet_config", "load_stack_config", "verify",
+    *_LAZY,
 ]
 
 if TYPE_CHECKING:
@@ -59,12 +62,9 @@ if TYPE_CHECKING:
     from .observability.exporter import GpuMetricsArgs as GpuMetricsArgs
     from .platform import GpuPlatform as GpuPlatform
     from .platform import GpuPlatformArgs as GpuPlatformArgs
-    from .verify import verify as verify
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name], __name__), name)
-    if name in _MODULES:
-        return importlib.import_module(_MODULES[name], __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

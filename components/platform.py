@@ -9,13 +9,16 @@ import pulumi
 from .azure.cluster import AksCluster, ClusterOutputs
 from .azure.gpu_pool import GpuNodePool, GpuNodePoolArgs, shared_vnet_predecessors
 from .config import StackConfig
+from .config.args import component_args
 from .kubernetes.dra_driver import NvidiaDraDriver, NvidiaDraDriverArgs
 from .kubernetes.dra_samples import DraSamples, DraSamplesArgs
 from .outputs import lift, output, register_declared
 from .secret_config import secret_inputs, secret_texts
 
-GpuPlatformArgs = StackConfig
-"""The whole platform's settings (see StackConfig)."""
+
+class GpuPlatformArgs(StackConfig):
+    """The whole platform's settings (see StackConfig): a class of its own, so a Python caller's mistakes are told as
+    `invalid GpuPlatformArgs`, the name they wrote."""
 
 
 class GpuPlatformOutputs(ClusterOutputs):
@@ -71,6 +74,7 @@ class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
     """The cluster's FleetMember (pulumi_azure_native.containerservice), when fleetMembership is set; else None."""
 
     def __init__(self, name: str, args: GpuPlatformArgs, opts: pulumi.ResourceOptions | None = None):
+        args = component_args(GpuPlatformArgs, args)
         texts = secret_texts(args)
         if texts:  # values from secret config stay secret in every child that carries them (secret_config.py)
             opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(transformations=[secret_inputs(texts)]))
@@ -169,8 +173,11 @@ class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
 
 
 def _wants_monitoring(args: GpuPlatformArgs) -> bool:
-    """Monitoring creates something (managed Prometheus collects, or GPU metrics are on)."""
-    return args.cluster.monitoring.collects or args.cluster.monitoring.gpu_metrics.enabled
+    """Monitoring creates something: managed Prometheus collects, GPU metrics are on, or a Prometheus of the user's
+    reads scrape objects (gpuMetrics.serviceMonitor), which the driver's own metrics get even without the exporter
+    (config/monitoring_rules.py refuses serviceMonitor where nothing serves metrics)."""
+    monitoring = args.cluster.monitoring
+    return monitoring.collects or monitoring.gpu_metrics.enabled or monitoring.scrape_group is not None
 
 
 def _driver_scraped(args: GpuPlatformArgs) -> bool:

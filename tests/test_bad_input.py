@@ -231,8 +231,10 @@ CASES: list[Case] = [
     case("top-level-key-typo", put("gpuPool", []), "gpuPool", "did you mean 'gpuPools'?",
          "allowed keys: cluster, gpuPools, draDriver, samples"),
     case("cluster-missing", drop("cluster"), "cluster", "required key is missing"),
-    case("config-empty", clear(), "gpuPools", "required key is missing"),
-    raw("file-empty", "", "cluster", "required key is missing"),
+    # No settings at all: one line naming the file and the namespace, not one per required key.
+    case("config-empty", clear(), "stacks/Pulumi.config-empty.yaml", "sets none of this package's settings",
+         "'aks-dra-vgpu:'", "aks-dra-vgpu:cluster and aks-dra-vgpu:gpuPools"),
+    raw("file-empty", "", "stacks/Pulumi.file-empty.yaml", "sets none of this package's settings", "'aks-dra-vgpu:'"),
     raw("section-encrypted", "config:\n  aks-dra-vgpu:cluster:\n    secure: AAABAG1hc2tlZA==\n", "cluster", "a mapping"),
     raw("yaml-unclosed-list", "config:\n  aks-dra-vgpu:cluster:\n    name: [unclosed\n", "Pulumi.yaml-unclosed-list.yaml:4",
         "not valid YAML"),

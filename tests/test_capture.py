@@ -15,9 +15,10 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pytest
 
-from components.offline import UNKNOWN, capture
+from components.catalog.roles import ROLE_NAMES
+from components.offline import UNKNOWN, capture, load_project, run_project
 from components.offline.capture import CaptureTimeoutError
-from components.offline.project import load_project, run_project
+from components.offline.mocks import SUBSCRIPTION
 from components.offline.urns import make_urn
 from tests.conftest import ROOT
 
@@ -79,11 +80,14 @@ def test_a_first_preview_invents_nothing():
         text = run_project(load_project(ROOT), stack, preview=True).to_json()
         written = (ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text(encoding="utf-8")
         # ARM IDs and GUIDs only where the stack file wrote them: none of a resource not created yet, no resourceUID,
-        # principal or tenant made up.
+        # principal or tenant made up. A role's ID is no resource: the role is a catalog constant, and its subscription
+        # the provider's (known to a real first preview; offline, the placeholder the update runs use too).
+        roles = {f"/subscriptions/{SUBSCRIPTION}/providers/Microsoft.Authorization/roleDefinitions/{role}"
+                 for role in ROLE_NAMES}
         for arm_id in re.findall(r"/subscriptions/[^\"]+", text):
-            assert arm_id in written, arm_id
+            assert arm_id in written or arm_id in roles, arm_id
         for guid in re.findall(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", text):
-            assert guid in written, guid
+            assert guid in written or guid in ROLE_NAMES, guid
         assert ".azmk8s.io" not in text and "issuerURL" not in text  # no FQDN, no OIDC issuer
         assert "offline-plan.invalid" not in text  # no made-up kubeconfig
         assert UNKNOWN in text  # and it is a preview: what only a provider knows is unknown

@@ -3,9 +3,11 @@
 Kubernetes adds `quantity()` and `Quantity.compareTo()` to CEL and gives `device.attributes[domain]` /
 `device.capacity[domain]` as maps that are empty for an unknown domain; components.verify.cel registers the same (the
 engine `verify` evaluates live selectors with), and this module tests the package's selectors through it. Devices are
-written as resource.k8s.io/v1 ResourceSlices (validated against the official schema), shaped as DOMAIN.md §5 describes
-the NVIDIA driver's: an A10 vGPU slice is a small A10 whose productName carries the profile, its memory a little under
-nominal.
+written as resource.k8s.io/v1 ResourceSlices (validated against the official schema), shaped as the NVIDIA driver
+publishes them (kubernetes-sigs/dra-driver-nvidia-gpu cmd/gpu-kubelet-plugin/deviceinfo.go GetDevice: attributes in the
+driver's domain, capacity `memory` from NVML's total, nvlib.go). It publishes a vGPU like any GPU (a vGPU guest only
+skips DynamicMIG, nvlib.go): an A10 vGPU slice is a small A10 whose productName carries the profile (`NVIDIA A10-8Q`),
+its memory a little under nominal.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from components.catalog import A10_SIZES, GPU_DRIVER_NAME
 from components.config import SamplesConfig
 from components.kubernetes.claim_templates import ClaimSettings, template_specs
 from components.kubernetes.selectors import SIZE_CLASSES, device_class_selector, size_class_selector
-from components.verify.cel import CelError, Quantity, cel_device
+from components.kubernetes.shared_slices import quantity_mib as written_quantity_mib
+from components.verify.cel import CelError, Quantity, any_quantity_mib, cel_device
 from components.verify.cel import evaluate as cel_evaluate
 
 
@@ -42,6 +45,16 @@ def test_quantity_parses_like_kubernetes(text, value):
 def test_quantity_rejects_what_kubernetes_rejects(text):
     with pytest.raises(ValueError):
         Quantity(text)
+
+
+def test_the_two_quantity_readers_say_which_they_are():
+    # verify reads what a driver publishes (any quantity, None for junk); the claim packing reads only the whole Gi/Mi
+    # the package writes, and refuses the rest.
+    assert any_quantity_mib("23028Mi") == 23028 and any_quantity_mib("2.5Gi") == 2560
+    assert any_quantity_mib("25232932864") == 25232932864 / 2**20 and any_quantity_mib("8GB") is None
+    assert written_quantity_mib("5Gi") == 5120
+    with pytest.raises(ValueError, match="whole number of Gi or Mi"):
+        written_quantity_mib("2.5Gi")
 
 
 # --- the devices: ResourceSlices as the NVIDIA driver publishes them ------------------------------------------------------------

@@ -161,6 +161,7 @@ def test_the_system_pools_upgrade_speaks_of_the_system_pool_not_of_gpu_pods():
 POOL_SETTINGS = {
     "zones": "availabilityZones", "max_pods": "maxPods", "os_sku": "osSKU", "spot": "scaleSetPriority",
     "os_disk_type": "osDiskType", "capacity_reservation_group_id": "capacityReservationGroupID",
+    "gpu_instance_profile": "gpuInstanceProfile",
 }
 WORDS = {"replace": "a change replaces the pool", "refused": "AKS refuses a change in place", "rebuild": "changed in place"}
 CLAIMS = ("immutable", "replaces the pool", "refuses a change", "changed in place", "fixed at creation")

@@ -18,7 +18,14 @@ from jsonschema import Draft202012Validator
 from jsonschema.validators import validator_for
 from pydantic import BaseModel, Field
 
-from components.catalog import A10_SIZES, CHART_DEVICE_CLASSES, DEFAULT_CHART_VERSION, DRIVER_CHARTS, OFFERED_CHART_VERSIONS
+from components.catalog import (
+    A10_SIZES,
+    CHART_DEVICE_CLASSES,
+    DEFAULT_CHART_VERSION,
+    DRIVER_CHARTS,
+    MIG_SIZES,
+    OFFERED_CHART_VERSIONS,
+)
 from components.cli import main
 from components.cli.docs import (
     CONFIG_REFERENCE,
@@ -31,6 +38,7 @@ from components.cli.docs import (
     STACK_SCHEMA,
     admitted_sizes,
     config_reference,
+    generated_files,
     read_block,
     sizing_example,
     sizing_table,
@@ -48,7 +56,6 @@ from components.config import (
 )
 from components.config.schema import stack_file_schema
 from components.config.syntax import DNS_LABEL, DNS_SUBDOMAIN, POOL_NAME, SURGE, json_pattern
-from components.host.contract import schema_text as plugin_schema
 from components.kubernetes.claim_templates import claim_template_name
 from components.kubernetes.selectors import max_memory_mib, min_memory_mib
 from tests.conftest import ROOT
@@ -114,7 +121,7 @@ def row(text: str, key: str) -> list[str]:
         ("cluster.systemPool.zones", "list of string or integer", "`[]`", '`"1"`, `"2"`, `"3"`, `1`, `2`, `3`'),
         ("cluster.systemPool.name", "string", '`"system"`', "matching `^[a-z][a-z0-9]{0,11}$`"),
         ("cluster.systemPool", "object ([SystemPoolConfig](#clustersystempool))", "its defaults", "—"),
-        ("gpuPools[].vmSize", "string", "**required**", ", ".join(f'`"{size}"`' for size in A10_SIZES)),
+        ("gpuPools[].vmSize", "string", "**required**", ", ".join(f'`"{size}"`' for size in [*A10_SIZES, *MIG_SIZES])),
         ("gpuPools[].count", "integer or null", "unset", "0 to 1000"),
         ("gpuPools[].autoscaling.minCount", "integer", "**required**", "0 to 1000"),
         ("draDriver.chartVersion", "string", f'`"{DEFAULT_CHART_VERSION}"`',
@@ -307,7 +314,7 @@ def test_every_model_is_in_the_schema_with_its_keys_and_no_others(schema):
 
 def test_closed_sets_come_from_the_catalog_and_the_models_keep_their_own_words(schema):
     pool = schema["$defs"]["GpuPoolConfig"]["properties"]["vmSize"]
-    assert pool["anyOf"][0]["enum"] == list(A10_SIZES)
+    assert pool["anyOf"][0]["enum"] == [*A10_SIZES, *MIG_SIZES]
     driver = schema["$defs"]["DraDriverConfig"]["properties"]
     assert driver["chartVersion"]["anyOf"][0]["enum"] == list(OFFERED_CHART_VERSIONS)
     assert set(driver["featureGates"]["propertyNames"]["enum"]) == set().union(
@@ -429,12 +436,8 @@ def repo_copy(tmp_path: Path) -> Path:
 
 
 def test_docs_command_checks_then_writes(capsys, repo_copy):
-    generated = {
-        DASHBOARD: (ROOT / DASHBOARD).read_text(encoding="utf-8"),
-        CONFIG_REFERENCE: config_reference(),
-        STACK_SCHEMA: stack_schema(),
-        PLUGIN_SCHEMA: plugin_schema(),
-    }
+    generated = generated_files()  # the files written whole: the copy has none of them yet
+    assert set(generated) == {DASHBOARD, CONFIG_REFERENCE, STACK_SCHEMA, PLUGIN_SCHEMA}
     assert main(["docs", "--project-dir", str(repo_copy), "--check"]) == 3
     assert sorted(capsys.readouterr().out.split()) == sorted(str(path) for path in generated)
     assert not any((repo_copy / path).exists() for path in generated)
@@ -463,22 +466,16 @@ def test_safe_changes_lists_every_rule_the_diff_applies():
 
 
 def test_upgrading_and_sizing_carry_the_generated_upstream_examples():
-    from components.cli.docs import markers, read_block
-    from components.cli.docs_upstream import (
-        DRIVER_UPGRADE_BLOCK,
-        SHARED_SIZING_BLOCK,
-        UPGRADING,
-        VERSIONS_BLOCK,
-        aks_versions_table,
-        driver_upgrade_example,
-        shared_sizing_example,
-    )
+    from components.cli import docs_upstream as upstream
+    from components.cli.docs import markers
 
-    upgrading = (ROOT / UPGRADING).read_text(encoding="utf-8")
-    assert read_block(upgrading, VERSIONS_BLOCK) == aks_versions_table()
-    assert read_block(upgrading, DRIVER_UPGRADE_BLOCK) == driver_upgrade_example(ROOT)
-    assert "+ consumableShares: \"memory\"" in driver_upgrade_example(ROOT)
-    assert "| 1.36 | GA | yes | 2026-06-19 |" in aks_versions_table()
+    upgrading = (ROOT / upstream.UPGRADING).read_text(encoding="utf-8")
+    example = upstream.driver_upgrade_example(ROOT)
+    assert read_block(upgrading, upstream.VERSIONS_BLOCK) == upstream.aks_versions_table()
+    assert read_block(upgrading, upstream.DRIVER_UPGRADE_BLOCK) == example
+    assert "+ consumableShares: \"memory\"" in example
+    assert "| 1.36 | GA | 2026-06-19 | 2027-06 | 2028-06 | 1.36.3 | - |" in upstream.aks_versions_table()
     sizing = (ROOT / SIZING).read_text(encoding="utf-8")
-    assert read_block(sizing, SHARED_SIZING_BLOCK) == shared_sizing_example()
-    assert "first-fit decreasing" in shared_sizing_example() and markers(SHARED_SIZING_BLOCK)[0] in sizing
+    shared = upstream.shared_sizing_example()
+    assert read_block(sizing, upstream.SHARED_SIZING_BLOCK) == shared
+    assert "first-fit decreasing" in shared and markers(upstream.SHARED_SIZING_BLOCK)[0] in sizing

@@ -1,14 +1,22 @@
 """The critical-path figures the README and docs/performance.md quote are generated (`python -m components docs`), and
-they are what `plan --critical-path` computes for the shipped stacks."""
+they are what `plan --critical-path` computes for the shipped stacks; so is the README's table of the stacks (their
+Kubernetes version, nodes, pools and resource count)."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
+import yaml
 
 from components.cli.docs import PERFORMANCE, README, read_block
-from components.cli.docs_figures import CRITICAL_PATH_BLOCK, chain_in_words, critical_path_table
+from components.cli.docs_figures import (
+    CRITICAL_PATH_BLOCK,
+    STACKS_BLOCK,
+    chain_in_words,
+    critical_path_table,
+    stacks_table,
+)
 from components.offline import load_project, run_project
 from tests.conftest import ROOT
 
@@ -51,3 +59,39 @@ def test_a_chain_counts_repeats():
              "GPU agent pool"]
     assert chain_in_words(kinds) == ("resource group -> AKS cluster -> 2 maintenance configurations one after another "
                                      "-> GPU agent pool")
+
+
+# --- the stacks table: its figures read from the stack files and the plans ---------------------------------------------
+@pytest.fixture(scope="module")
+def stacks() -> dict[str, list[str]]:
+    table = stacks_table(ROOT)
+    return {line.split(" | ")[0].strip("| `"): line.split(" | ") for line in table.splitlines()[2:]}
+
+
+def test_the_committed_stacks_table_is_the_generated_one():
+    committed = read_block((ROOT / README).read_text(encoding="utf-8"), STACKS_BLOCK)
+    assert committed == stacks_table(ROOT), f"the stacks table in {README} is {REGENERATE}"
+
+
+def test_the_stacks_table_quotes_each_stacks_version_and_resource_count(stacks):
+    project = load_project(ROOT)
+    assert list(stacks) == ["dev", "prod"]
+    for name, cells in stacks.items():
+        config = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{name}.yaml").read_text())["config"]
+        version = config["aks-dra-vgpu:cluster"]["kubernetesVersion"]
+        assert cells[1].startswith(f"Kubernetes {version}, "), cells[1]
+        assert cells[4].rstrip(" |") == str(len(run_project(project, name, preview=True).resources))
+    assert stacks["dev"][1].startswith("Kubernetes 1.35, Free tier, 1 system node")  # not 1.34, as the README said
+    assert stacks["prod"][4].rstrip(" |") == "38"  # not 37
+    assert "3 system nodes across zones" in stacks["prod"][1] and "autoscaling 0-3 on a capacity reservation" in \
+        stacks["prod"][2]
+
+
+def test_a_changed_stack_file_changes_the_table(tmp_path):
+    import shutil
+
+    for item in ("Pulumi.yaml", "__main__.py", "stacks"):
+        (shutil.copytree if (ROOT / item).is_dir() else shutil.copy)(ROOT / item, tmp_path / item)
+    dev = tmp_path / "stacks" / "Pulumi.dev.yaml"
+    dev.write_text(dev.read_text().replace('kubernetesVersion: "1.35"', 'kubernetesVersion: "1.36"'))
+    assert "| `dev` | Kubernetes 1.36, " in stacks_table(tmp_path)

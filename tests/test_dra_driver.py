@@ -250,8 +250,8 @@ def test_an_unknown_version_lists_only_the_offered_ones():
     # 25.12.0 is refused on AKS's GRID driver: never offered as a choice
     (line,) = found
     assert line.startswith("draDriver.chartVersion: '0.6.0' is not a supported chart version; choose one of 25.8.1, "
-                           "0.4.1, 0.5.0 (25.12.0 is refused: ")  # and says why the known versions it leaves out are refused
-    assert "#1014" in line and "0.4.0 is refused: " in line
+                           "0.4.1, 0.5.0 (default 0.4.1; 25.12.0 is refused: ")  # and why the known ones left out are
+    assert "0.4.0 is refused: withdrawn" in line and "docs/upgrading.md" in line
 
 
 def test_unstated_host_driver_is_akss_grid_driver_which_meets_0_4_1():

@@ -41,10 +41,11 @@ def test_the_deploying_identity_gets_cluster_admin_on_the_cluster_by_default(pre
     cluster = plan.one(CLUSTER)
     assert grant.name == "c-deployer-admin" and grant.parent == plan.one("aks-dra-vgpu:index:AksCluster").urn
     if preview:  # who runs Pulumi is the provider's to say (its credentials): offline, nothing is made up
-        assert grant.inputs["principalId"] == grant.inputs["roleDefinitionId"] == UNKNOWN
+        assert grant.inputs["principalId"] == UNKNOWN
     else:
         assert grant.inputs["principalId"] == CLIENT_CONFIG["objectId"]  # azure-native's client config
-        assert grant.inputs["roleDefinitionId"] == CLUSTER_ADMIN_ID
+    # The role is a constant and its subscription is asked without waiting for the cluster: known before the first up.
+    assert grant.inputs["roleDefinitionId"] == CLUSTER_ADMIN_ID
     assert grant.inputs["principalType"] == "User"  # azurecli: a person's `az login`
     assert cluster.urn in grant.dependencies  # scoped to the cluster's ID
     if not preview:
@@ -75,7 +76,7 @@ def test_a_stack_can_name_its_own_principals_instead(preview):
     assert {(g.name, g.inputs["principalId"], g.inputs["principalType"]) for g in grants} == {
         (f"c-admin-{SP}", SP, "ServicePrincipal"), (f"c-admin-{GROUP}", GROUP, "Group"),
     }
-    assert all(g.inputs["roleDefinitionId"] == (UNKNOWN if preview else CLUSTER_ADMIN_ID) for g in grants)
+    assert all(g.inputs["roleDefinitionId"] == CLUSTER_ADMIN_ID for g in grants)
     assert CLIENT_CONFIG["objectId"] not in {g.inputs["principalId"] for g in grants}
     assert {g.urn for g in grants} <= set(plan.one(PROVIDER).dependencies)
 

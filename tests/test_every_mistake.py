@@ -86,8 +86,15 @@ def test_an_unknown_version_says_why_the_known_ones_it_leaves_out_are_refused():
     data["draDriver"] = {"chartVersion": "25.99.0"}
     (line,) = problems(data)
     assert line.startswith("draDriver.chartVersion: '25.99.0' is not a supported chart version; choose one of ")
-    assert "(25.12.0 is refused: it needs an NVIDIA driver >= 580" in line
-    assert "kubernetes-sigs/dra-driver-nvidia-gpu#1014" in line
+    assert "(default 0.4.1; 25.12.0 is refused: it needs an NVIDIA driver >= 580" in line
+    assert "0.4.0 is refused: withdrawn; docs/upgrading.md has the table)" in line
+
+
+def test_an_unknown_version_is_told_in_a_few_words_the_whole_reasons_come_with_the_version_itself():
+    data = copy.deepcopy(MINIMAL_STACK)
+    data["draDriver"] = {"chartVersion": "0.9.9"}
+    (line,) = problems(data)
+    assert len(line) < 300 and "#1014" not in line, line  # the reasons are the refused versions' own messages
 
 
 TEN_MISTAKES = """config:
@@ -197,3 +204,27 @@ def test_a_rule_never_reads_a_default_standing_in_for_a_bad_cluster_key():
     data["gpuPools"][0]["kubernetesVersion"] = "1.35"  # newer than the default 1.34, but the cluster's own is unknown
     keys = [line.split(": ", 1)[0] for line in problems(data)]
     assert keys == ["cluster.kubernetesVersion"]
+
+
+def test_a_models_own_rule_never_judges_the_default_of_a_refused_key():
+    data = copy.deepcopy(MINIMAL_STACK)
+    data["cluster"]["name"] = "aks_dev"  # a cluster name, not a DNS prefix: the default dnsPrefix would be refused
+    data["cluster"]["dnsPrefix"] = "-bad"
+    found = problems(data)
+    assert found == ["cluster.dnsPrefix: '-bad' is not a DNS prefix; use 1-54 letters, digits and '-', starting and "
+                     "ending with a letter or digit"], found
+
+
+@pytest.mark.parametrize(("written", "hint"), [
+    # No 24-vCPU size: the sizes on either side, with what they hold, not NV72ads (one letter away, 3x the vCPUs).
+    ("Standard_NV24ads_A10_v5", "(there is no 24-vCPU size; the nearest: Standard_NV18ads_A10_v5 (18 vCPUs, 1/2 A10, "
+     "12 GiB GPU memory per device) and Standard_NV36ads_A10_v5 (36 vCPUs, one A10, 24 GiB GPU memory per device))"),
+    ("Standard_NV36adms", "(did you mean 'Standard_NV36adms_A10_v5'?)"),  # a known vCPU count: the rest is a typo
+    ("Standard_NV100ads_A10_v5", "the nearest: Standard_NV72ads_A10_v5 (72 vCPUs, 2 A10s,"),
+])
+def test_a_size_not_in_the_catalog_is_told_the_sizes_it_most_likely_meant(written, hint):
+    data = copy.deepcopy(MINIMAL_STACK)
+    data["gpuPools"][0]["vmSize"] = written
+    (line,) = problems(data)
+    assert line.startswith(f"gpuPools[0].vmSize: '{written}' is not an NVadsA10_v5 size ("), line
+    assert hint in line.split("; choose")[0], line

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from components.catalog import DCGM_EXPORTER_CHARTS, DEFAULT_DCGM_EXPORTER_CHART, dra_refusal, node_label
+from components.catalog import DCGM_EXPORTER_CHARTS, DEFAULT_DCGM_EXPORTER_CHART, dra_refusal, node_label, unchecked_image
+from components.catalog.dcgm_exporter import CHECKED_IMAGES
 from components.config import ConfigError, stack_config_from_mapping
 from components.config.monitoring import AlertsConfig, GpuMetricsConfig
 from components.observability.dashboard import dashboard
@@ -52,8 +53,12 @@ def test_node_label_follows_the_exporter_version(tag, label):
 
 def test_which_tags_are_refused_and_why():
     assert "resource.k8s.io/v1beta1" in dra_refusal("4.5.3-4.8.2-distroless")
-    assert "resource.k8s.io/v1beta1" in dra_refusal("4.2.3-4.3.0-ubuntu22.04")
+    assert "resource.k8s.io/v1beta1" in dra_refusal("4.3.1-4.4.0-ubuntu22.04")  # the first tag with DRA (#535)
     assert "predates DRA attribution" in dra_refusal("4.2.3-4.2.0-ubuntu22.04")
+    # "4.2.3-4.3.0" is a branch of NVIDIA/dcgm-exporter, never a tag: the first DRA release is named instead.
+    assert dra_refusal("4.2.3-4.2.0-ubuntu22.04").endswith(
+        "predates DRA attribution (first released in exporter 4.4.0, tag 4.3.1-4.4.0, NVIDIA/dcgm-exporter #535): "
+        "no claim labels")
     assert "not a dcgm-exporter release tag" in dra_refusal("latest")
     assert dra_refusal("4.6.0-4.8.3-distroless") is None and dra_refusal("4.6.1-4.8.4") is None
     with pytest.raises(ValueError, match="not a dcgm-exporter release tag"):
@@ -69,6 +74,40 @@ def test_the_default_image_reads_v1():
     assert dra_refusal(config.image) is None and config.node_label == "hostname"
 
 
+def test_exporter_4_8_4_is_checked_and_a_newer_one_is_said_to_be_unchecked():
+    assert CHECKED_IMAGES[(4, 8, 4)] == "4.6.1-4.8.4-distroless (NVIDIA/dcgm-exporter #745)"
+    assert unchecked_image("4.6.1-4.8.4-distroless") is None and unchecked_image("4.6.0-4.8.3") is None
+    note = unchecked_image("4.7.0-4.9.0-distroless")
+    assert note.startswith("imageTag '4.7.0-4.9.0-distroless' is exporter 4.9.0, newer than any this package has "
+                           "checked (4.6.1-4.8.4-distroless (NVIDIA/dcgm-exporter #745))")
+    # Chart 4.8.4 is not in reach to render: its image goes with chart 4.8.3.
+    assert "4.8.4" not in DCGM_EXPORTER_CHARTS
+    config = stack_config_from_mapping(_prod({"imageTag": "4.6.1-4.8.4-distroless"}))
+    assert config.cluster.monitoring.gpu_metrics.chart_version == "4.8.3"
+    assert config.cluster.monitoring.gpu_metrics.node_label == "hostname"
+
+
+def test_the_exporter_component_warns_of_an_unchecked_image(monkeypatch):
+    import pulumi
+
+    from components.observability.exporter import GpuMetrics
+
+    warned: list[str] = []
+    monkeypatch.setattr(pulumi.log, "warn", lambda message, *a, **k: warned.append(message))
+    pools = [{"name": "gpu", "vmSize": "Standard_NV12ads_A10_v5"}]
+
+    def program(tag: str) -> None:
+        import pulumi_kubernetes as k8s
+
+        provider = k8s.Provider("k8s", kubeconfig="{}")
+        GpuMetrics("m", GpuMetricsArgs(image_tag=tag, pools=pools), pulumi.ResourceOptions(provider=provider))
+
+    capture(lambda: program("4.6.1-4.8.4-distroless"), preview=True)
+    assert warned == []
+    capture(lambda: program("4.7.0-4.9.0-distroless"), preview=True)
+    assert len(warned) == 1 and warned[0].startswith("m: imageTag '4.7.0-4.9.0-distroless' is exporter 4.9.0")
+
+
 # --- refused in the stack, with the key path, the reason and the allowed values ---------------------------------------------
 @pytest.mark.parametrize("gpu_metrics", [
     {"imageTag": "4.5.3-4.8.2-distroless"},
@@ -78,7 +117,8 @@ def test_the_default_image_reads_v1():
 def test_a_hanging_or_unknown_image_is_refused(gpu_metrics):
     text = _problems(_prod(gpu_metrics))
     assert "cluster.monitoring.gpuMetrics.imageTag:" in text
-    assert "4.6.0-4.8.3-distroless, or another release tag of exporter 4.8.3 or newer" in text
+    assert ("4.6.0-4.8.3-distroless or 4.6.1-4.8.4-distroless, or another release tag of exporter 4.8.3 or newer"
+            in text)
     if "nightly" not in str(gpu_metrics):
         assert "resource.k8s.io/v1beta1" in text and "no timeout" in text
 

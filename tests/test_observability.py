@@ -131,6 +131,17 @@ def test_kube_prometheus_stack_gets_monitoring_coreos_objects_and_a_prometheus_r
     assert not [r for r in plan.resources if "azmonitoring" in r.type]
 
 
+def test_service_monitor_without_the_exporter_scrapes_the_drivers_own_metrics():
+    # Neither the exporter nor managed Prometheus: the driver (0.4.x serves metrics) is what a Prometheus of the
+    # user's scrapes, so its PodMonitor is created and its metrics turned on, not nothing at all.
+    plan = _plan({"gpuMetrics": {"serviceMonitor": True}})
+    assert [(r.inputs["apiVersion"], r.inputs["kind"]) for r in _scrape_objects(plan)] == [
+        ("monitoring.coreos.com/v1", "PodMonitor")]
+    driver = plan.one("kubernetes:helm.sh/v3:Release", "gpu-dra-driver-release")
+    assert driver.inputs["values"]["kubeletPlugin"]["metrics"] == {"enabled": True}
+    assert not plan.all("kubernetes:monitoring.coreos.com/v1:PrometheusRule")  # the GPU rules read the exporter's
+
+
 def test_no_prometheus_no_scrape_object_and_the_driver_values_unchanged():
     plan = _plan({"gpuMetrics": {"enabled": True}})
     assert not _scrape_objects(plan)

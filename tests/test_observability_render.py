@@ -1,11 +1,13 @@
-"""The real dcgm-exporter chart (4.8.2), rendered by the real helm with GpuMetrics' values for each stack's GPU pools.
+"""The real dcgm-exporter charts (4.8.3, the package's default, and 4.8.2), rendered by the real helm with GpuMetrics'
+values for each stack's GPU pools.
 
 It renders; every value sent is a key of the chart's values.yaml; the DaemonSet sets KUBERNETES_ENABLE_DRA, lands only
 on GPU nodes, tolerates every GPU pool's taint (AKS's spot taint included) and nothing else; its counter list has no
 profiling (DCP) field when a pool has fractional slices; the chart's own ServiceMonitor is off (the package declares the
 one scrape object); the RBAC DRA attribution needs is there; every built-in object passes Kubernetes 1.34's schema.
 
-Needs HELM (a helm binary) and DRA_CHARTS_DIR (the folder holding ``dcgm-exporter-4.8.2/``); skips without them.
+Needs HELM (a helm binary) and DRA_CHARTS_DIR (the folder holding ``dcgm-exporter-4.8.3/`` and ``dcgm-exporter-4.8.2/``,
+unmodified copies of NVIDIA's charts); skips without them.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from components.catalog import DCGM_EXPORTER_CHARTS, DEFAULT_DCGM_EXPORTER_CHART
 from components.config import GpuPoolConfig
 from components.config.monitoring import GpuMetricsConfig
 from components.observability.counters import COUNTERS
@@ -44,19 +47,31 @@ def _flatten(values: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]
     return [prefix]
 
 
-@pytest.fixture(scope="module", params=["dev", "prod", "whole"])
+@pytest.fixture(scope="module", params=[(chart, stack) for chart in (DEFAULT_DCGM_EXPORTER_CHART, "4.8.2")
+                                         for stack in ("dev", "prod", "whole")], ids="-".join)
 def rendered(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    version, stack = request.param
     helm = _artifact("HELM", "a helm binary")
-    chart = _artifact("DRA_CHARTS_DIR", "the folder holding the charts") / "dcgm-exporter-4.8.2"
-    if request.param == "whole":
+    chart = _artifact("DRA_CHARTS_DIR", "the folder holding the charts") / f"dcgm-exporter-{version}"
+    if not chart.is_dir():
+        pytest.skip(f"DRA_CHARTS_DIR holds no dcgm-exporter-{version}/")
+    if stack == "whole":
         pools = [GpuPoolConfig(name="full", vm_size="Standard_NV36ads_A10_v5", taints=["gpu=whole:NoSchedule"])]
     else:
-        pools = _pools(request.param)
-    values = exporter_values(GpuMetricsConfig(enabled=True), pools)
-    result = helm_template(helm, chart, values, NAMESPACE, RELEASE, tmp_path_factory.mktemp(request.param))
+        pools = _pools(stack)
+    # The settings a stack gets for this chart: its own image, or (4.8.2's waits for v1beta1) the default's.
+    config = GpuMetricsConfig(enabled=True, chart_version=version,
+                              image_tag=None if version == DEFAULT_DCGM_EXPORTER_CHART else DCGM_EXPORTER_CHARTS[
+                                  DEFAULT_DCGM_EXPORTER_CHART])
+    values = exporter_values(config, pools)
+    result = helm_template(helm, chart, values, NAMESPACE, RELEASE, tmp_path_factory.mktemp(f"{version}-{stack}"))
     assert result.returncode == 0, result.stderr
     objects = [d for d in yaml.safe_load_all(result.stdout) if d]
-    return {"name": request.param, "pools": pools, "values": values, "objects": objects, "chart": chart}
+    return {"name": stack, "version": version, "pools": pools, "values": values, "objects": objects, "chart": chart}
+
+
+def test_the_package_defaults_to_a_chart_the_tests_render():
+    assert DEFAULT_DCGM_EXPORTER_CHART == "4.8.3" and set(DCGM_EXPORTER_CHARTS) == {"4.8.2", "4.8.3"}
 
 
 def _one(objects: list[dict[str, Any]], kind: str) -> dict[str, Any]:
@@ -100,15 +115,19 @@ def test_no_profiling_counters_on_fractional_slices(rendered):
     profiling = {c.field for c in COUNTERS if c.profiling}
     fractional = any(p.size.gpu_memory_gib < 24 for p in rendered["pools"])
     assert (fields & profiling == set()) if fractional else (profiling <= fields)
-    # The DaemonSet reads exactly that list (the chart mounts the ConfigMap over its default file).
-    args = _one(rendered["objects"], "DaemonSet")["spec"]["template"]["spec"]["containers"][0]["args"]
-    assert args == ["-f", "/etc/dcgm-exporter/default-counters.csv"]
+    # The DaemonSet reads exactly that list: the chart mounts the ConfigMap over the exporter's default file, which
+    # chart 4.8.2 names with -f and 4.8.3 leaves to the exporter's own default (`arguments: []`; the collectors flag
+    # defaults to that path, NVIDIA/dcgm-exporter pkg/cmd/app.go).
+    container = _one(rendered["objects"], "DaemonSet")["spec"]["template"]["spec"]["containers"][0]
+    assert {(m["mountPath"], m.get("subPath")) for m in container["volumeMounts"]} >= {
+        ("/etc/dcgm-exporter/default-counters.csv", "default-counters.csv")}
+    wanted = ["-f", "/etc/dcgm-exporter/default-counters.csv"] if rendered["version"] == "4.8.2" else None
+    assert container.get("args") == wanted
 
 
 def test_pinned_image_and_resources_and_no_chart_service_monitor(rendered):
     container = _one(rendered["objects"], "DaemonSet")["spec"]["template"]["spec"]["containers"][0]
-    # The default image reads resource.k8s.io/v1 (4.6.0-4.8.3, chart 4.8.3); chart 4.8.3 itself is not in reach here,
-    # so 4.8.2's templates render it (the keys the values set are read the same way by both).
+    # The default image reads resource.k8s.io/v1 (4.6.0-4.8.3, chart 4.8.3's own); with chart 4.8.2 it is set.
     assert container["image"] == "nvcr.io/nvidia/k8s/dcgm-exporter:4.6.0-4.8.3-distroless"
     assert container["resources"]["requests"] == {"cpu": "100m", "memory": "128Mi"}
     assert container["resources"]["limits"] == {"cpu": "200m", "memory": "512Mi"}

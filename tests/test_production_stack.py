@@ -83,8 +83,10 @@ def test_prod_uses_entra_id_and_its_ci_identity_can_deploy_unattended(prod_plan)
     # The CI identity (a service principal signed in by azure/login) gets Cluster Admin; the provider waits for it.
     (grant,) = [r for r in prod_plan["resources"] if r["name"].endswith("-deployer-admin")]
     assert grant["type"] == "azure-native:authorization:RoleAssignment"
-    # Who runs Pulumi (and so the role's subscription-scoped ID) is known once the provider answers: not in a plan.
-    assert grant["inputs"]["principalId"] == grant["inputs"]["roleDefinitionId"] == "[unknown]"
+    # Who runs Pulumi is known once the provider answers: not in a plan. The role is: it is a constant, and the
+    # subscription its ID names is asked without waiting for the cluster.
+    assert grant["inputs"]["principalId"] == "[unknown]"
+    assert grant["inputs"]["roleDefinitionId"].endswith("/roleDefinitions/b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b")
     assert grant["inputs"]["principalType"] == "ServicePrincipal" and cluster["urn"] in grant["dependencies"]
     updated = capture(lambda: GpuPlatform("gpu", prod_config()), stack="prod", preview=False)
     role = updated.one("azure-native:authorization:RoleAssignment", grant["name"]).inputs["roleDefinitionId"]

@@ -18,7 +18,7 @@ from pulumi.provider.server import ProviderServicer
 from pulumi.runtime.proto import provider_pb2
 
 from components import __version__
-from components.catalog import A10_SIZES, DEFAULT_CHART_VERSION, DRIVER_CHARTS, OFFERED_CHART_VERSIONS
+from components.catalog import A10_SIZES, DEFAULT_CHART_VERSION, DRIVER_CHARTS, MIG_SIZES, OFFERED_CHART_VERSIONS
 from components.config.reference import STACK_SCHEMA
 from components.host import contract, enum_notes
 from components.host.hosted import HOSTED
@@ -126,7 +126,7 @@ def test_chart_versions_are_the_offered_ones_and_vm_sizes_the_catalogs(schema):
     versions = [e["value"] for e in schema_type(schema, "ChartVersion")["enum"]]
     assert versions == list(OFFERED_CHART_VERSIONS)
     assert not {v for v, chart in DRIVER_CHARTS.items() if chart.withdrawn} & set(versions)  # 0.4.0 is refused
-    assert [e["value"] for e in schema_type(schema, "VmSize")["enum"]] == list(A10_SIZES)
+    assert [e["value"] for e in schema_type(schema, "VmSize")["enum"]] == [*A10_SIZES, *MIG_SIZES]
     assert resource(schema, "NvidiaDraDriver")["inputProperties"]["chartVersion"]["default"] == DEFAULT_CHART_VERSION
 
 

@@ -531,6 +531,25 @@ def test_two_releases_that_would_share_a_folder_are_refused(tmp_path):
 
     releases = [Registration(f"urn:pulumi:s::p::kubernetes:helm.sh/v3:Release::{n}", "kubernetes:helm.sh/v3:Release", n,
                              True, None, None, [], {"name": n, "chart": "c"}, {}) for n in ("a/b", "a_b")]
-    with pytest.raises(OutputError, match="render to the folder"):
+    with pytest.raises(OutputError) as caught:
         render(Plan("p", "s", releases), tmp_path)
+    assert str(caught.value).startswith("helm/a_b: two Helm releases render to this folder, a/b in namespace default "
+                                        "and a_b in namespace default; rename one")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_two_objects_that_would_share_a_file_are_refused_naming_both_at_the_file(tmp_path):
+    from components.offline import Registration
+
+    def config_map(resource: str, name: str) -> Registration:
+        return Registration(f"urn:pulumi:s::p::kubernetes:core/v1:ConfigMap::{resource}", "kubernetes:core/v1:ConfigMap",
+                            resource, True, None, None, [],
+                            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "ns"}}, {})
+
+    with pytest.raises(OutputError) as caught:
+        render(Plan("p", "s", [config_map("first", "a:b"), config_map("second", "a_b")]), tmp_path)
+    assert str(caught.value) == (
+        "kubernetes/configmap-ns-a_b.yaml: two Kubernetes objects render to this file, ConfigMap ns/a:b (resource "
+        "'first') and ConfigMap ns/a_b (resource 'second'); give one another metadata.name (names that differ only in "
+        "characters a file name cannot hold meet here too)")
     assert list(tmp_path.iterdir()) == []

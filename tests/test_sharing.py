@@ -62,6 +62,24 @@ def test_the_sharing_check_runs_beside_other_mistakes():
     assert [line.split(":", 1)[0] for line in found] == ["gpuPools[0].vmSize", "gpuPools[1].sharing"]
 
 
+@pytest.mark.parametrize(("version", "told"), [
+    ("1.31", "cluster.kubernetesVersion: '1.31' is too old"),
+    ("abc", "cluster.kubernetesVersion: 'abc' is not a Kubernetes version"),
+    (1.36, "cluster.kubernetesVersion: 1.36 is a number; quote the version"),  # unquoted in YAML
+])
+def test_a_refused_kubernetes_version_is_told_once_not_judged_as_its_default(version, told):
+    # The sharing rule reads cluster.kubernetesVersion: refused, it is unknown, not the default '1.35' standing in.
+    (line,) = problems(stack(version))
+    assert line.startswith(told), line
+
+
+def test_a_refused_cluster_key_elsewhere_still_lets_the_sharing_rule_judge_the_version():
+    data = stack("1.35")
+    data["cluster"]["location"] = "nowhere"
+    found = problems(data)
+    assert [line.split(":", 1)[0] for line in found] == ["cluster.location", "gpuPools[1].sharing"], found
+
+
 def test_unknown_sharing_modes_are_refused():
     (line,) = problems(stack(sharing="timeSlicing"))
     assert line.startswith("gpuPools[1].sharing: ") and "'none' or 'memory'" in line

@@ -7,6 +7,7 @@ import pytest
 
 import components
 from components.catalog import SCALE_FROM_ZERO_WHY
+from components.verify import run as verify_run
 from components.verify.expected import expected
 from tests.verify_cluster import FakeClient, daemon_pod, healthy, node_slice, stack
 
@@ -291,7 +292,7 @@ def test_expected_names_follow_the_chart_and_the_stack(prod, dev):
 
 
 def test_wait_rechecks_until_what_was_starting_is_ready(prod, monkeypatch):
-    monkeypatch.setattr("components.verify.run.POLL_SECONDS", 0.01)
+    monkeypatch.setattr(verify_run, "POLL_SECONDS", 0.01)
     cluster = healthy(prod, PROD_NODES)
     ns = "nvidia-dra-driver-gpu"
     ready = cluster.pods[ns]

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
+import ssl
 import subprocess
 import sys
 import threading
@@ -54,7 +57,8 @@ def routes(cluster: Cluster) -> dict[str, dict]:
 class FakeApi:
     """A loopback HTTP server answering like kube-apiserver from recorded JSON; records what it was asked."""
 
-    def __init__(self, cluster: Cluster, *, token: str = TOKEN, forbidden: tuple[str, ...] = ()):
+    def __init__(self, cluster: Cluster, *, token: str = TOKEN, forbidden: tuple[str, ...] = (),
+                 tls: tuple[Path, Path] | None = None):
         self.routes = routes(cluster)
         self.requests: list[tuple[str, str, str | None]] = []
         api = self
@@ -115,7 +119,13 @@ class FakeApi:
                 self._handle("DELETE")
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        scheme = "http"
+        if tls:  # HTTPS with the given (certificate, key)
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*map(str, tls))
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+            scheme = "https"
+        self.url = f"{scheme}://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def __enter__(self) -> FakeApi:
@@ -127,11 +137,12 @@ class FakeApi:
         self.server.server_close()
 
 
-def kubeconfig(tmp_path: Path, server: str, token: str = TOKEN) -> Path:
+def kubeconfig(tmp_path: Path, server: str, token: str = TOKEN, insecure: bool = False) -> Path:
     path = tmp_path / "kubeconfig.yaml"
+    cluster: dict[str, object] = {"server": server, **({"insecure-skip-tls-verify": True} if insecure else {})}
     path.write_text(json.dumps({
         "apiVersion": "v1", "kind": "Config", "current-context": "test",
-        "clusters": [{"name": "c", "cluster": {"server": server}}],
+        "clusters": [{"name": "c", "cluster": cluster}],
         "users": [{"name": "u", "user": {"token": token}}],
         "contexts": [{"name": "test", "context": {"cluster": "c", "user": "u"}}],
     }), encoding="utf-8")
@@ -168,7 +179,7 @@ def test_the_cli_prints_json_and_exits_0_on_a_healthy_cluster(tmp_path, dev):
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     assert doc["summary"]["status"] == "ok" and {c["status"] for c in doc["checks"]} <= {"ok", "skip"}
-    assert "reading" in result.stderr  # progress on stderr
+    assert f"read {api.url} (Kubernetes v" in result.stderr  # progress on stderr
 
 
 def test_the_cli_text_report_and_exit_4_when_broken(tmp_path, dev):
@@ -215,18 +226,118 @@ def test_the_adapter_writes_reads_logs_and_proxies(tmp_path, dev):
     assert ("GET", "/api/v1/namespaces/gpu-metrics/pods/dcgm-1:9400/proxy/metrics") in methods
 
 
-def test_no_cluster_reachable_is_one_line_exit_2_without_traceback(tmp_path):
+def _free_port() -> int:
     import socket
 
-    with socket.socket() as s:  # a port nothing listens on
+    with socket.socket() as s:  # a port nothing listens on once closed
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    result = cli("verify", "--stack", "dev", "--kubeconfig", str(kubeconfig(tmp_path, f"https://127.0.0.1:{port}")),
-                 "--timeout", "20")
+        return s.getsockname()[1]
+
+
+def test_no_cluster_reachable_is_one_line_exit_2_without_traceback(tmp_path):
+    server = f"https://127.0.0.1:{_free_port()}"
+    result = cli("verify", "--stack", "dev", "--kubeconfig", str(kubeconfig(tmp_path, server)), "--timeout", "20")
     assert result.returncode == 2, result
-    errors = [line for line in result.stderr.splitlines() if not line.startswith("reading ")]
-    assert len(errors) == 1 and errors[0].startswith("verify: cannot reach the API server")
-    assert "Traceback" not in result.stderr and result.stdout == ""
+    assert result.stderr.splitlines() == [
+        f"verify: cannot reach the API server at {server}: connection refused (nothing listens at that address and port)"]
+    assert result.stdout == ""
+
+
+def test_with_json_an_unreachable_server_is_a_json_document_exit_2(tmp_path):
+    server = f"https://127.0.0.1:{_free_port()}"
+    result = cli("verify", "--stack", "dev", "--json", "--kubeconfig", str(kubeconfig(tmp_path, server)))
+    assert result.returncode == 2, result
+    doc = json.loads(result.stdout)
+    assert doc["checks"] == [] and doc["summary"]["status"] == "error" and doc["summary"]["exit"] == 2
+    (error,) = doc["summary"]["errors"]
+    assert error.startswith(f"verify: cannot reach the API server at {server}: connection refused")
+    assert result.stderr.splitlines() == [error]  # and the same one line for people
+
+
+def test_with_json_bad_input_is_a_json_document_too():
+    result = cli("verify", "--stack", "dev", "--json", "--size", "8")
+    assert result.returncode == 2
+    assert json.loads(result.stdout)["summary"]["errors"] == ["verify: --size and --image go with --smoke"]
+
+
+def test_a_plain_web_server_is_not_a_kubernetes_api_server(tmp_path):
+    from functools import partial
+    from http.server import SimpleHTTPRequestHandler
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    site = tmp_path / "site"
+    site.mkdir()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        result = cli("verify", "--stack", "dev", "--kubeconfig", str(kubeconfig(tmp_path, url)))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert result.returncode == 2, result
+    assert result.stderr.splitlines() == [f"verify: {url} is not a Kubernetes API server: GET /version answered 404 "
+                                          "File not found"]
+
+
+def test_speaking_tls_to_a_plain_http_server_says_so(tmp_path, dev):
+    with FakeApi(healthy(dev)) as api:
+        server = api.url.replace("http://", "https://")
+        with pytest.raises(UnreachableError) as raised:
+            components.verify(dev, kubeconfig=str(kubeconfig(tmp_path, server)), timeout=20)
+    assert str(raised.value) == (f"cannot reach the API server at {server}: the TLS handshake failed "
+                                 "(WRONG_VERSION_NUMBER: does it serve plain HTTP?)")
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 (openssl), for an HTTPS fake API server."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is needed to make a self-signed certificate for the HTTPS fake API server")
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run([openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", str(key), "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True, timeout=60)
+    return cert, key
+
+
+def test_an_untrusted_certificate_is_one_line(tmp_path, dev, certificate):
+    with FakeApi(healthy(dev), tls=certificate) as api:
+        result = cli("verify", "--stack", "dev", "--kubeconfig", str(kubeconfig(tmp_path, api.url)))
+    assert result.returncode == 2, result
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"verify: cannot reach the API server at {api.url}: its TLS certificate is not trusted ("), line
+    assert re.search("self.signed", line) and "HTTPSConnectionPool" not in line  # OpenSSL 1.1 writes "self signed"
+
+
+def test_insecure_skip_tls_verify_is_said_once_and_never_warned_per_request(tmp_path, dev, certificate):
+    with FakeApi(healthy(dev), tls=certificate) as api:
+        result = cli("verify", "--stack", "dev", "--kubeconfig", str(kubeconfig(tmp_path, api.url, insecure=True)))
+    assert result.returncode == 0, result.stderr
+    assert "InsecureRequestWarning" not in result.stderr and "warnings.warn" not in result.stderr
+    assert result.stderr.splitlines() == [
+        f"TLS is not verified for {api.url}: its kubeconfig sets insecure-skip-tls-verify",
+        f"read {api.url} (Kubernetes {healthy(dev).version})"]
+
+
+def test_the_insecure_client_leaves_the_process_warning_filters_alone(tmp_path, dev, certificate):
+    import warnings
+
+    from urllib3.exceptions import InsecureRequestWarning
+
+    with FakeApi(healthy(dev), tls=certificate) as api:
+        client = KubernetesClient.from_kubeconfig(str(kubeconfig(tmp_path, api.url, insecure=True)))
+        assert client.tls_verified is False
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert client.version()["gitVersion"]
+            warnings.warn("elsewhere", InsecureRequestWarning, stacklevel=1)
+    assert [str(w.message) for w in caught] == ["elsewhere"]
 
 
 @pytest.mark.parametrize("env, words", [
@@ -278,14 +389,31 @@ def test_offline_commands_never_import_the_kubernetes_client():
     probe = (
         "import sys\n"
         "import components\n"
-        "assert 'components.verify' not in sys.modules, 'import components loads verify'\n"
+        "front = {'components.verify', 'components.verify.client', 'components.verify.report'}\n"
+        "assert {m for m in sys.modules if m.startswith('components.verify')} == front, 'import components loads checks'\n"
         "from components.cli import main\n"
         "status = main(['plan', '--stack', 'dev', '--json'])\n"
         "loaded = sorted(m for m in sys.modules if m == 'kubernetes' or m.startswith(('kubernetes.', 'celpy', "
-        "'components.verify')))\n"
+        "'components.verify.')) and m not in front)\n"
         "print(status, loaded, file=sys.stderr)\n"
         "sys.exit(0 if status == 0 and not loaded else 1)\n"
     )
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stderr.strip().endswith("0 []")
+
+
+def test_the_public_verify_is_the_function_whatever_was_imported_first():
+    # A module of the subpackage imported before the package used to leave `components.verify` the subpackage; the
+    # name is now bound to the function once, and a plain function it stays.
+    probe = (
+        "import inspect, sys\n"
+        "from components.verify.kube import KubernetesClient\n"
+        "from components.verify import run, smoke\n"
+        "import components\n"
+        "assert inspect.isfunction(components.verify), components.verify\n"
+        "assert type(sys.modules['components.verify']).__name__ == 'module'\n"
+        "assert 'verify' in components.__all__ and components.verify is sys.modules['components.verify'].verify\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]

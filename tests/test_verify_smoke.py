@@ -10,7 +10,7 @@ import pytest
 import components
 from components.kubernetes.selectors import size_class_of
 from components.kubernetes.tolerations import tolerations_for_size
-from components.verify import smoke
+from components.verify import run, smoke
 from components.verify.checks_devices import memory_mib
 from tests.verify_cluster import FakeClient, healthy, stack
 
@@ -90,7 +90,7 @@ class SmokeCluster(FakeClient):
 def fast(monkeypatch):
     monkeypatch.setattr(smoke, "POLL", 0.01)
     monkeypatch.setattr(smoke, "CLEANUP_RESERVE", 0.05)
-    monkeypatch.setattr("components.verify.run.POLL_SECONDS", 0.01)
+    monkeypatch.setattr(run, "POLL_SECONDS", 0.01)
 
 
 @pytest.fixture(scope="module")

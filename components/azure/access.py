@@ -44,13 +44,18 @@ class ClusterAdmins:
         self.principals = []
         if auth.mode != "entraId" or not (auth.grant_deployer or auth.admin_principals):
             return
-        # Asked once the cluster exists (the grants need it anyway): a first preview shows who runs Pulumi as unknown
-        # rather than an answer the plan would have to make up.
+        # The role is a constant, and its ID names the subscription, which pulumi-azure-native answers from its own
+        # credentials with no resource needed (provider/pkg/provider/auth_getclientconfig.go, GetClientConfig:
+        # SubscriptionID is the credential's): asked at once, so a first `pulumi preview` (and the offline plan, with
+        # its placeholder subscription) shows which role is granted, before and after the first `up` alike.
+        subscription = authorization.get_client_config_output(opts=pulumi.InvokeOutputOptions(parent=parent))
+        # Who runs Pulumi is asked once the cluster exists (the grants need it anyway): a first preview shows the
+        # principal as unknown rather than an answer the offline plan would have to make up.
         client = authorization.get_client_config_output(
             opts=pulumi.InvokeOutputOptions(parent=parent, depends_on=[cluster])
         )
         cluster_id = cluster.id
-        role = client.subscription_id.apply(lambda sub: role_definition_id(sub, AKS_RBAC_CLUSTER_ADMIN))
+        role = subscription.subscription_id.apply(lambda sub: role_definition_id(sub, AKS_RBAC_CLUSTER_ADMIN))
         opts = pulumi.ResourceOptions(parent=parent, replace_on_changes=IMMUTABLE, delete_before_replace=True)
         def grant(suffix: str, principal_id: pulumi.Input[str], principal_type: str, why: str) -> authorization.RoleAssignment:
             return authorization.RoleAssignment(f"{name}-{suffix}", principal_id=principal_id, principal_type=principal_type,

@@ -87,8 +87,13 @@ def agent_pool_properties(pool: GpuPoolConfig, orchestrator_version: str | None 
         "agent_pool_name": pool.name,
         "os_sku": pool.os_sku,
         # AKS installs its GRID driver on NVadsA10_v5 (the DRA driver uses the host driver). Not the preview
-        # "managed GPU" mode: that adds the nvidia.com/gpu device plugin, which collides with DRA.
+        # "managed GPU" mode: that adds the nvidia.com/gpu device plugin, which collides with DRA. On a MIG size AKS
+        # installs its CUDA datacenter driver and partitions only where it installs one (Azure/AgentBaker cse_main.sh).
         "gpu_profile": containerservice.GPUProfileArgs(driver="Install"),
+        # MIG pools only (None is not sent): the AgentPool's `gpuInstanceProfile` (pulumi-azure-native 3.x
+        # containerservice.AgentPool `gpu_instance_profile`, enum GPUInstanceProfile MIG1g..MIG7g), a slice name
+        # already translated; force-new in pulumi-azure-native (provider/pkg/gen/replacement.go, PR #3655).
+        "gpu_instance_profile": pool.mig_profile,
         "node_labels": pool.node_labels,
         "os_disk_type": pool.effective_os_disk_type,
         "scale_down_mode": pool.scale_down_mode,

@@ -13,6 +13,7 @@ import pulumi_azure_native.resources as resources
 import pulumi_kubernetes as k8s
 
 from ..config import AuthConfig, ClusterConfig
+from ..config.args import component_args
 from ..config.upgrades import AUTO_UPGRADE_SCHEDULE, NODE_OS_UPGRADE_SCHEDULE, MaintenanceWindowConfig
 from ..config.versions import support_warning
 from ..outputs import output, register_declared
@@ -20,8 +21,10 @@ from .access import ClusterAdmins
 from .agent_pool import system_pool_profile
 from .kubeconfig import decode_kubeconfig, to_kubelogin_kubeconfig
 
-AksClusterArgs = ClusterConfig
-"""The cluster's settings (see ClusterConfig)."""
+
+class AksClusterArgs(ClusterConfig):
+    """The cluster's settings (see ClusterConfig): a class of its own, so a Python caller's mistakes are told as
+    `invalid AksClusterArgs`, the name they wrote."""
 
 
 def cluster_properties(config: ClusterConfig) -> dict[str, Any]:
@@ -209,6 +212,7 @@ class AksCluster(AksClusterOutputs, pulumi.ComponentResource):
     def __init__(self, name: str, args: AksClusterArgs, opts: pulumi.ResourceOptions | None = None, *,
                  fleet_member: bool = False):
         """`fleet_member`: the cluster joins a fleet, whose update runs then own its Kubernetes version."""
+        args = component_args(AksClusterArgs, args)
         super().__init__("aks-dra-vgpu:index:AksCluster", name, None, opts)
         # A minor in preview, LTS-only, or near or past the end of its standard support (catalog.kubernetes_versions).
         support = support_warning(args.kubernetes_version, date.today())

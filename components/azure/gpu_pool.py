@@ -1,4 +1,5 @@
-"""GpuNodePool: an AKS user pool of NVadsA10_v5 VMs, labelled for the NVIDIA DRA driver, with the GRID driver installed."""
+"""GpuNodePool: an AKS user pool of NVadsA10_v5 VMs (or of a MIG size AKS partitions), labelled for the NVIDIA DRA
+driver, with the NVIDIA driver installed by AKS."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pulumi_azure_native.containerservice as containerservice
 from pydantic import Field, model_validator
 
 from ..config import GpuPoolConfig, KeyedProblemsError, StrInput, Taint
+from ..config.args import component_args
 from ..config.azure import virtual_network_of
 from ..config.base import unset
 from ..config.pool_parts import ephemeral_os_disk_unchecked
@@ -87,12 +89,13 @@ class GpuNodePoolOutputs:
     taints: list[Taint] = output(
         "Taints every node carries ('key=value:Effect', AKS's spot taint included); GPU workloads must tolerate them."
     )
-    gpu_memory_gib: int = output("Nominal GPU memory (GiB) of each vGPU device on this pool's nodes.")
-    devices_per_node: int = output("vGPU devices each node presents.")
+    gpu_memory_gib: int = output("Nominal GPU memory (GiB) of each device on this pool's nodes (vGPU or MIG slice).")
+    devices_per_node: int = output("Devices each node presents (vGPU devices, or GPUs x MIG slices per GPU).")
 
 
 class GpuNodePool(GpuNodePoolOutputs, pulumi.ComponentResource):
-    """One NVadsA10_v5 pool: every node presents fixed A10 vGPU slices that the DRA driver publishes."""
+    """One GPU pool: every node presents fixed A10 vGPU slices, or the MIG slices AKS lays out at boot
+    (gpuInstanceProfile), and the DRA driver publishes them."""
 
     config: GpuPoolConfig
     """The validated pool settings (for the driver and samples)."""
@@ -100,6 +103,7 @@ class GpuNodePool(GpuNodePoolOutputs, pulumi.ComponentResource):
     """The AKS agent pool itself: what anything that must wait for this pool's Azure operation depends on."""
 
     def __init__(self, name: str, args: GpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None):
+        args = component_args(GpuNodePoolArgs, args)
         super().__init__("aks-dra-vgpu:index:GpuNodePool", name, None, opts)
         self.config = GpuPoolConfig.model_validate(
             args.model_dump(exclude={"cluster_name", "resource_group_name", "cluster_kubernetes_version"})
@@ -117,7 +121,7 @@ class GpuNodePool(GpuNodePoolOutputs, pulumi.ComponentResource):
         )
         # The name as sent, once the pool exists (known in a preview too: AKS keeps the name verbatim).
         self.pool_name = pool.urn.apply(lambda _: self.config.name)
-        if self.config.os_disk_type == "Ephemeral" and ephemeral_os_disk_unchecked(self.config.size):
+        if self.config.os_disk_type == "Ephemeral" and ephemeral_os_disk_unchecked(self.config.catalog_size):
             pulumi.log.warn(
                 f"{name}: osDiskType Ephemeral is unchecked: the catalog does not know {self.config.vm_size}'s temp "
                 "disk, so AKS decides whether the OS disk fits",
@@ -125,6 +129,6 @@ class GpuNodePool(GpuNodePoolOutputs, pulumi.ComponentResource):
             )
         self.node_labels = self.config.node_labels
         self.taints = self.config.effective_taints
-        self.gpu_memory_gib = self.config.size.gpu_memory_gib
-        self.devices_per_node = self.config.size.devices_per_node
+        self.gpu_memory_gib = self.config.slice_memory_gib
+        self.devices_per_node = self.config.devices_per_node
         register_declared(self)

@@ -8,7 +8,8 @@ Values marked "unverified" in the docs are kept here as data so a correction is 
 
 Also here: AKS's GRID driver per node image (`host_drivers`), the price table (`prices`, `data/`), and the SDK
 releases this package supports (`sdk_versions`), the dcgm-exporter charts and what an image tag tells
-(`dcgm_exporter`). Imports nothing of ours.
+(`dcgm_exporter`), and the MIG sizes AKS partitions with the slices each `gpuInstanceProfile` gives (`mig`).
+Imports nothing of ours.
 """
 
 from .charts import (
@@ -32,6 +33,17 @@ from .dcgm_exporter import (
     allowed_tags,
     dra_refusal,
     node_label,
+    unchecked_image,
+)
+from .mig import (
+    MIG_GPUS,
+    MIG_PROFILES,
+    MIG_SIZES,
+    MigGpu,
+    MigSize,
+    MigSlice,
+    mig_slice,
+    slice_profile_to_aks,
 )
 from .sizes import (
     A10_SIZES,
@@ -59,6 +71,9 @@ __all__ = [
     "GPU_PRESENT_LABEL",
     "MANAGED_GATES",
     "MANAGED_VALUES",
+    "MIG_GPUS",
+    "MIG_PROFILES",
+    "MIG_SIZES",
     "MIN_KUBERNETES_PATCH",
     "MIN_KUBERNETES_VERSION",
     "NGC_REPOSITORY",
@@ -72,7 +87,13 @@ __all__ = [
     "SIZE_CLASSES",
     "A10Size",
     "DriverChart",
+    "MigGpu",
+    "MigSize",
+    "MigSlice",
     "allowed_tags",
     "dra_refusal",
+    "mig_slice",
     "node_label",
+    "slice_profile_to_aks",
+    "unchecked_image",
 ]

@@ -38,6 +38,10 @@ class DriverChart:
     image_source: str = ""  # where the digest comes from
     # Gates the package refuses to turn on for AKS, gate -> why (the gate stays known: false is accepted).
     refused_gates: tuple[tuple[str, str], ...] = ()
+    # Whether the kubelet plugin publishes a MIG-enabled GPU whole beside its MIG slices (kubernetes-sigs/
+    # dra-driver-nvidia-gpu#719). Fixed by #776 (main, 2025-12-08: in v25.12.0, v0.4.0, v0.4.1 and 0.5.0) and its
+    # backport #781 to release-25.8 (2025-12-09, in v25.8.1, not in v25.8.0): every chart here carries the fix.
+    announces_mig_parent: bool = False
 
     @property
     def source_tag(self) -> str:

@@ -3,8 +3,9 @@
 A tag is ``<DCGM version>-<exporter version>[-<flavour>]`` (``4.6.0-4.8.3-distroless``); the exporter version decides
 two things the package depends on, each read in NVIDIA/dcgm-exporter's source at the tags named:
 
-- **Which ResourceSlice API it reads** (DRA attribution, ``KUBERNETES_ENABLE_DRA``). From 4.2.3-4.3.0 (where
-  ``internal/pkg/transformation/dra.go`` first appears) to 4.5.3-4.8.2, ``NewDRAResourceSliceManager`` builds a
+- **Which ResourceSlice API it reads** (DRA attribution, ``KUBERNETES_ENABLE_DRA``). From 4.3.1-4.4.0 (#535, the
+  first tagged release with ``internal/pkg/transformation/dra.go``, added by #501; "4.2.3-4.3.0", #527, was only ever a
+  branch, never a tag) to 4.5.3-4.8.2, ``NewDRAResourceSliceManager`` builds a
   ``resource.k8s.io/v1beta1`` ResourceSlice informer and waits for its cache with ``cache.WaitForCacheSync(ctx.Done(),
   ...)`` on a context nothing cancels; it runs inside ``NewMetricsServer`` (``server.go`` -> ``GetTransformations`` ->
   ``NewPodMapper``, ``kubernetes.go``), before ``pkg/cmd/app.go`` starts the HTTP server. Where v1beta1 is not served
@@ -13,6 +14,13 @@ two things the package depends on, each read in NVIDIA/dcgm-exporter's source at
   and gives the cache 30 s (``resourceSliceCacheSyncTimeout``); on failure it logs and runs without DRA labels.
 - **The node label's name.** ``Hostname`` up to 4.5.3-4.8.2 (``internal/pkg/rendermetrics/render_metrics.go``);
   ``hostname`` from 4.6.0-4.8.3 (PR #655, "Rename Hostname label to hostname").
+
+The images the package knows by release (``CHECKED_IMAGES``): 4.6.0-4.8.3 (#711) and 4.6.1-4.8.4 (#745, 2026-09-18: DCGM
+4.6.1; opt-in fields and exporter metrics, scrape limits, field batching; nothing about ResourceSlices or the node
+label, so it reads v1 and says ``hostname`` as 4.8.3 does). A newer exporter is accepted on that reading too, and
+``unchecked_image`` says it is unchecked. Chart 4.8.4 is not among the charts a stack may pick: no copy of it is in
+reach here to render, so its values, templates and RBAC are unchecked; its image is used with chart 4.8.3 through
+``gpuMetrics.imageTag``.
 
 Kubernetes never serves ``resource.k8s.io/v1beta1`` unless the API server is started with ``--runtime-config`` for it:
 beta APIs are off by default since 1.24 (KEP-3136; kubernetes/kubernetes ``pkg/controlplane/instance.go``
@@ -30,10 +38,13 @@ import re
 # 4.5.3-4.8.2 and 4.6.0-4.8.3).
 DCGM_EXPORTER_CHARTS = {"4.8.2": "4.5.3-4.8.2-distroless", "4.8.3": "4.6.0-4.8.3-distroless"}
 DEFAULT_DCGM_EXPORTER_CHART = "4.8.3"
+# Exporter releases whose behaviour here (ResourceSlice API, node label) the package has checked, with the release PR.
+CHECKED_IMAGES = {(4, 8, 3): "4.6.0-4.8.3-distroless (NVIDIA/dcgm-exporter #711)",
+                  (4, 8, 4): "4.6.1-4.8.4-distroless (NVIDIA/dcgm-exporter #745)"}
 
 _TAG = re.compile(r"(?P<dcgm>\d+\.\d+\.\d+)-(?P<exporter>\d+\.\d+\.\d+)(?:-(?P<flavour>[A-Za-z0-9][A-Za-z0-9._-]*))?",
                   re.ASCII)
-FIRST_DRA = (4, 3, 0)  # 4.2.3-4.3.0: dra.go, KUBERNETES_ENABLE_DRA
+FIRST_DRA = (4, 4, 0)  # 4.3.1-4.4.0 (#535): the first tag with dra.go, KUBERNETES_ENABLE_DRA
 FIRST_RESOURCE_V1 = (4, 8, 3)  # 4.6.0-4.8.3: v1 discovery, 30 s cache timeout (#654)
 FIRST_LOWERCASE_HOSTNAME = (4, 8, 3)  # 4.6.0-4.8.3: Hostname -> hostname (#655)
 TAG_FORM = "<DCGM version>-<exporter version>[-flavour], e.g. 4.6.0-4.8.3-distroless"
@@ -64,7 +75,8 @@ def dra_refusal(tag: str) -> str | None:
         return (f"'{tag}' is not a dcgm-exporter release tag ({TAG_FORM}); the package reads the exporter version from "
                 "it to know the API it uses and its node label")
     if version < FIRST_DRA:
-        return f"'{tag}' predates DRA attribution (exporter 4.3.0, NVIDIA/dcgm-exporter 4.2.3-4.3.0): no claim labels"
+        return (f"'{tag}' predates DRA attribution (first released in exporter 4.4.0, tag 4.3.1-4.4.0, "
+                "NVIDIA/dcgm-exporter #535): no claim labels")
     if version < FIRST_RESOURCE_V1:
         return (f"'{tag}' reads ResourceSlices only through resource.k8s.io/v1beta1 and waits for that cache with no "
                 "timeout before its HTTP server starts (NVIDIA/dcgm-exporter internal/pkg/transformation/dra.go); "
@@ -75,5 +87,16 @@ def dra_refusal(tag: str) -> str | None:
 
 def allowed_tags() -> str:
     """The tags this package accepts, in words, for error messages."""
-    newest = DCGM_EXPORTER_CHARTS[DEFAULT_DCGM_EXPORTER_CHART]
-    return f"{newest}, or another release tag of exporter 4.8.3 or newer"
+    return f"{' or '.join(tag.split(' ')[0] for tag in CHECKED_IMAGES.values())}, or another release tag of exporter " \
+        "4.8.3 or newer"
+
+
+def unchecked_image(tag: str) -> str | None:
+    """What to say of an accepted tag whose exporter is newer than any the package has checked, or None."""
+    version = exporter_version(tag)
+    newest = max(CHECKED_IMAGES)
+    if version is None or version <= newest:
+        return None
+    return (f"imageTag '{tag}' is exporter {'.'.join(map(str, version))}, newer than any this package has checked "
+            f"({CHECKED_IMAGES[newest]}): it is taken to read resource.k8s.io/v1 and label nodes `hostname` as that one "
+            "does; check its release notes")

@@ -36,6 +36,13 @@ AKS_RBAC_ROLES: Final[dict[str, str]] = {
 }
 """The built-in roles that let a principal reach the Kubernetes API of an Azure RBAC cluster, by role definition ID."""
 
+MONITORING_DATA_READER: Final = "b0d8363b-8ddd-447d-831f-62ca05bff136"
+"""Monitoring Data Reader: granted on the Azure Monitor workspace to Grafana's identity (azure-cli
+acs/azuremonitormetrics/amg/link.py; built-in roles page, "Monitor")."""
+
+ROLE_NAMES: Final[dict[str, str]] = {**AKS_RBAC_ROLES, MONITORING_DATA_READER: "Monitoring Data Reader"}
+"""Every built-in role the package grants, by role definition ID: what the plan and the diff name."""
+
 BUILT_IN_ROLES_SOURCE: Final = "https://learn.microsoft.com/azure/role-based-access-control/built-in-roles/containers"
 AKS_AZURE_RBAC_SOURCE: Final = "https://learn.microsoft.com/azure/aks/manage-azure-rbac"
 
@@ -47,5 +54,22 @@ PRINCIPAL_TYPES: Final = ("User", "Group", "ServicePrincipal")
 
 
 def role_definition_id(subscription_id: str, role: str) -> str:
-    """The subscription-scoped ID of a built-in role definition, as a role assignment names it."""
+    """The subscription-scoped ID of a built-in role definition, as a role assignment names it.
+
+    ARM types `roleDefinitionId` as a plain string ("The role definition ID.") and its examples send this form
+    (azure-rest-api-specs specification/authorization/resource-manager/Microsoft.Authorization/stable/2022-04-01/
+    examples/RoleAssignments_CreateForResource.json); what it answers varies (the tenant form
+    `/providers/Microsoft.Authorization/roleDefinitions/<id>` in that example's response, the scope's subscription on a
+    GET: azure-rest-api-specs #10939, #11103), so the package sends this one form and reads roles by their last segment.
+    """
     return f"/subscriptions/{subscription_id}/providers/Microsoft.Authorization/roleDefinitions/{role}"
+
+
+def role_label(role_definition_id: object) -> str | None:
+    """'Azure Kubernetes Service RBAC Cluster Admin (b1ff04bb-…)' for a role definition ID (any form) of a role the
+    package grants; the ID's last segment for another role; None for anything that is not an ID (unknown, secret)."""
+    if not isinstance(role_definition_id, str) or "/roleDefinitions/" not in role_definition_id:
+        return None
+    guid = role_definition_id.rstrip("/").rsplit("/", 1)[-1]
+    name = ROLE_NAMES.get(guid.lower())
+    return f"{name} ({guid})" if name else guid

@@ -17,7 +17,7 @@ from ..config.reference import REGENERATE, STACK_SCHEMA, config_reference, stack
 from ..host.contract import schema_text as plugin_schema
 from ..kubernetes.claim_templates import claim_template_name, pair_template_name
 from ..kubernetes.selectors import SIZE_CLASSES, max_memory_mib, min_memory_mib
-from .docs_figures import CRITICAL_PATH_BLOCK, critical_path_table
+from .docs_figures import CRITICAL_PATH_BLOCK, STACKS_BLOCK, critical_path_table, stacks_table
 
 CONFIG_REFERENCE = Path("docs/configuration.md")
 PLUGIN_SCHEMA = Path("components/host/schema.json")
@@ -170,6 +170,14 @@ def _read(root: Path, path: Path) -> str:
         raise DocsError(f"{path}: cannot be read ({exc.strerror or exc})") from None
 
 
+def generated_files() -> dict[Path, str]:
+    """The files docs writes whole (every other generated text is a block inside a hand-written file)."""
+    from ..observability.dashboard import dashboard_json
+
+    return {DASHBOARD: dashboard_json(), CONFIG_REFERENCE: config_reference(), STACK_SCHEMA: stack_schema(),
+            PLUGIN_SCHEMA: plugin_schema()}
+
+
 def expected_files(project_dir: Path) -> dict[Path, str]:
     """What every generated file (or file with a generated block) should contain now, by path below `project_dir`."""
     root = Path(project_dir)
@@ -182,7 +190,6 @@ def expected_files(project_dir: Path) -> dict[Path, str]:
     safe_changes = _read(root, SAFE_CHANGES)
     performance = _read(root, PERFORMANCE)
     critical = critical_path_table(root)
-    from ..observability.dashboard import dashboard_json
     from .docs_upstream import (
         DRIVER_UPGRADE_BLOCK,
         SHARED_SIZING_BLOCK,
@@ -196,11 +203,8 @@ def expected_files(project_dir: Path) -> dict[Path, str]:
     upgrading = _read(root, UPGRADING)
 
     return {
-        DASHBOARD: dashboard_json(),
+        **generated_files(),
         SAFE_CHANGES: replace_block(safe_changes, RULES_BLOCK, rules_table(), str(SAFE_CHANGES)),
-        CONFIG_REFERENCE: config_reference(),
-        STACK_SCHEMA: stack_schema(),
-        PLUGIN_SCHEMA: plugin_schema(),
         SIZING: replace_block(
             replace_block(
                 replace_block(
@@ -216,8 +220,11 @@ def expected_files(project_dir: Path) -> dict[Path, str]:
             DRIVER_UPGRADE_BLOCK, driver_upgrade_example(root), str(UPGRADING),
         ),
         README: replace_block(
-            replace_block(readme, GRAPH_BLOCK, mermaid_block(resource_graph(root)), str(README)), CRITICAL_PATH_BLOCK,
-            critical, str(README),
+            replace_block(
+                replace_block(readme, GRAPH_BLOCK, mermaid_block(resource_graph(root)), str(README)), CRITICAL_PATH_BLOCK,
+                critical, str(README),
+            ),
+            STACKS_BLOCK, stacks_table(root), str(README),
         ),
         PERFORMANCE: replace_block(performance, CRITICAL_PATH_BLOCK, critical, str(PERFORMANCE)),
     }

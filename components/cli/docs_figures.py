@@ -1,10 +1,15 @@
 """Figures the README and docs/performance.md quote, generated from the code so that they cannot go stale: a first
-`pulumi up`'s critical path for each shipped stack against the manual recipe, from the typical provisioning times."""
+`pulumi up`'s critical path for each shipped stack against the manual recipe, from the typical provisioning times, and
+the table of the shipped stacks (Kubernetes version, nodes, pools, resources) read from their stack files and plans."""
 
 from __future__ import annotations
 
 from itertools import groupby
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..config import GpuPoolConfig
 
 CRITICAL_PATH_BLOCK = "critical-path"
 NO_SUBNET = "prod without its own subnet"
@@ -61,4 +66,56 @@ def critical_path_table(project_dir: Path) -> str:
         label = f"{name} ({pools} GPU pool{'s' if pools != 1 else ''})"
         rows.append(f"| {label} | **{_minutes(result.minutes)} min**: {chain_in_words([s.kind for s in result.steps])} "
                     f"| {_minutes(result.floor_minutes)} min | **{_minutes(result.manual_minutes)} min** |")
+    return "\n".join(rows) + "\n"
+
+
+STACKS_BLOCK = "stacks-table"
+STACKS = ("dev", "prod")
+# What the figures cannot say about a stack's cluster: its settings in words (docs/production.md explains each).
+STACK_NOTES = {
+    "prod": "protected; Entra ID with Azure RBAC (CI's identity granted Cluster Admin, operators by group); own subnet "
+            "and identity, API access limited to listed ranges, patch + node-image upgrades in a weekly window, managed "
+            "Prometheus with its workspace, DCE, DCR and rules, GPU metrics (dcgm-exporter) and alerts, Managed Grafana, "
+            "named node resource group",
+}
+
+
+def _pool_in_words(pool: GpuPoolConfig) -> str:
+    """'`Standard_NV12ads_A10_v5` (1/3 A10, 8 GB) 1-6 deallocating on scale-down'."""
+    share = "a whole A10" if pool.size.gpu_share == "1" else f"{pool.size.gpu_share} A10"
+    scale = pool.autoscaling
+    count = f"autoscaling {scale.min_count}-{scale.max_count}" if scale else f"{pool.count or 1} node(s)"
+    extras = [text for on, text in (
+        (pool.scale_down_mode == "Deallocate", "deallocating on scale-down"),
+        (pool.capacity_reservation_group_id is not None, "on a capacity reservation"),
+        (pool.os_disk_type == "Ephemeral", "with an ephemeral OS disk"),
+        (pool.spot is not None, "on Spot VMs"),
+    ) if on]
+    return f"`{pool.vm_size}` ({share}, {pool.size.gpu_memory_gib} GB) {count}" + "".join(f" {e}" for e in extras)
+
+
+def stacks_table(project_dir: Path) -> str:
+    """Markdown: the shipped stacks, their figures read from their stack files and their offline plans (the Kubernetes
+    version, the system nodes, each GPU pool, the number of resources), so the README cannot quote stale ones."""
+    from ..config import stack_config_from_mapping
+    from ..offline import load_project, read_stack_config, run_project
+
+    project = load_project(project_dir)
+    rows = ["| stack | cluster | GPU pools | samples | resources |", "|---|---|---|---|---|"]
+    for name in STACKS:
+        raw, _secrets = read_stack_config(project, name)
+        stack = stack_config_from_mapping(raw, project.name)
+        cluster, system = stack.cluster, stack.cluster.system_pool
+        nodes = f"{system.count} system node{'s' if system.count != 1 else ''}"
+        facts = [f"Kubernetes {cluster.kubernetes_version}", f"{cluster.sku_tier} tier",
+                 nodes + (" across zones" if len(system.zones) > 1 else "")]
+        described = ", ".join(facts) + (f"; {STACK_NOTES[name]}" if name in STACK_NOTES else "")
+        pools = stack.gpu_pools
+        tainted = [bool(p.taints) for p in pools]
+        taints = "all tainted" if all(tainted) else "untainted" if not any(tainted) else "some tainted"
+        samples = stack.samples
+        shown = ["DeviceClass", "claim templates", *(["shared claim"] if samples.shared_claim else [])]
+        job = "the sample Job (it waits until a pool has a node: see below)" if samples.workload else "no Job"
+        rows.append(f"| `{name}` | {described} | {', '.join(_pool_in_words(p) for p in pools)}; {taints} "
+                    f"| {', '.join(shown)}; {job} | {len(run_project(project, name, preview=True).resources)} |")
     return "\n".join(rows) + "\n"

@@ -5,6 +5,7 @@ workloads onto shared slices. Written by `python -m components docs` with the ot
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -23,16 +24,24 @@ SHARED_EXAMPLE = ("infer=5x4", "embed=2x6", "rerank=3x2")
 def aks_versions_table() -> str:
     """The Kubernetes minors AKS offers (components/catalog/kubernetes_versions.py), as a Markdown table."""
     status = {"preview": "preview (no SLA)", "ga": "GA", "lts-only": "LTS only (Premium tier)"}
-    rows = ["| minor | on AKS | LTS | GA on AKS | end of standard support | newest known patch | unverified |",
+    rows = ["| minor | on AKS | GA on AKS | end of standard support | end of LTS | newest known patch | unverified |",
             "|---|---|---|---|---|---|---|"]
+
+    def month(day: date | None) -> str:
+        return day.strftime("%Y-%m") if day else "-"
+
     for m in AKS_MINORS.values():
-        end = m.end_of_standard_support.strftime("%Y-%m") if m.end_of_standard_support else "-"
         patch = f"{m.text}.{m.newest_patch}" if m.newest_patch is not None else "-"
-        rows.append(f"| {m.text} | {status[m.status]} | {'yes' if m.lts else '-'} | {m.ga or '-'} | {end} | {patch} "
-                    f"| {m.unverified or '-'} |")
+        lts_end = month(m.end_of_lts) if m.lts else "no LTS"
+        rows.append(f"| {m.text} | {status[m.status]} | {m.ga or '-'} | {month(m.end_of_standard_support)} | {lts_end} "
+                    f"| {patch} | {m.unverified or '-'} |")
     return "\n".join(rows) + (
-        f"\n\nAs of {AKS_VERSIONS_AS_OF}; sources: {AKS_VERSIONS_SOURCE}. `plan` warns {WARN_DAYS_BEFORE_END} days "
-        "before a minor's end of standard support and after it.\n"
+        f"\n\nAs of {AKS_VERSIONS_AS_OF.isoformat()}; sources: {AKS_VERSIONS_SOURCE}. Every minor from 1.27 on can run "
+        "with Long-Term Support (Premium tier, `supportPlan: AKSLongTermSupport`). The calendar gives months; the checks "
+        f"take a month's last day. `plan` warns {WARN_DAYS_BEFORE_END} days before a minor's end of standard support and "
+        "after it, judged on the day `plan` runs. What the table alone says (the minors offered, preview, LTS only, the "
+        f"newest patch) is true as of {AKS_VERSIONS_AS_OF.isoformat()}: refusals name that date, and after it the preview "
+        "and LTS-only warnings do too; a newer package knows more.\n"
     )
 
 

@@ -59,6 +59,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         write(report, printable_lines(block))
     for line in errors:
         write(sys.stderr, printable(f"error: {line}") + "\n")
-    for line in warnings:
+    # What the components logged (`pulumi.log.warn`), as `pulumi preview` shows it; the JSON document carries them.
+    for line in ([] if fmt == "json" else plan.warnings) + warnings:
         write(sys.stderr, printable(f"warning: {line}") + "\n")
     return EXIT_POLICY if errors else status

@@ -10,7 +10,9 @@ import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 
+from ..signals import signal_handler
 from .output import MAX_LINE, BadInputError
 
 
@@ -26,20 +28,12 @@ class Interrupted:
         """Records SIGINT while the block runs (where a handler can be set: the main thread, default handler)."""
         cls.signalled = False
 
-        def handler(number: int, frame: object) -> None:
+        def handler(number: int, frame: FrameType | None) -> None:
             cls.signalled = True
             signal.default_int_handler(number, frame)
 
-        try:
-            previous = signal.signal(signal.SIGINT, handler) if signal.getsignal(signal.SIGINT) is signal.default_int_handler \
-                else None
-        except ValueError:  # not the main thread
-            previous = None
-        try:
+        with signal_handler(signal.SIGINT, handler, only_replacing=signal.default_int_handler):
             yield
-        finally:
-            if previous is not None:
-                signal.signal(signal.SIGINT, previous)
 
 
 @contextmanager
@@ -62,7 +56,7 @@ def program_problems(directory: Path, passthrough: tuple[type[BaseException], ..
             raise BadInputError(args_error_lines(exc, exc.title, [str(p) for p in exc.problems], directory)) from None
         raise BadInputError([one_line(str(p), MAX_LINE) for p in exc.problems]) from None
     except InputPropertiesError as exc:
-        lines = [f"{e['property_path']}: {e['reason']}" for e in (exc.errors or [])]
+        lines = [f"{e['property_path'] + ': ' if e['property_path'] else ''}{e['reason']}" for e in (exc.errors or [])]
         kinds = {kind.__name__ for kind in type(exc).__mro__}
         if "ConfigError" in kinds and getattr(exc, "title", ""):  # the package's ConfigError under its installed name
             raise BadInputError(args_error_lines(exc, exc.title, lines, directory)) from None

@@ -4,10 +4,15 @@ problem: problems.py)."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .output import printable, write
 from .problems import program_problems
+
+if TYPE_CHECKING:
+    from ..config import Problem
 
 
 def run_plan(project_dir: str, stack: str, timeout: float | None, fleet_checked: bool = False):
@@ -25,3 +30,20 @@ def run_plan(project_dir: str, stack: str, timeout: float | None, fleet_checked:
         write(sys.stderr, printable(ambient_config_warning(ignored)) + "\n")
     with program_problems(project.directory):
         return run_project(project, stack, preview=True, timeout=timeout, fleet_checked=fleet_checked)
+
+
+def in_stack_file(problems: Sequence[Problem], project_dir: str, stack: str | None) -> list[str]:
+    """The problems' lines, a stack without the package's settings said of its stack file by name (the config models
+    know the namespace, not the file)."""
+    from ..config.loading import NoSettings
+    from ..offline import StackFileError, load_project
+    from ..offline.project import stack_name
+
+    file = ""
+    if stack and any(isinstance(p, NoSettings) for p in problems):
+        try:
+            project = load_project(project_dir)
+            file = project.shown_stack_file(stack_name(stack, project.name))
+        except StackFileError:
+            pass
+    return [str(p.in_file(file) if isinstance(p, NoSettings) and file else p) for p in problems]

@@ -11,8 +11,9 @@ def cmd_size(args: argparse.Namespace) -> int:
     """`size`: the sizing planner (components.sizing.command)."""
     from ..config import ConfigError
     from ..sizing.command import run
+    from .running import in_stack_file
 
     try:
         return run(args)
     except ConfigError as exc:
-        raise BadInputError([str(p) for p in exc.problems]) from None
+        raise BadInputError(in_stack_file(exc.problems, args.project_dir, args.stack)) from None

@@ -63,6 +63,7 @@ def read_stack(project_dir: str, stack: str):
     from ..config import ConfigError, stack_config_from_mapping
     from ..offline import StackFileError, load_project, read_stack_config
     from ..offline.project import stack_name
+    from .running import in_stack_file
 
     try:
         stack_name(stack)
@@ -72,11 +73,23 @@ def read_stack(project_dir: str, stack: str):
     except StackFileError as exc:
         raise BadInputError(exc.lines) from None
     except ConfigError as exc:
-        raise BadInputError([str(p) for p in exc.problems]) from None
+        raise BadInputError(in_stack_file(exc.problems, project_dir, stack)) from None
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    """`verify`: the report, and its exit status."""
+    """`verify`: the report, and its exit status; with --json, a bad input is a JSON document too (and its line on
+    stderr)."""
+    try:
+        return _verify(args)
+    except BadInputError as exc:
+        if args.json:
+            from ..verify.report import error_report
+
+            write(sys.stdout, json.dumps(error_report([printable(line) for line in exc.lines]), indent=2) + "\n")
+        raise
+
+
+def _verify(args: argparse.Namespace) -> int:
     if (args.size or args.image) and not args.smoke:
         raise BadInputError(["verify: --size and --image go with --smoke"])
     config = read_stack(args.project_dir, args.stack)

@@ -12,7 +12,9 @@ plugin's schema are all generated from these models. Imports only `catalog` of t
   the models, one section (or part of one) each; ``fleet``: a fleet stack's section and a member's membership,
   ``fleet_loading`` reads a fleet stack, ``fleet_rules`` checks a fleet's stacks against each other
 - ``errors``: ``ConfigError`` (problems with key paths), ``KeyedProblemsError`` for model-level checks; ``problems``:
-  pydantic's errors as problems, ``validate``; ``aliases``: keys as Python writes them
+  pydantic's errors as problems (``model_paths``: where they point, as the user names it); ``salvage``: the model-level
+  rules on what validated; ``validation``: ``validate``, every problem at once; ``aliases``: keys as Python writes them;
+  ``args``: a component's arguments as given (its Args class or a dict of them)
 - ``loading``: the stack's sections from Pulumi config; ``schema``, ``reference``: the JSON Schema and the reference
 """
 
@@ -34,7 +36,6 @@ from .loading import PROJECT, STACK_KEYS, load_stack_config, near_miss, stack_co
 from .monitoring import MonitoringConfig
 from .pool_parts import AutoscalingConfig, SpotConfig
 from .pools import GpuPoolConfig
-from .problems import validate
 from .samples import SamplesConfig
 from .stack import StackConfig
 from .syntax import (
@@ -49,6 +50,7 @@ from .syntax import (
     value_at,
 )
 from .upgrades import MaintenanceWindowConfig, UpgradesConfig
+from .validation import validate
 
 __all__ = [
     "MISSING",

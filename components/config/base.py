@@ -22,8 +22,8 @@ from pydantic.alias_generators import to_camel
 
 from ..catalog import MIN_KUBERNETES_PATCH, MIN_KUBERNETES_VERSION
 from .aliases import remember
-from .problems import python_args_error
 from .syntax import POOL_NAME, json_pattern, parse_k8s_version
+from .validation import python_args_error
 from .versions import offered_problem
 
 

@@ -134,16 +134,17 @@ class DraDriverConfig(Model):
 
 
 def _refused_note() -> str:
-    """Why the versions the package knows but does not offer are left out of the choices (none: '')."""
+    """What the versions the package knows but does not offer lack, a few words each (writing one gives the whole
+    reason), and where the table of every version is; with the default first, as the likeliest fix."""
     offered = set(usable_chart_versions(None))
     notes = []
     for version, chart in DRIVER_CHARTS.items():
         if version in offered:
             continue
-        why = chart.withdrawn or (f"it needs an NVIDIA driver >= {chart.min_host_driver}, above AKS's GRID driver for "
-                                  f"A10 ({AKS_MIN_SUPPORTED_GRID_DRIVER}): {chart.host_driver_reason}")
+        why = "withdrawn" if chart.withdrawn else (f"it needs an NVIDIA driver >= {chart.min_host_driver}, above AKS's "
+                                                   f"GRID driver for A10 ({AKS_MIN_SUPPORTED_GRID_DRIVER})")
         notes.append(f"{version} is refused: {why}")
-    return f" ({'; '.join(notes)})" if notes else ""
+    return f" (default {DEFAULT_CHART_VERSION}; {'; '.join(notes)}; docs/upgrading.md has the table)"
 
 
 def usable_chart_versions(host_driver: str | None) -> list[str]:

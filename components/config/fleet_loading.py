@@ -15,7 +15,7 @@ import pulumi
 from .errors import ConfigError, Problem
 from .fleet import FLEET_KEY, FleetConfig, raw_duplicate_problems
 from .loading import NEAR_MISS_CUTOFF, PROJECT, STACK_KEYS, _decode, redact
-from .problems import validate
+from .validation import validate
 
 
 def is_fleet_stack(config: Mapping[str, Any], project: str = PROJECT) -> bool:

@@ -14,13 +14,14 @@ import difflib
 import json
 import re
 from collections.abc import Collection, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import pulumi
 
 from .errors import ConfigError, Problem
-from .problems import validate
 from .stack import StackConfig, partial_problems
+from .validation import validate
 
 PROJECT = "aks-dra-vgpu"
 STACK_KEYS = tuple(f.alias or name for name, f in StackConfig.model_fields.items())
@@ -34,6 +35,28 @@ def near_miss(key: str) -> str | None:
     if not close and key.lower() in {k.lower() for k in STACK_KEYS}:
         close = [next(k for k in STACK_KEYS if k.lower() == key.lower())]
     return close[0] if close else None
+
+
+@dataclass(frozen=True)
+class NoSettings(Problem):
+    """The stack sets none of the package's sections: one problem instead of one per required key, naming the
+    namespace the package reads them from; `in_file` names the stack file too, where the caller knows it."""
+
+    namespace: str = PROJECT
+    elsewhere: tuple[str, ...] = ()  # the package's keys written under another namespace
+
+    def in_file(self, file: str) -> Problem:
+        """The same problem, said of the stack file `file`."""
+        return Problem("", no_settings_message(self.namespace, file, self.elsewhere))
+
+
+def no_settings_message(namespace: str, file: str = "", elsewhere: Collection[str] = ()) -> str:
+    """What a stack without the package's settings is told: where they are read from, and what to write."""
+    required = [f"{namespace}:{f.alias or key}" for key, f in StackConfig.model_fields.items() if f.is_required()]
+    moved = (f"; {', '.join(sorted(elsewhere))} {'is' if len(elsewhere) == 1 else 'are'} under another namespace: "
+             f"write {'it' if len(elsewhere) == 1 else 'them'} under '{namespace}:'") if elsewhere else ""
+    return (f"{file or 'the stack file'}: sets none of this package's settings, which are read under the project's "
+            f"name '{namespace}:' ({' and '.join(required)} at least; docs/configuration.md lists every key){moved}")
 
 
 def stack_config_from_mapping(
@@ -60,6 +83,9 @@ def stack_config_from_mapping(
             continue
         if close:
             problems.append(Problem(key, f"unknown key (did you mean '{close}'?); allowed keys: {', '.join(STACK_KEYS)}"))
+    if not data and not problems:  # not one mistake per required key: the stack holds no settings of ours at all
+        elsewhere = tuple(str(k) for k in config if str(k).partition(":")[2] in STACK_KEYS)
+        raise ConfigError([NoSettings("", no_settings_message(project, "", elsewhere), project, elsewhere)])
     secret = frozenset(key for key in STACK_KEYS if f"{project}:{key}" in secret_keys and key in data)
     try:
         stack = validate(StackConfig, data)

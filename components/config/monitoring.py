@@ -87,7 +87,8 @@ class GpuMetricsConfig(Model):
     service_monitor: bool = Field(
         False,
         description="Without managed Prometheus: create monitoring.coreos.com/v1 ServiceMonitor/PodMonitor objects and "
-        "a PrometheusRule (for kube-prometheus-stack). Never together with managedPrometheus (one scrape object a target).",
+        "a PrometheusRule (for kube-prometheus-stack); without enabled, only the DRA driver's PodMonitor. Never "
+        "together with managedPrometheus (one scrape object a target).",
     )
 
     @field_validator("chart_version")

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ..catalog import A10Size
+from ..catalog import A10Size, MigSize
 from .base import Model
 from .errors import KeyedProblemsError
 
@@ -66,7 +66,7 @@ class AutoscalingConfig(Model):
         return self
 
 
-def ephemeral_os_disk_problem(size: A10Size, os_disk_size_gb: int) -> str | None:
+def ephemeral_os_disk_problem(size: A10Size | MigSize, os_disk_size_gb: int) -> str | None:
     """Why an ephemeral OS disk of this size cannot live on the VM's temp disk, or None (also when the size is unknown)."""
     if size.temp_disk_gib is None or os_disk_size_gb <= size.temp_disk_gib:
         return None
@@ -76,6 +76,6 @@ def ephemeral_os_disk_problem(size: A10Size, os_disk_size_gb: int) -> str | None
     )
 
 
-def ephemeral_os_disk_unchecked(size: A10Size) -> bool:
+def ephemeral_os_disk_unchecked(size: A10Size | MigSize) -> bool:
     """Whether the catalog cannot check an ephemeral OS disk on this size (its temp disk is not known)."""
     return size.temp_disk_gib is None

@@ -8,16 +8,16 @@ pulumi_azure_native.containerservice: ``ScaleSetPriority``, ``ScaleSetEvictionPo
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
-from ..catalog import A10_SIZES, GPU_PRESENT_LABEL, RESERVED_LABEL_PREFIXES, A10Size
+from ..catalog import A10_SIZES, GPU_PRESENT_LABEL, MIG_SIZES, RESERVED_LABEL_PREFIXES, A10Size
 from .base import KubernetesVersion, Model, PoolName, Zones, unset
 from .errors import KeyedProblemsError
 from .limits import Tags
+from .mig_pools import MigPoolParts, pool_profile_problems
 from .pool_parts import (
     DEFAULT_SURGE,
     SPOT_LABEL,
@@ -26,18 +26,26 @@ from .pool_parts import (
     SpotConfig,
     ephemeral_os_disk_problem,
 )
+from .size_hints import size_hint
 from .syntax import Taint, check_label_key, check_label_value, parse_taint
 from .types import CapacityReservationGroupId, SubnetId, Surge, TaintText
 
 
-class GpuPoolConfig(Model):
-    """A GPU node pool of one NVadsA10_v5 size: every node presents fixed vGPU slices to the DRA driver."""
+class GpuPoolConfig(MigPoolParts, Model):
+    """A GPU node pool of one size: NVadsA10_v5 (fixed vGPU slices), or a MIG size whose GPUs AKS partitions into the
+    slices of its gpuInstanceProfile; either way the DRA driver publishes the slices."""
 
     name: PoolName = Field(description="Pool name: lowercase alphanumeric, starts with a letter, 1-12 characters.")
     # The enum is for the JSON schema (editors); the validator below keeps its "did you mean" for everyone else.
     vm_size: str = Field(
-        description="The NVadsA10_v5 size of every node in the pool (docs/sizing.md compares them).",
-        json_schema_extra={"enum": list(A10_SIZES)},
+        description="The NVadsA10_v5 size of every node in the pool (docs/sizing.md compares them), or a MIG size "
+        "(A100, H100, H200) with gpuInstanceProfile (docs/mig.md).",
+        json_schema_extra={"enum": [*A10_SIZES, *MIG_SIZES]},
+    )
+    gpu_instance_profile: str | None = unset(
+        "MIG sizes only, and required there: how AKS partitions every GPU of every node (gpuInstanceProfile): MIG1g, "
+        "MIG2g, MIG3g, MIG4g or MIG7g, or the slice it gives on this size's GPU (e.g. 3g.40gb on an A100 80GB), "
+        "translated. Fixed at creation: a change replaces the pool (docs/mig.md).",
     )
     count: int | None = Field(
         None, ge=0, le=1000,
@@ -113,10 +121,12 @@ class GpuPoolConfig(Model):
     @field_validator("vm_size")
     @classmethod
     def _vm_size(cls, v: str) -> str:
-        if v not in A10_SIZES:
-            close = difflib.get_close_matches(v, list(A10_SIZES), n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
-            raise ValueError(f"'{v}' is not an NVadsA10_v5 size{hint}; choose one of {', '.join(A10_SIZES)}")
+        if v not in A10_SIZES and v not in MIG_SIZES:
+            # The MIG sizes by reference: listed here they would push the A10 choices out of a one-line error.
+            raise ValueError(
+                f"'{v}' is not an NVadsA10_v5 size{size_hint(v, A10_SIZES, MIG_SIZES)}; choose one of "
+                f"{', '.join(A10_SIZES)}, or a MIG size with gpuInstanceProfile (docs/mig.md)"
+            )
         return v
 
     @field_validator("labels")
@@ -173,9 +183,11 @@ class GpuPoolConfig(Model):
                 "Ephemeral cannot be kept with scaleDownMode Deallocate (AKS deallocates only VMs with managed OS "
                 "disks); use Managed, or scaleDownMode Delete",
             ))
-        problem = ephemeral_os_disk_problem(self.size, self.os_disk_size_gb) if self.os_disk_type == "Ephemeral" else None
+        problem = (ephemeral_os_disk_problem(self.catalog_size, self.os_disk_size_gb)
+                   if self.os_disk_type == "Ephemeral" else None)
         if problem:
             problems.append(("osDiskSizeGb", problem))
+        problems += pool_profile_problems(self.vm_size, self.gpu_instance_profile)
         if problems:
             raise KeyedProblemsError(*problems)
         return self
@@ -189,7 +201,10 @@ class GpuPoolConfig(Model):
 
     @property
     def size(self) -> A10Size:
-        """The catalog entry of this pool's VM size."""
+        """The catalog entry of this A10 pool's VM size; a MIG pool has none (see `mig_size`), so code that sizes A10
+        slices cannot mistake a MIG slice for one."""
+        if self.vm_size not in A10_SIZES:
+            raise TypeError(f"pool '{self.name}' ({self.vm_size}) is a MIG pool: read mig_size and mig_slice")
         return A10_SIZES[self.vm_size]
 
     @property
@@ -256,6 +271,11 @@ def _pool_settings(value: Any) -> Any:
             settings = GpuPoolConfig.model_validate(settings.model_dump(include=set(GpuPoolConfig.model_fields)))
         found.append(settings)
     return found
+
+
+def a10_pools(pools: list[GpuPoolConfig]) -> list[GpuPoolConfig]:
+    """The pools of A10 vGPU slices among these: what the A10 claim templates, samples and size classes are made for."""
+    return [pool for pool in pools if not pool.is_mig]
 
 
 GpuPools = Annotated[list[GpuPoolConfig], BeforeValidator(_pool_settings), Field(min_length=1)]

@@ -5,20 +5,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pydantic import Field, PrivateAttr, ValidationError, model_validator
+from pydantic import Field, PrivateAttr, TypeAdapter, ValidationError, model_validator
 
 from ..catalog import SIZE_CLASSES
 from .azure import SUBNET, ArmId, parse_arm_id
-from .base import Model
+from .base import KubernetesVersion, Model
 from .cluster import ClusterConfig, SystemPoolConfig
 from .driver import DraDriverConfig, sharing_problems
 from .errors import KeyedProblemsError, Problem
 from .fleet import FleetMembershipConfig, member_name_problem
 from .limits import derived_name_problem, derived_names, merged_tag_problems, pool_count_problem
+from .mig_pools import driver_mig_problems
 from .monitoring import MonitoringConfig
 from .monitoring_rules import monitoring_problems
 from .pools import GpuPoolConfig
-from .problems import salvage
+from .salvage import salvage
 from .samples import SamplesConfig, extended_resource_problem
 from .syntax import CLUSTER_NAME, POOL_NAME
 from .versions import pool_skew_problem
@@ -71,13 +72,14 @@ def cross_problems(
     samples: SamplesConfig | None, system_pool: str | None, driver_release: str | None = None,
     names: list[tuple[int, str]] | None = None, pool_count: int | None = None, driver: DraDriverConfig | None = None,
     monitoring: tuple[MonitoringConfig | None, str | None, list[str]] | None = None, cluster_left_out: list[str] = (),
-    driver_chart: str | None = None,
+    driver_chart: str | None = None, cluster_version: str | None = None,
 ) -> list[tuple[str, str]]:
     """Every check that spans sections, each run when the parts it reads validated (`pools` are the pools that did, by
     index; `all_pools` says whether that is all of them; the driver's namespace and release and the system pool's
     name, when they did; `names`: every pool name that is a valid name, also of a pool that did not validate, default
     the validated pools'; `pool_count`: how many pools are written; `cluster_left_out`: the cluster's keys that failed,
-    so the cluster is its other keys, and a rule reading one of those does not run), so one run lists every mistake."""
+    so the cluster is its other keys, and a rule reading one of those does not run; `cluster_version`: the cluster's
+    Kubernetes version when only that much validated), so one run lists every mistake."""
     problems: list[tuple[str, str]] = []
 
     def reads(key: str) -> bool:  # the cluster's key a rule reads is the user's, not a default standing in for it
@@ -118,10 +120,18 @@ def cross_problems(
             and (problem := pool_skew_problem(pool.kubernetes_version, cluster.kubernetes_version))
         ]
     # Slices shared by memory: the driver's chart version and the Kubernetes versions, each judged when it validated.
-    problems += sharing_problems(driver_chart, cluster.kubernetes_version if cluster else None, pools,
-                                 "draDriver.chartVersion", "cluster.kubernetesVersion")
+    # A refused kubernetesVersion is unknown here, not its default: the user is told once, at that key.
+    version = (cluster.kubernetes_version if reads("kubernetesVersion") else None) if cluster else cluster_version
+    problems += sharing_problems(driver_chart, version, pools, "draDriver.chartVersion", "cluster.kubernetesVersion")
+    # MIG pools beside the driver section: its gates and chart version, each judged when it validated.
+    problems += driver_mig_problems(driver_chart, driver.feature_gates if driver else None, pools,
+                                    "draDriver.chartVersion", "draDriver.featureGates")
     if samples is not None:
-        problems += _sample_memory(samples, pools, all_pools) + _derived_names(samples, pools)
+        a10 = [(index, pool) for index, pool in pools if not pool.is_mig]
+        problems += _sample_memory(samples, a10, all_pools) + _derived_names(samples, a10)
+        if samples.enabled and all_pools and pools and not a10:
+            problems.append(("samples.enabled", "the sample claims and Job select A10 vGPU slices and every pool here "
+                             "is a MIG pool; set samples.enabled: false"))
         if driver_namespace is not None and samples.namespace == driver_namespace:
             problems.append((
                 "samples.namespace", f"'{samples.namespace}' is the driver's namespace (draDriver.namespace): the "
@@ -222,6 +232,19 @@ def _part_chart(raw_driver: Any) -> str | None:
     return part.chart_version if part else None
 
 
+def _part_version(raw_cluster: Any) -> str | None:
+    """The cluster's Kubernetes version alone, when that much validates (the default when it is not written)."""
+    if not isinstance(raw_cluster, Mapping):
+        return None
+    field = ClusterConfig.model_fields["kubernetes_version"]
+    if "kubernetesVersion" not in raw_cluster:
+        return field.get_default(call_default_factory=True)
+    try:
+        return TypeAdapter(KubernetesVersion).validate_python(raw_cluster["kubernetesVersion"])
+    except (ValidationError, ValueError, TypeError):
+        return None
+
+
 def partial_problems(data: Any) -> list[Problem]:
     """The cross-section checks on the sections (and pools) of raw stack data that validate on their own: what a
     failed whole-stack validation did not get to check, so one run reports every mistake."""
@@ -255,7 +278,8 @@ def partial_problems(data: Any) -> list[Problem]:
                               namespace.namespace if namespace else None, samples, system.name if system else None,
                               release.release_name if release else None, names, len(raw_pools), driver,
                               (watched, cluster_name, left_out), cluster_left_out,
-                              driver.chart_version if driver else _part_chart(raw_driver))
+                              driver.chart_version if driver else _part_chart(raw_driver),
+                              None if cluster else _part_version(raw_cluster))
     membership = _part(FleetMembershipConfig, data.get("fleetMembership"))
     if membership is not None and cluster_name is not None:
         problem = member_name_problem(membership, cluster_name)

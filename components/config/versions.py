@@ -12,7 +12,14 @@ from __future__ import annotations
 
 from datetime import date
 
-from ..catalog.kubernetes_versions import AKS_MINORS, WARN_DAYS_BEFORE_END, supported_list
+from ..catalog.kubernetes_versions import (
+    AKS_MINORS,
+    AKS_VERSIONS_AS_OF,
+    WARN_DAYS_BEFORE_END,
+    AksMinor,
+    as_of_note,
+    supported_list,
+)
 from .syntax import K8S_VERSION
 
 MAX_POOL_MINOR_SKEW = 2
@@ -61,46 +68,56 @@ def upgrade_problem(old: str, new: str) -> str | None:
 
 def offered_problem(text: str) -> str | None:
     """Why AKS would not run this version (a minor it does not offer, or a patch newer than any it is known to offer),
-    or None. The supported list comes with it, LTS marked."""
+    or None. The supported list comes with it, LTS marked, and the table's date: AKS may offer more since."""
     major, minor, patch = parse(text)
     entry = AKS_MINORS.get((major, minor))
+    as_of = AKS_VERSIONS_AS_OF.isoformat()
     if entry is None:
-        return f"'{text}' is not a Kubernetes version AKS offers; supported: {supported_list()}"
+        return f"'{text}' is not a Kubernetes version AKS offers (as of {as_of}); supported: {supported_list()}"
     if patch is not None and entry.newest_patch is not None and patch > entry.newest_patch:
         return (
-            f"'{text}' is not a patch AKS offers (the newest known {entry.text} patch is "
+            f"'{text}' is not a patch AKS offers (the newest {entry.text} patch known on {as_of} is "
             f"{entry.text}.{entry.newest_patch}); write '{entry.text}' to let AKS pick its newest patch, or "
             f"{entry.text}.{entry.newest_patch} or older; supported: {supported_list()}"
         )
     return None
 
 
+def _keep_with_lts(entry: AksMinor, on: date) -> str:
+    """', or keep 1.34 with Long-Term Support (...) until November 2027', or what says that LTS has ended too."""
+    if not entry.lts:
+        return ""
+    if entry.end_of_lts is not None and on > entry.end_of_lts:
+        return f" (its Long-Term Support ended in {entry.end_of_lts.strftime('%B %Y')} too)"
+    until = f" until {entry.end_of_lts.strftime('%B %Y')}" if entry.end_of_lts else ""
+    return f", or keep {entry.text} with Long-Term Support (Premium tier, supportPlan AKSLongTermSupport){until}"
+
+
 def support_warning(text: str, on: date) -> str | None:
     """A warning when the version's minor is in preview, offered only as LTS, or near or past its end of standard
-    support on date `on` (with the LTS way out); None otherwise."""
+    support on date `on` (with the LTS way out, and its end); None otherwise. The dates are judged on `on`; what rests
+    on the table alone (preview, LTS-only) names the table's date once `on` is past it."""
     major, minor, _ = parse(text)
     entry = AKS_MINORS.get((major, minor))
     if entry is None:
         return None
-    lts = [m.text for m in AKS_MINORS.values() if m.lts and m.status == "ga"]
     newer = [m.text for m in AKS_MINORS.values() if m.status == "ga" and m.minor > entry.minor]
-    lts_hint = f"upgrade one minor at a time to {' or '.join(newer) or 'a GA minor'}"
-    if lts:
-        lts_hint += f" ({', '.join(lts)} {'is' if len(lts) == 1 else 'are'} also LTS)"
+    upgrade = f"upgrade one minor at a time to {' or '.join(newer) or 'a GA minor'}"
     if entry.status == "preview":
-        return (f"Kubernetes {entry.text} is in preview on AKS (no SLA, not for production); "
-                f"{', '.join(lts) or 'a GA minor'} is GA{' and LTS' if lts else ''}")
+        ga = [m for m in AKS_MINORS.values() if m.status == "ga"]
+        newest = f"{ga[-1].text} is the newest GA minor{' (LTS too)' if ga[-1].lts else ''}" if ga else "no minor is GA"
+        return f"Kubernetes {entry.text} is in preview on AKS{as_of_note(on)} (no SLA, not for production); {newest}"
     if entry.status == "lts-only":
-        return (f"Kubernetes {entry.text} is offered only with AKS Long-Term Support (Premium tier, supportPlan "
-                f"AKSLongTermSupport); {lts_hint}")
+        until = f" until {entry.end_of_lts.strftime('%B %Y')}" if entry.end_of_lts else ""
+        return (f"Kubernetes {entry.text} is offered only with AKS Long-Term Support{as_of_note(on)} (Premium tier, "
+                f"supportPlan AKSLongTermSupport){until}; {upgrade}")
     end = entry.end_of_standard_support
     if end is None:
         return None
     when = end.strftime("%B %Y")
     if on > end:
-        return (f"Kubernetes {entry.text}'s standard support on AKS ended in {when}: {lts_hint}, or keep {entry.text} "
-                "with Long-Term Support (Premium tier, supportPlan AKSLongTermSupport)")
+        return f"Kubernetes {entry.text}'s standard support on AKS ended in {when}: {upgrade}{_keep_with_lts(entry, on)}"
     if (end - on).days <= WARN_DAYS_BEFORE_END:
-        return (f"Kubernetes {entry.text}'s standard support on AKS ends in {when}: plan the upgrade ({lts_hint}), or "
-                f"keep {entry.text} with Long-Term Support (Premium tier, supportPlan AKSLongTermSupport)")
+        return (f"Kubernetes {entry.text}'s standard support on AKS ends in {when}: plan the upgrade ({upgrade})"
+                f"{_keep_with_lts(entry, on)}")
     return None

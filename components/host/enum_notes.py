@@ -8,7 +8,7 @@ note is described by its facts (VM sizes, charts) or by the value itself.
 
 from __future__ import annotations
 
-from ..catalog import A10_SIZES, DEFAULT_CHART_VERSION, DRIVER_CHARTS
+from ..catalog import A10_SIZES, DEFAULT_CHART_VERSION, DRIVER_CHARTS, MIG_SIZES
 
 TYPE_NAMES = {
     "AuthConfig": "ClusterAuth",
@@ -27,7 +27,8 @@ ENUM_NAMES = {
 """Enum names where the property's own name (PascalCased) would say too little, by (model, property)."""
 
 ENUM_DESCRIPTIONS = {
-    "VmSize": "An NVadsA10_v5 VM size: each VM is a fixed hypervisor slice of one NVIDIA A10 (or two A10s).",
+    "VmSize": "An NVadsA10_v5 VM size (each VM a fixed hypervisor slice of one NVIDIA A10, or two A10s), or a MIG size "
+    "(A100, H100, H200) that AKS partitions with the pool's gpuInstanceProfile.",
     "ChartVersion": "A version of the NVIDIA DRA driver chart this package offers (withdrawn versions are not).",
 }
 
@@ -77,6 +78,10 @@ def member_description(enum: str, value: str) -> str:
             f"{size.gpu_share} of an A10")
         return (f"{share[0].upper()}{share[1:]}: {size.vcpus} vCPUs, {size.ram_gib} GiB, {size.devices_per_node} x "
                 f"{size.gpu_memory_gib} GB vGPU ({size.vgpu_profile}).")
+    if enum == "VmSize" and value in MIG_SIZES:
+        mig = MIG_SIZES[value]
+        return (f"MIG: {mig.vcpus} vCPUs, {mig.ram_gib} GiB, {mig.gpus} x {mig.gpu.model}, partitioned by "
+                "gpuInstanceProfile.")
     if enum == "ChartVersion" and value in DRIVER_CHARTS:
         chart = DRIVER_CHARTS[value]
         needs = f"; needs an NVIDIA driver >= {chart.min_host_driver} on the nodes" if chart.min_host_driver else ""

@@ -28,6 +28,7 @@ from pydantic import Field, field_validator, model_validator
 
 from ..catalog import PAIR_SIZE
 from ..config import Model
+from ..config.args import component_args
 from ..config.errors import KeyedProblemsError
 from ..config.limits import derived_name_problem
 from ..config.samples import Fit, check_device_class_name
@@ -287,6 +288,7 @@ class DraClaimTemplates(DraClaimTemplatesOutputs, pulumi.ComponentResource):
 
     def __init__(self, name: str, args: DraClaimTemplatesArgs, opts: pulumi.ResourceOptions | None = None):
         require_kubernetes_provider("DraClaimTemplates", opts)
+        args = component_args(DraClaimTemplatesArgs, args)
         super().__init__("aks-dra-vgpu:index:DraClaimTemplates", name, None, opts)
         waits_for = _depends_on(opts)
         device_class_name: pulumi.Input[str] = args.device_class_name

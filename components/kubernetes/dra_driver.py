@@ -17,7 +17,9 @@ from pydantic import Field, model_validator
 
 from ..catalog import GPU_PRESENT_LABEL, RESOURCE_API_VERSION, DriverChart
 from ..config import DraDriverConfig, GpuPoolConfig, KeyedProblemsError
+from ..config.args import component_args
 from ..config.driver import sharing_problems
+from ..config.mig_pools import driver_mig_problems
 from ..config.pools import GpuPools
 from ..outputs import register_declared
 from .providers import require_kubernetes_provider
@@ -46,6 +48,8 @@ class NvidiaDraDriverArgs(DraDriverConfig):
     @model_validator(mode="after")
     def _sharing_needs_the_chart(self) -> NvidiaDraDriverArgs:
         problems = sharing_problems(self.chart_version, None, list(enumerate(self.pools)), "chartVersion", None)
+        problems += driver_mig_problems(self.chart_version, self.feature_gates, list(enumerate(self.pools)),
+                                        "chartVersion", "featureGates", "pools")
         if problems:
             raise KeyedProblemsError(*((key.replace("gpuPools", "pools", 1), text) for key, text in problems))
         return self
@@ -223,6 +227,7 @@ class NvidiaDraDriver(NvidiaDraDriverOutputs, pulumi.ComponentResource):
         """`secret_values`: pass the Helm values as a secret (when any of them came from a secret config value), so they
         are encrypted in the state and shown as [secret] in previews. `metrics`: turn the driver's own metrics
         endpoints on where the chart version has them (something scrapes them)."""
+        args = component_args(NvidiaDraDriverArgs, args)
         require_kubernetes_provider("NvidiaDraDriver", opts)
         super().__init__("aks-dra-vgpu:index:NvidiaDraDriver", name, None, opts)
         # Imported here so that `import components` (config, CLI) does not load the Kubernetes SDK.

@@ -13,7 +13,8 @@ import pulumi_kubernetes as k8s
 from pydantic import Field, model_validator
 
 from ..config import GpuPoolConfig, KeyedProblemsError, SamplesConfig
-from ..config.pools import GpuPools
+from ..config.args import component_args
+from ..config.pools import GpuPools, a10_pools
 from ..config.samples import extended_resource_problem
 from ..outputs import output, register_declared
 from .claim_templates import (
@@ -67,8 +68,9 @@ class DraSamplesArgs(SamplesConfig):
 
 
 def sizes_in_use(pools: list[GpuPoolConfig]) -> list[int]:
-    """The distinct per-device GPU memory sizes (GiB) the pools offer, smallest first."""
-    return sorted({p.size.gpu_memory_gib for p in pools})
+    """The distinct per-device GPU memory sizes (GiB) the A10 pools offer, smallest first (MIG pools have claims of
+    their own: their slices are `type: mig` devices, which these templates never select)."""
+    return sorted({p.size.gpu_memory_gib for p in a10_pools(pools)})
 
 
 # The memory templates the samples make where pools share slices by memory (DraClaimTemplates makes any other amount):
@@ -78,7 +80,7 @@ SAMPLE_MEMORY_REQUESTS_GIB = (1, 2, 4, 8)
 
 def memory_requests(config: SamplesConfig, pools: list[GpuPoolConfig]) -> tuple[list[int], list[int]]:
     """(memory amounts in GiB, shared slice sizes) for the samples' memory templates: none without a shared pool."""
-    shared = sorted({p.size.gpu_memory_gib for p in pools if p.sharing == "memory"})
+    shared = sorted({p.size.gpu_memory_gib for p in a10_pools(pools) if p.sharing == "memory"})
     if not shared:
         return [], []
     wanted = set(SAMPLE_MEMORY_REQUESTS_GIB)
@@ -96,7 +98,7 @@ def claim_settings(config: SamplesConfig, pools: list[GpuPoolConfig]) -> ClaimSe
         memory_requests_gib=amounts,
         shared_sizes=shared,
         sizes=sizes_in_use(pools),
-        two_devices=any(p.size.devices_per_node >= 2 and p.size.gpu_memory_gib == PAIR_SIZE for p in pools),
+        two_devices=any(p.size.devices_per_node >= 2 and p.size.gpu_memory_gib == PAIR_SIZE for p in a10_pools(pools)),
         device_class_name=config.device_class_name,
         memory_margin_percent=config.memory_margin_percent,
         fit=config.fit,
@@ -161,7 +163,7 @@ def job_spec(config: SamplesConfig, pools: list[GpuPoolConfig]) -> dict[str, Any
     }
     # Only the taints of its own size class: the Job never goes onto a tainted pool of bigger slices. Spot pools only
     # when the class has no other pool (as the sizing planner places a workload that opts in).
-    only_spot = all(p.spot is not None for p in pools if p.size.gpu_memory_gib == size)
+    only_spot = all(p.spot is not None for p in a10_pools(pools) if p.size.gpu_memory_gib == size)
     tolerations = tolerations_for_size(pools, size, spot=only_spot)
     if tolerations:
         pod_spec["tolerations"] = tolerations
@@ -221,6 +223,7 @@ class DraSamples(DraSamplesOutputs, pulumi.ComponentResource):
 
     def __init__(self, name: str, args: DraSamplesArgs, opts: pulumi.ResourceOptions | None = None):
         require_kubernetes_provider("DraSamples", opts)
+        args = component_args(DraSamplesArgs, args)
         super().__init__("aks-dra-vgpu:index:DraSamples", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         ns = k8s.core.v1.Namespace(

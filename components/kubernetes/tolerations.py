@@ -43,8 +43,8 @@ def pool_tolerations(pools: Iterable[Any]) -> list[dict[str, str]]:
 
 
 def tolerations_for_size(pools: Iterable[Any], gpu_memory_gib: int, spot: bool = False) -> list[dict[str, str]]:
-    """The tolerations a workload of this size class needs: the taints of the pools whose slices are that size, and no
+    """The tolerations a workload of this A10 size class needs: the taints of the pools whose slices are that size, and no
     other pool's (a small workload never gets onto a tainted pool of bigger slices); spot pools' taints, AKS's spot
     taint among them, only with ``spot=True``. Pools may be `GpuNodePool` components or `GpuPoolConfig` settings."""
-    of_size = [p for p in pool_settings(pools) if p.size.gpu_memory_gib == gpu_memory_gib]
+    of_size = [p for p in pool_settings(pools) if not p.is_mig and p.size.gpu_memory_gib == gpu_memory_gib]
     return pool_tolerations(p for p in of_size if spot or p.spot is None)

@@ -77,9 +77,10 @@ MODEL_LABEL = "modelName"
 
 
 def whole_gpus_only(pools: Iterable[GpuPoolConfig]) -> bool:
-    """Every pool's devices are whole A10s (the 24 GB profile): the only guests that can collect profiling fields."""
+    """Every pool's devices are whole A10s (the 24 GB profile): the only guests that can collect profiling fields.
+    A MIG pool counts as fractional: profiling fields on MIG slices are not established here (docs/mig.md)."""
     pools = list(pools)
-    return bool(pools) and all(p.size.gpu_memory_gib >= 24 for p in pools)
+    return bool(pools) and all(not p.is_mig and p.size.gpu_memory_gib >= 24 for p in pools)
 
 
 def counters_for(pools: Iterable[GpuPoolConfig]) -> tuple[Counter, ...]:

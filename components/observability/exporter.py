@@ -3,8 +3,8 @@
 The values are decided by a pure function (settings + the GPU pools -> plain data), so they can be rendered with the
 real chart and shown offline; the component wraps them in a ``helm.v3.Release`` and adds the scrape objects that
 match the stack's Prometheus (scrape.py). Every values key below exists in dcgm-exporter charts 4.8.2 and 4.8.3
-(NVIDIA/dcgm-exporter tags 4.5.3-4.8.2 and 4.6.0-4.8.3, deployment/values.yaml); the chart tests render them with the
-real chart 4.8.2 (whose templates read the same keys). The image must read resource.k8s.io/v1: catalog/dcgm_exporter.py.
+(NVIDIA/dcgm-exporter tags 4.5.3-4.8.2 and 4.6.0-4.8.3, deployment/values.yaml); the chart tests render them with both
+real charts. The image must read resource.k8s.io/v1: catalog/dcgm_exporter.py.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from typing import Any, ClassVar
 import pulumi
 from pydantic import Field
 
-from ..catalog import GPU_PRESENT_LABEL
+from ..catalog import GPU_PRESENT_LABEL, unchecked_image
+from ..config.args import component_args
 from ..config.base import unset
 from ..config.monitoring import GpuMetricsConfig
 from ..config.pools import GpuPools
@@ -80,10 +81,14 @@ class GpuMetrics(GpuMetricsOutputs, pulumi.ComponentResource):
 
     def __init__(self, name: str, args: GpuMetricsArgs, opts: pulumi.ResourceOptions | None = None):
         require_kubernetes_provider("GpuMetrics", opts)
+        args = component_args(GpuMetricsArgs, args)
         super().__init__("aks-dra-vgpu:index:GpuMetrics", name, None, opts)
         import pulumi_kubernetes as k8s  # loaded only when GPU metrics are on
 
         self.chart_version = args.chart_version
+        unchecked = unchecked_image(args.image)  # accepted, but newer than any exporter the catalog has read
+        if unchecked:
+            pulumi.log.warn(f"{name}: {unchecked}", resource=self)
         self.values = exporter_values(args, args.pools)
         release = k8s.helm.v3.Release(
             f"{name}-release",

@@ -21,14 +21,13 @@ from typing import Any
 
 import pulumi
 
+from ..catalog.roles import MONITORING_DATA_READER, role_definition_id
 from ..config.monitoring import MonitoringConfig
 from ..config.monitoring_rules import grafana_name, workspace_name
 from .rules import RuleGroup, azure_rules
 
 PROMETHEUS_STREAM = "Microsoft-PrometheusMetrics"
 DESTINATION = "MonitoringAccount1"
-# "Monitoring Data Reader", granted on the workspace to Grafana's identity (azure-cli acs/azuremonitormetrics/amg/link.py).
-MONITORING_DATA_READER = "b0d8363b-8ddd-447d-831f-62ca05bff136"
 
 
 def onboarding_name(location: str, cluster: str, limit: int, prefix: str = "MSProm") -> str:
@@ -204,16 +203,16 @@ class ManagedPrometheus(pulumi.ComponentResource):
             tags=tags,
             opts=child,
         )
-        subscription = self.workspace_id.apply(lambda arm_id: arm_id.split("/")[2] if arm_id.count("/") > 2 else arm_id)
+        # The workspace's subscription is the provider's (it creates the workspace there), which the client config
+        # answers in a first preview already (components/azure/access.py): the role shows before anything exists.
+        subscription = authorization.get_client_config_output(opts=pulumi.InvokeOutputOptions(parent=self)).subscription_id
         authorization.RoleAssignment(
             f"{name}-grafana-reader",
             # No roleAssignmentName: pulumi-azure-native names it with a random UUID once and keeps it in the state
             # (AutoNameUuid, provider/pkg/provider/provider.go), so the plan invents no GUID.
             principal_id=grafana.identity.apply(lambda i: i.principal_id if i else ""),
             principal_type="ServicePrincipal",
-            role_definition_id=subscription.apply(
-                lambda sub: f"/subscriptions/{sub}/providers/Microsoft.Authorization/roleDefinitions/{MONITORING_DATA_READER}"
-            ),
+            role_definition_id=subscription.apply(lambda sub: role_definition_id(sub, MONITORING_DATA_READER)),
             scope=self.workspace_id,
             opts=child,
         )

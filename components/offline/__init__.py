@@ -7,7 +7,8 @@
 - ``project``: Pulumi projects on disk (``Pulumi.yaml``); ``stacks``: their stack files, and ``run_project``;
   ``fleet_stacks``: a fleet stack and its member stacks read together (``load_fleet``), the fleet's outputs a member's
   StackReference reads offline;
-  ``safe_yaml`` (with ``yaml_bounds``, ``yaml_values``) reads YAML as Pulumi does; ``files`` reads within bounds
+  ``safe_yaml`` (with ``yaml_loader``, ``yaml_scalars``, ``yaml_bounds``, ``yaml_values``) reads YAML as Pulumi does;
+  ``files`` reads within bounds
 - ``render``: the manifests a plan would apply, written into a folder of render's own (``output_dir``)
 
 Knows how capturing works, and nothing else in the package does. May import `config` and `catalog`; runs any program

@@ -85,6 +85,15 @@ class Engine(_Service):
         self.logs.append((int(request.severity), str(request.message)))
         return empty_pb2.Empty()
 
+    def warnings(self) -> list[str]:
+        """The warnings logged (severity WARNING, pulumi/pulumi `proto/pulumi/engine.proto` LogSeverity), each once and
+        sorted: a message said twice is one thing to fix, and the SDK sends a resource's logs once its urn resolves, so
+        the order they arrive in is not the program's (sorted, a plan is the same on every run; the components start
+        their messages with the resource's name, so they group by resource, as `pulumi preview` shows them)."""
+        from pulumi.runtime.proto import engine_pb2
+
+        return sorted({message for severity, message in self.logs if severity == engine_pb2.WARNING})
+
     def GetRootResource(self, request: Any) -> Any:  # noqa: N802
         from pulumi.runtime.proto import engine_pb2
 

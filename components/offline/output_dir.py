@@ -13,6 +13,10 @@
   The manifest is written before the moves naming old and new files, and again at the end, so an interrupted run
   never leaves a file that a later run would not recognise as its own. A staging folder is only ever removed by name,
   as recorded: a user's own file or folder that merely looks like one is never touched.
+- One run at a time: a render holds an exclusive lock on the output folder itself (``flock`` on the folder, so no lock
+  file is left behind) from reading the manifest to writing the last one; a second render into the same folder says
+  it waits and waits, rather than take the first one's staging folder for a killed run's and remove it. Where
+  ``flock`` does not exist (Windows), runs are not serialised.
 - Containment: every path is relative, made of plain names (no ``..``, no separators), and no folder on the way is a
   symbolic link, so nothing is written outside the output folder.
 """
@@ -25,8 +29,9 @@ import json
 import os
 import shutil
 import stat
+import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
@@ -218,6 +223,32 @@ def _swap_in(root: Path, staging: Path, paths: list[PurePosixPath]) -> None:
         raise
 
 
+@contextlib.contextmanager
+def _one_run_at_a_time(root: Path) -> Iterator[None]:
+    """Holds the folder's lock while the block runs (released by the kernel when the process ends, however it ends, so
+    a recorded staging folder seen while holding it is a dead run's); says so on stderr when it has to wait."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no flock; runs into one folder are not serialised there
+        yield
+        return
+    try:
+        fd = os.open(root, os.O_RDONLY)
+    except OSError:  # a folder render may write into but not read (write and search only): nothing to lock with
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"{root}: another render is writing into this folder; waiting for it to finish", file=sys.stderr,
+                  flush=True)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
 def write_files(out_dir: Path, files: Mapping[PurePosixPath, bytes], notes: list[str] | None = None) -> None:
     """Makes `out_dir` hold exactly `files` among the files written here before, touching nothing else."""
     notes = notes if notes is not None else []
@@ -228,34 +259,40 @@ def write_files(out_dir: Path, files: Mapping[PurePosixPath, bytes], notes: list
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         root = out_dir.resolve()
-        owned, leftover = _read_manifest(root)
-        _remove_leftover(root, leftover)  # from a run that was killed half way; never found by its name's pattern
-        problems = list(dict.fromkeys(_conflicts(root, files, owned)))
-        if problems:
-            raise OutputError("; ".join(problems[:3]) + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""))
-        staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=root))  # a unique name no one else uses
-        listed = owned  # what the manifest lists once the staging folder is gone
-        try:
-            _write_manifest(root, owned, staging.name)  # recorded before anything is written into it
-            for rel, data in files.items():
-                path = staging / "new" / rel
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(data)
-            new = {rel: _digest(data) for rel, data in files.items()}
-            _write_manifest(root, {**owned, **new}, staging.name)
-            try:
-                _swap_in(root, staging, sorted(files))
-            except BaseException:
-                _write_manifest(root, owned, staging.name)  # every move was undone: the folder is as it was
-                raise
-            listed = {**owned, **new}
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-            if not os.path.lexists(staging):
-                with contextlib.suppress(OSError):  # a failure to say so leaves a record of a folder that is gone
-                    _write_manifest(root, listed)
-        _remove_stale(root, {rel: d for rel, d in owned.items() if rel not in files}, notes)
-        _write_manifest(root, new)
+        with _one_run_at_a_time(root):
+            _write_locked(root, files, notes)
     except OSError as exc:
         where = f": {exc.filename}" if exc.filename else ""
         raise OutputError(f"{out_dir}: cannot write ({exc.strerror or exc}{where})") from None
+
+
+def _write_locked(root: Path, files: Mapping[PurePosixPath, bytes], notes: list[str]) -> None:
+    """`write_files` once the folder is this run's alone."""
+    owned, leftover = _read_manifest(root)
+    _remove_leftover(root, leftover)  # from a run that was killed half way; never found by its name's pattern
+    problems = list(dict.fromkeys(_conflicts(root, files, owned)))
+    if problems:
+        raise OutputError("; ".join(problems[:3]) + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""))
+    staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=root))  # a unique name no one else uses
+    listed = owned  # what the manifest lists once the staging folder is gone
+    try:
+        _write_manifest(root, owned, staging.name)  # recorded before anything is written into it
+        for rel, data in files.items():
+            path = staging / "new" / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        new = {rel: _digest(data) for rel, data in files.items()}
+        _write_manifest(root, {**owned, **new}, staging.name)
+        try:
+            _swap_in(root, staging, sorted(files))
+        except BaseException:
+            _write_manifest(root, owned, staging.name)  # every move was undone: the folder is as it was
+            raise
+        listed = {**owned, **new}
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+        if not os.path.lexists(staging):
+            with contextlib.suppress(OSError):  # a failure to say so leaves a record of a folder that is gone
+                _write_manifest(root, listed)
+    _remove_stale(root, {rel: d for rel, d in owned.items() if rel not in files}, notes)
+    _write_manifest(root, new)

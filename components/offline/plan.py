@@ -67,6 +67,8 @@ class Plan:
     resources: list[Registration]
     outputs: dict[str, Any] = field(default_factory=dict)
     invokes: list[Invoke] = field(default_factory=list)
+    # What the program logged as warnings (`pulumi.log.warn`), each once, sorted: what the real engine prints.
+    warnings: list[str] = field(default_factory=list)
 
     def all(self, type_: str) -> list[Registration]:
         """Every registration of a type token."""
@@ -93,6 +95,8 @@ class Plan:
             "stack": self.stack,
             "resources": [r.to_dict() for r in self.resources],
             "outputs": self.outputs,
+            # Only when there are some: a plan without warnings keeps the document it always had.
+            **({"warnings": self.warnings} if self.warnings else {}),
         }
 
     def to_json(self) -> str:

@@ -41,6 +41,11 @@ class Project:
         """The stack's settings file, ``Pulumi.<stack>.yaml``."""
         return self.stack_config_dir / f"Pulumi.{stack}{self.extension}"
 
+    def shown_stack_file(self, stack: str) -> str:
+        """The stack's settings file as messages name it: relative to the project's folder (``stacks/Pulumi.dev.yaml``)."""
+        path = self.stack_file(stack)
+        return str(path.relative_to(self.directory)) if path.is_relative_to(self.directory) else str(path)
+
     def stacks(self) -> list[str]:
         """The stacks that have a settings file."""
         suffix = self.extension
@@ -215,12 +220,3 @@ def key_path(project: str, full: str, where: tuple[str | int, ...]) -> str:
     for part in where:
         text += f"[{part}]" if isinstance(part, int) else f".{part}"
     return text
-
-
-def __getattr__(name: str) -> object:
-    """What moved to `stacks` (the stack file and running the program), still importable from here."""
-    if name in ("read_stack_config", "run_project", "DEFAULT_TIMEOUT", "STACK_FILE_KEYS"):
-        from . import stacks
-
-        return getattr(stacks, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -130,13 +130,26 @@ def kubernetes_manifests(plan: Plan) -> dict[str, dict[str, Any]]:
     objects = [(r, manifest(r)) for r in plan.resources if is_kubernetes_object(r)]
     stems = [_file_stem(obj, r.name, with_namespace=False) for r, obj in objects]
     files: dict[str, dict[str, Any]] = {}
+    owners: dict[str, tuple[Registration, dict[str, Any]]] = {}
     for (r, obj), stem in zip(objects, stems, strict=True):
         if stems.count(stem) > 1:
             stem = _file_stem(obj, r.name, with_namespace=True)
-        if f"{stem}.yaml" in files:
-            raise OutputError(f"two Kubernetes objects render to {stem}.yaml (the second is {r.urn})")
-        files[f"{stem}.yaml"] = obj
+        file = f"{stem}.yaml"
+        if file in files:
+            first = owners[file]
+            raise OutputError(f"kubernetes/{file}: two Kubernetes objects render to this file, {_shown(*first)} and "
+                              f"{_shown(r, obj)}; give one another metadata.name (names that differ only in characters "
+                              "a file name cannot hold meet here too)")
+        files[file], owners[file] = obj, (r, obj)
     return dict(sorted(files.items()))
+
+
+def _shown(r: Registration, obj: dict[str, Any]) -> str:
+    """An object as a refusal names it: kind, namespace/name, and the Pulumi resource that declares it."""
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    namespace = _known(meta.get("namespace"))
+    name = _known(meta.get("name")) or "(a name not known yet)"
+    return f"{obj.get('kind', 'object')} {namespace + '/' if namespace else ''}{name} (resource '{r.name}')"
 
 
 def helm_releases(plan: Plan) -> dict[str, dict[str, Any]]:
@@ -179,7 +192,10 @@ def helm_releases(plan: Plan) -> dict[str, dict[str, Any]]:
     for name, namespace, parts in found:
         folder = file_name(name if names.count(name) == 1 else f"{namespace}-{name}")
         if folder in releases:
-            raise OutputError(f"two Helm releases render to the folder helm/{folder}; rename one")
+            raise OutputError(f"helm/{folder}: two Helm releases render to this folder, {releases[folder]['release']['name']}"
+                              f" in namespace {releases[folder]['release']['namespace']} and {name} in namespace "
+                              f"{namespace}; rename one (names that differ only in characters a folder name cannot "
+                              "hold meet here)")
         releases[folder] = parts
     return dict(sorted(releases.items()))
 

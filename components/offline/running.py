@@ -69,14 +69,41 @@ def one_line(text: str, limit: int = 400) -> str:
     return f"{flat[:head]} ... {flat[-(limit - head - 5):]}"
 
 
-def program_frame(exc: BaseException, directory: Path) -> str | None:
-    """``file:line`` of the innermost frame of `exc` that lies in the project's folder, relative to it."""
+# The installed package's own folder (`components/` in a checkout, `aks_dra_vgpu/` once installed): its frames are never
+# the user's code, even when the project's folder holds it.
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+# Where installers put packages. Pulumi's own layout keeps the virtualenv inside the project (the `virtualenv: venv`
+# runtime option of Pulumi.yaml, pulumi/pulumi#4775), so a frame under the project's folder may still be a library's.
+LIBRARY_FOLDERS = frozenset({"site-packages", "dist-packages"})
+
+
+def _users_code(path: Path, directory: Path) -> bool:
+    """Whether a frame's file is the project's own code: under the project's folder, but neither in an installed library
+    (a virtualenv inside the project) nor in this package (a copy, a link or the checkout itself)."""
+    if not (path.is_absolute() and path.is_relative_to(directory)):
+        return False
+    if LIBRARY_FOLDERS & set(path.relative_to(directory).parts):
+        return False
+    try:
+        return not path.resolve().is_relative_to(PACKAGE_DIR)
+    except (OSError, RuntimeError):
+        return True
+
+
+def _innermost(exc: BaseException, directory: Path) -> tuple[Path, int] | None:
+    """The innermost frame of `exc` in the user's own code: (file, line)."""
     found = None
     for frame in traceback.extract_tb(exc.__traceback__):
         path = Path(frame.filename)
-        if path.is_absolute() and path.is_relative_to(directory):
-            found = f"{path.relative_to(directory)}:{frame.lineno}"
+        if frame.lineno and _users_code(path, directory):
+            found = (path, frame.lineno)
     return found
+
+
+def program_frame(exc: BaseException, directory: Path) -> str | None:
+    """``file:line`` of the innermost frame of `exc` in the user's own code (`_users_code`), relative to the project."""
+    found = _innermost(exc, directory)
+    return f"{found[0].relative_to(directory)}:{found[1]}" if found else None
 
 
 def describe_failure(exc: BaseException, directory: Path) -> str:
@@ -89,15 +116,6 @@ def describe_failure(exc: BaseException, directory: Path) -> str:
         return one_line(f"{where}: the program is not valid Python: {exc.msg}")
     what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     return one_line(f"{where + ': ' if where else ''}the program failed: {what}")
-
-
-def _innermost(exc: BaseException, directory: Path) -> tuple[Path, int] | None:
-    found = None
-    for frame in traceback.extract_tb(exc.__traceback__):
-        path = Path(frame.filename)
-        if path.is_absolute() and path.is_relative_to(directory) and frame.lineno:
-            found = (path, frame.lineno)
-    return found
 
 
 def resource_at(exc: BaseException, directory: Path) -> str | None:

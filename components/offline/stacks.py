@@ -14,6 +14,7 @@ import importlib.util
 import json
 import runpy
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -108,12 +109,24 @@ def read_stack_file(project: Project, stack: str) -> StackFile:
             secrets.add(full)
     problems += _namespace_typos(project.name, config)
     for full in list(config):
-        for where, problem in list(safe_yaml.foreign_values(config[full])):
+        for where, problem in list(safe_yaml.foreign_values(config[full], expects=_expects(project, full))):
             shown = key_path(project.name, full, where)
             problems.append((shown, f"{shown}: {problem}"))
             config[full] = _without(config[full], where)
     problems += _apply_project_config(project, stack, config, secrets)
     return StackFile(config, sorted(secrets), problems, as_written)
+
+
+def _expects(project: Project, full: str) -> Callable[[tuple[str | int, ...]], str | None] | None:
+    """What each key path inside the package's section `full` takes (its config model says), for messages about a
+    value of the wrong shape; None for other keys, and for a program that does not read the package's settings."""
+    from ..config import STACK_KEYS, StackConfig
+    from ..config.model_paths import expected_shape
+
+    namespace, _, key = full.partition(":")
+    if namespace != project.name or key not in STACK_KEYS or not _reads_our_settings(project):
+        return None
+    return lambda where: expected_shape(StackConfig, (key, *where))
 
 
 def _without(value: Any, where: tuple[str | int, ...]) -> Any:
@@ -209,8 +222,8 @@ def run_project(project: Project, stack: str, *, preview: bool = True, timeout: 
     program runs: StackFileError lists the file's and the settings' at keys the file's do not already cover.
     """
     found = read_stack_file(project, stack)
-    problems = [*found.lines(), *_settings_problems(found, project)]
     stack = stack_name(stack, project.name)
+    problems = [*found.lines(), *_settings_problems(found, project, project.shown_stack_file(stack))]
     if not problems and not fleet_checked:  # `fleet_checked`: the caller ran `load_fleet` on this stack's fleet
         problems = _fleet_problems(found, project, stack)
     if problems:
@@ -276,14 +289,16 @@ def _reads_our_settings(project: Project) -> bool:
         return False
 
 
-def _settings_problems(found: StackFile, project: Project) -> list[str]:
+def _settings_problems(found: StackFile, project: Project, file: str) -> list[str]:
     """The problems of this package's settings in the file's readable values (what the program would report first),
-    at keys the file's own problems do not cover; none when the file sets none of the package's sections.
+    at keys the file's own problems do not cover; for a program that reads them (`_reads_our_settings`), a file that
+    sets none of them is told so, by its name (`file`).
 
     No value is hidden from them: offline, a secret is never decrypted (it is ``[secret]`` already), and every other
     value is the file's own plain text, so a message quotes exactly what the file shows (masked by value, never by
     the section a secret sits in)."""
     from ..config import STACK_KEYS, ConfigError, fleet_config_from_mapping, is_fleet_stack, stack_config_from_mapping
+    from ..config.loading import NoSettings
 
     if is_fleet_stack(found.config, project.name) and _reads_our_settings(project):
         try:
@@ -291,12 +306,16 @@ def _settings_problems(found: StackFile, project: Project) -> list[str]:
         except ConfigError as exc:
             return [str(p) for p in exc.problems if not found.covers(p.path)]
         return []
-    if not any(f"{project.name}:{key}" in found.config for key in STACK_KEYS) or not _reads_our_settings(project):
+    ours = any(f"{project.name}:{key}" in found.config for key in STACK_KEYS)
+    if not _reads_our_settings(project) or not (ours or not found.problems):
         return []
     try:
         stack_config_from_mapping(found.config, project.name)
     except ConfigError as exc:
-        return [str(p) for p in exc.problems if not found.covers(p.path)]
+        if any(isinstance(p, NoSettings) and p.elsewhere for p in exc.problems):
+            return []  # the program may read them under that namespace (load_stack_config(project=...)): it tells
+        return [str(p.in_file(file) if isinstance(p, NoSettings) else p) for p in exc.problems
+                if not found.covers(p.path)]
     return []
 
 

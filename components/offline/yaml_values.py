@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 # Pulumi passes numbers as 64-bit floats (google.protobuf.Value): a larger integer arrives changed.
@@ -76,9 +76,15 @@ def dotted(path: tuple[str | int, ...]) -> str:
     return text
 
 
-def foreign_values(value: Any, path: tuple[str | int, ...] = ()) -> Iterator[tuple[tuple[str | int, ...], str]]:
+SET = "a !!set (YAML's set: a mapping whose keys have no values, as {a, b}), which config cannot carry"
+
+
+def foreign_values(
+    value: Any, path: tuple[str | int, ...] = (), expects: Callable[[tuple[str | int, ...]], str | None] | None = None,
+) -> Iterator[tuple[tuple[str | int, ...], str]]:
     """(key path, problem) for every value Pulumi config cannot carry as written: dates, binary, sets, pairs, numbers
-    that are not finite or too large to stay exact, keys that are not text."""
+    that are not finite or too large to stay exact, keys that are not text. `expects` says what a key path takes
+    ('a list', 'a mapping with the keys ...'), where the caller knows, so a !!set is told what to write there."""
     stack: list[tuple[tuple[str | int, ...], Any]] = [(path, value)]
     while stack:
         where, node = stack.pop()
@@ -95,7 +101,8 @@ def foreign_values(value: Any, path: tuple[str | int, ...] = ()) -> Iterator[tup
         elif isinstance(node, bytes):
             yield where, "a !!binary value; config holds text, numbers, booleans, lists and maps (write base64 as text)"
         elif isinstance(node, (set, frozenset)):
-            yield where, "a !!set; write a list"
+            wanted = expects(where) if expects else None
+            yield where, f"{SET}; {f'it takes {wanted}' if wanted else 'write a list ([a, b]) or a mapping with values (a: 1)'}"
         elif isinstance(node, tuple):
             yield where, "!!omap or !!pairs; write a mapping"
         elif isinstance(node, float) and not math.isfinite(node):

@@ -51,7 +51,8 @@ class PolicyCheck:
 POLICIES: tuple[PolicyCheck, ...] = (
     PolicyCheck(
         "a10-gpu-pool",
-        "GPU node pools are NVadsA10_v5, labelled nvidia.com/gpu.present=true, with gpuProfile.driver Install.",
+        "GPU node pools are NVadsA10_v5 (or MIG sizes with gpuInstanceProfile), labelled nvidia.com/gpu.present=true, "
+        "with gpuProfile.driver Install.",
         check_gpu_pool,
     ),
     PolicyCheck(

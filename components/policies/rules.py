@@ -18,6 +18,7 @@ from ..catalog import (
     DEFAULT_CHART_VERSION,
     DRIVER_CHARTS,
     GPU_PRESENT_LABEL,
+    MIG_SIZES,
     MIN_KUBERNETES_VERSION,
     REQUIRED_VALUES,
     SCALE_FROM_ZERO_WHY,
@@ -72,7 +73,8 @@ def _is_type(token: str, package_module: str, kind: str) -> bool:
 
 # --- the checks ------------------------------------------------------------------------------------------------------------
 def check_gpu_pool(type_token: str, inputs: Mapping[str, Any]) -> list[str]:
-    """A GPU pool is NVadsA10_v5, labelled nvidia.com/gpu.present=true, with the GRID driver installed by AKS.
+    """A GPU pool is NVadsA10_v5, or a MIG size partitioned by AKS (gpuInstanceProfile), labelled
+    nvidia.com/gpu.present=true, with the driver installed by AKS.
 
     A pool counts as a GPU pool when its VM size is an N-series (GPU) size, or it carries the label or a gpuProfile:
     so a GPU pool that lost its label, or moved to another GPU family, is still caught; a CPU pool is left alone.
@@ -88,11 +90,26 @@ def check_gpu_pool(type_token: str, inputs: Mapping[str, Any]) -> list[str]:
     if not (gpu_size or label is not MISSING or _get(inputs, "gpuProfile") is not MISSING):
         return []
     problems = []
-    if not _hidden(vm_size) and vm_size not in A10_SIZES:
+    profile = _get(inputs, "gpuInstanceProfile")
+    mig_size = isinstance(vm_size, str) and vm_size in MIG_SIZES
+    if isinstance(vm_size, str) and vm_size in A10_SIZES and not _hidden(profile) and profile not in (MISSING, None):
+        problems.append(f"gpuInstanceProfile {_show(profile)} on {vm_size}: the A10's vGPU slices have no MIG")
+    if not _hidden(vm_size) and vm_size not in A10_SIZES and not mig_size:
         problems.append(
             f"vmSize {_show(vm_size)} is not an NVadsA10_v5 size: the DeviceClass, claims and Helm values assume A10 "
-            f"vGPU slices; use one of {', '.join(A10_SIZES)}"
+            f"vGPU slices; use one of {', '.join(A10_SIZES)}, or a MIG size with gpuInstanceProfile"
         )
+    if mig_size and not _hidden(profile) and profile in (MISSING, None):
+        # AKS leaves a MIG size's GPUs whole without a profile (Azure/AgentBaker cse_main.sh): no claim here selects them.
+        problems.append(f"gpuInstanceProfile is missing on MIG size {vm_size}: AKS would leave its GPUs whole")
+    if mig_size and not _hidden(driver) and not _hidden(profile) and profile not in (MISSING, None) \
+            and driver != "Install":
+        # AgentBaker cse_main.sh partitions inside the driver install (skipped when the driver is not installed).
+        problems.append(
+            f"gpuProfile.driver is {_show(driver)} with gpuInstanceProfile {_show(profile)}: AKS partitions GPUs only "
+            "where it installs the driver, so nothing would lay out the MIG slices; set 'Install'"
+        )
+        driver = "Install"  # said once, in MIG's words
     if not _hidden(label) and label != label_value:
         problems.append(
             f"nodeLabels['{label_key}'] is {_show(label)}, must be '{label_value}': the DRA kubelet plugin runs only on "
@@ -100,8 +117,8 @@ def check_gpu_pool(type_token: str, inputs: Mapping[str, Any]) -> list[str]:
         )
     if not _hidden(driver) and driver != "Install":
         problems.append(
-            f"gpuProfile.driver is {_show(driver)}, must be 'Install' (set explicitly): the DRA driver uses the GRID "
-            "driver AKS installs on the host"
+            f"gpuProfile.driver is {_show(driver)}, must be 'Install' (set explicitly): the DRA driver uses the "
+            "driver AKS installs on the host (GRID on A10, and on MIG sizes the one beside which AKS partitions)"
         )
     return problems
 

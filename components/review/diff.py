@@ -22,6 +22,7 @@ from .diff_model import DiffResult, Operation, ResourceDiff, ValueChange
 from .diff_values import parse_all, triggers, value_changes
 from .diff_warnings import blocked_reasons, plan_warnings, resource_warnings
 from .equal import same
+from .grants import grant_text, granted_role
 from .replacement import Replacement, decide
 from .replacement_rules import (
     PROVIDER_CHANGED,
@@ -163,17 +164,19 @@ def diff_plans(old: dict[str, Any], new: dict[str, Any]) -> DiffResult:
             replacement,
             ("Pulumi" if protected else _refuser(new_res["type"], refused, charts)) if operation == "refused" else None,
             pairs[key] if key in renamed else None,
+            _grants(old_res, new_res),
         ))
     for key in sorted(set(new_index) - set(pairs)):
         res = new_index[key]
-        diffs.append(ResourceDiff(key, res["urn"], new_tokens[key], res["name"], "create"))
+        diffs.append(ResourceDiff(key, res["urn"], new_tokens[key], res["name"], "create",
+                                  grants=grant_text(res["type"], res.get("inputs"))))
     for key in sorted(set(old_index) - set(pairs.values())):
         res = old_index[key]
         protected = bool((res.get("options") or {}).get("protect"))
         diffs.append(ResourceDiff(
             key, res["urn"], old_tokens[key], res["name"], "refused" if protected else "delete",
             warnings=tuple(resource_warnings("delete", res, None, [], protected)),
-            refused_by="Pulumi" if protected else None,
+            refused_by="Pulumi" if protected else None, grants=grant_text(res["type"], res.get("inputs")),
         ))
     order = {"refused": 0, "replace": 1, "delete": 2, "update": 3, "create": 4}
     diffs.sort(key=lambda d: (order[d.operation], d.key))
@@ -190,6 +193,13 @@ def diff_plans(old: dict[str, Any], new: dict[str, Any]) -> DiffResult:
         warnings=tuple(plan_warnings(diffs, outputs)),
         blocked=tuple(blocked_reasons(diffs, new_index)),
     )
+
+
+def _grants(old: dict[str, Any], new: dict[str, Any]) -> str | None:
+    """What a changed role assignment grants now, and the role it granted before where that differs."""
+    now = grant_text(new["type"], new.get("inputs"))
+    role, before = granted_role(new["type"], new.get("inputs")), granted_role(old["type"], old.get("inputs"))
+    return f"{now} (before: {before})" if now and before and before != role else now
 
 
 def _replace_protected(old: dict[str, Any], new: dict[str, Any], own_change: bool) -> bool:

@@ -75,6 +75,7 @@ class ResourceDiff:
     replacement: Replacement | None = None  # for a replacement: delete first or create first, why, the source
     refused_by: Refuser | None = None
     moved_from: str | None = None  # the old URN, for a resource matched through an alias
+    grants: str | None = None  # a role assignment: the role it grants, to what kind of principal (review.grants)
 
     @property
     def delete_before_replace(self) -> bool | None:
@@ -106,6 +107,8 @@ class ResourceDiff:
             doc["refusedBy"] = self.refused_by
         if self.moved_from:
             doc["movedFrom"] = self.moved_from
+        if self.grants:
+            doc["grants"] = self.grants
         return doc
 
 

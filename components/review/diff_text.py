@@ -63,6 +63,8 @@ def format_diff(result: DiffResult) -> str:
         lines.append(f"{_SYMBOL[d.operation]} {d.type.rsplit(':', 1)[-1]} {d.name}  {_label(d)}")
         if d.moved_from:
             lines.append(f"      moved from {d.moved_from} (an alias keeps it: nothing is recreated)")
+        if d.grants:
+            lines.append(f"      {d.grants}")
         for change in d.changes:
             lines.append(f"      {change_line(change)}")
         for option in d.options:

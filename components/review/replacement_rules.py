@@ -119,8 +119,10 @@ def tree_settings(type_: str) -> tuple[str, ...]:
     rows = sorted(
         ((entry.shown, entry.shows or entry.path) for entry in (*RULES, *IN_PLACE)
          if entry.shown is not None and entry.path is not None and entry.type == type_),
+        key=lambda row: row[0],
     )
-    return tuple(dict.fromkeys(path for _, path in rows))
+    paths = (path for _, shows in rows for path in ((shows,) if isinstance(shows, str) else shows))
+    return tuple(dict.fromkeys(paths))
 
 
 # --- the table for people (docs/safe-changes.md) -------------------------------------------------------------------

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..catalog.roles import role_label
 from ..config import MISSING, value_at
 from ..offline.plan import Plan, walk
 from .replacement_rules import tree_settings
 from .rules.azure_fleet import AUTO_UPGRADE, FLEET, FLEET_MEMBER, STRATEGY
+from .rules.azure_monitoring import ROLE_ASSIGNMENT
 from .rules.model import CLUSTER, GROUP, MAINTENANCE, POOL
 
 # Per type: the input paths worth a glance (dotted; missing ones are skipped). The Azure types' rows come from the
@@ -16,6 +18,8 @@ from .rules.model import CLUSTER, GROUP, MAINTENANCE, POOL
 KEY_SETTINGS: dict[str, tuple[str, ...]] = {
     **{type_: tree_settings(type_) for type_ in (GROUP, CLUSTER, POOL, MAINTENANCE, FLEET, STRATEGY, AUTO_UPGRADE,
                                                  FLEET_MEMBER)},
+    # Who gets which role where: the role by name and ID (catalog/roles.py), however ARM spells the ID.
+    ROLE_ASSIGNMENT: ("roleDefinitionId", "principalType", "principalId", "scope"),
     "pulumi:providers:kubernetes": ("kubeconfig",),
     "kubernetes:helm.sh/v3:Release": ("name", "chart", "version", "namespace", "repositoryOpts.repo", "skipCrds"),
     "kubernetes:yaml/v2:ConfigFile": ("file",),
@@ -41,6 +45,13 @@ def _summary(item: dict[str, Any]) -> str:
     return item["name"] + (f" ({' '.join(facts)})" if facts else "")
 
 
+def _row(type_: str, path: str, value: Any) -> str:
+    """One setting's row; a role assignment's role shows by name and ID."""
+    if type_ == ROLE_ASSIGNMENT and path == "roleDefinitionId":
+        return f"role: {role_label(value) or _short(value)}"
+    return f"{path}: {_short(value)}"
+
+
 def render_tree(plan: Plan) -> str:
     """A readable, deterministic tree of the plan."""
     lines = [f"{plan.project}/{plan.stack}: {len(plan.resources)} resources"]
@@ -58,7 +69,7 @@ def render_tree(plan: Plan) -> str:
         for path in KEY_SETTINGS.get(r.type, ()):
             value = value_at(r.inputs, path.split("."))
             if value not in (MISSING, None):
-                lines.append(f"{'  ' * depth}    {path}: {_short(value)}")
+                lines.append(f"{'  ' * depth}    {_row(r.type, path, value)}")
     if plan.outputs:
         lines.append("outputs:")
         for key in sorted(plan.outputs):

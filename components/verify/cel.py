@@ -55,8 +55,10 @@ class Quantity:
         return float(self.value / 2**20)
 
 
-def quantity_mib(text: Any) -> float | None:
-    """A quantity text in MiB, or None when it is not one."""
+def any_quantity_mib(text: Any) -> float | None:
+    """Any quantity as Kubernetes reads it (decimal or binary suffix, exponent, fraction: what a driver publishes) in
+    MiB, or None when the text is not a quantity. (kubernetes.shared_slices.quantity_mib reads only the whole Gi or Mi
+    the package itself writes, and raises on anything else.)"""
     try:
         return Quantity(str(text)).mib
     except ValueError:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..catalog import GPU_DRIVER_NAME
 from ..kubernetes.selectors import max_memory_mib, min_memory_mib, size_class_of
-from .cel import CelError, quantity_mib, selects
+from .cel import CelError, any_quantity_mib, selects
 from .checks_cluster import gpu_nodes
 from .checks_driver import BROKEN, READY, UNSTARTED
 from .client import Obj
@@ -43,7 +43,7 @@ def memory_mib(device: Obj) -> float | None:
     """The device's `memory` capacity in MiB, or None."""
     capacity = device.get("capacity") or {}
     value = capacity.get("memory") or capacity.get(f"{GPU_DRIVER_NAME}/memory") or {}
-    return quantity_mib(value.get("value")) if value else None
+    return any_quantity_mib(value.get("value")) if value else None
 
 
 def _device_problems(device: Obj, size_gib: int, profile: str, margin: int) -> list[str]:

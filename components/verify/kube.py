@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import ssl
+import warnings
 from typing import Any
 
 from .client import ApiError, Obj, UnreachableError
@@ -27,6 +30,42 @@ class KubeconfigError(Exception):
 
 def _one_line(exc: BaseException, limit: int = 300) -> str:
     return " ".join(str(exc).split())[:limit] or type(exc).__name__
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """The exception and what it wraps, outermost first: urllib3's MaxRetryError keeps the cause in `.reason`, the
+    connection errors below it in `__cause__` / `__context__`."""
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and all(current is not seen for seen in chain):
+        chain.append(current)
+        reason = getattr(current, "reason", None)
+        current = reason if isinstance(reason, BaseException) else (current.__cause__ or current.__context__)
+    return chain
+
+
+def connection_problem(exc: BaseException) -> str:
+    """Why a request got no answer, in a few words. urllib3's own text (`HTTPSConnectionPool(host=..., port=...): Max
+    retries exceeded with url: ... (Caused by NewConnectionError(...))`) repeats the address and says nothing a user can
+    act on; the innermost cause does."""
+    chain = _causes(exc)
+    for cause in chain:
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            return f"its TLS certificate is not trusted ({cause.verify_message or _one_line(cause)})"
+    for cause in chain:
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection refused (nothing listens at that address and port)"
+        if isinstance(cause, socket.gaierror) or type(cause).__name__ == "NameResolutionError":
+            return "its host name does not resolve"
+        if isinstance(cause, (TimeoutError, socket.timeout)) or "Timeout" in type(cause).__name__:
+            return "no answer in time"
+        if isinstance(cause, ssl.SSLError):
+            hint = ": does it serve plain HTTP?" if cause.reason == "WRONG_VERSION_NUMBER" else ""
+            return f"the TLS handshake failed ({cause.reason or _one_line(cause)}{hint})"
+    for cause in reversed(chain):  # the innermost error that says something of its own
+        if isinstance(cause, OSError) and cause.strerror:
+            return cause.strerror[:1].lower() + cause.strerror[1:]
+    return _one_line(chain[-1])
 
 
 def kubeconfig_path(path: str | None) -> str:
@@ -51,6 +90,8 @@ class KubernetesClient:
 
         self._api = api_client
         self._deadline = deadline
+        # insecure-skip-tls-verify: urllib3 warns on every request (InsecureRequestWarning); verify says it once instead
+        self.tls_verified = bool(getattr(api_client.configuration, "verify_ssl", True))
         self._core = client.CoreV1Api(api_client)
         self._apps = client.AppsV1Api(api_client)
         self._resource = client.ResourceV1Api(api_client)
@@ -83,9 +124,13 @@ class KubernetesClient:
 
     def _call(self, method: Any, *args: Any, raw: bool = False, **kwargs: Any) -> Any:
         from kubernetes.client.exceptions import ApiException
+        from urllib3.exceptions import InsecureRequestWarning
 
         try:
-            response = method(*args, _preload_content=False, _request_timeout=self._timeout(), **kwargs)
+            with warnings.catch_warnings():
+                if not self.tls_verified:  # for this client's requests only; the process's filters are restored
+                    warnings.simplefilter("ignore", InsecureRequestWarning)
+                response = method(*args, _preload_content=False, _request_timeout=self._timeout(), **kwargs)
         except ApiException as exc:
             status = int(exc.status or 0)
             message = _api_message(exc)
@@ -93,7 +138,7 @@ class KubernetesClient:
                 raise UnreachableError(f"{self.server()}: {status or ''} {message}".strip()) from None
             raise ApiError(status, message) from None
         except Exception as exc:  # urllib3 connection, TLS and timeout errors; an exec plugin failing on refresh
-            raise UnreachableError(f"cannot reach the API server at {self.server()}: {_one_line(exc)}") from None
+            raise UnreachableError(f"cannot reach the API server at {self.server()}: {connection_problem(exc)}") from None
         data = response.data
         text = data.decode("utf-8", "replace") if isinstance(data, bytes) else str(data)
         if raw:
@@ -101,7 +146,8 @@ class KubernetesClient:
         try:
             return json.loads(text)
         except ValueError:
-            raise UnreachableError(f"{self.server()} did not answer with JSON: is it a Kubernetes API server?") from None
+            raise UnreachableError(f"{self.server()} is not a Kubernetes API server: it answered with something other "
+                                   "than JSON") from None
 
     def _list(self, method: Any, *args: Any, **kwargs: Any) -> list[Obj]:
         items: list[Obj] = []

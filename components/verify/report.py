@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 Status = Literal["ok", "warn", "fail", "skip"]
 STATUSES: tuple[Status, ...] = ("ok", "warn", "fail", "skip")
-EXIT_OK, EXIT_NOT_YET, EXIT_BROKEN = 0, 3, 4
+EXIT_OK, EXIT_NOT_YET, EXIT_BROKEN, EXIT_BAD_INPUT = 0, 3, 4, 2
 DOCS = "docs/troubleshooting.md"
 # The troubleshooting entries a verify finding links to (each an `<a id>` in docs/troubleshooting.md's verify section).
 FIXES = frozenset({
@@ -85,6 +85,14 @@ def report(checks: list[Check], **facts: Any) -> dict[str, Any]:
     summary: dict[str, Any] = {s: counts.get(s, 0) for s in STATUSES}
     summary.update(status=status, exit=code, **facts)
     return {"checks": [c.to_dict() for c in checks], "summary": summary}
+
+
+def error_report(errors: list[str]) -> dict[str, Any]:
+    """The report document of a run that could not check anything (exit 2: bad input, no kubeconfig, no reachable
+    API server): no checks, the summary's status ``error`` and the errors, each one line."""
+    summary: dict[str, Any] = {s: 0 for s in STATUSES}
+    summary.update(status="error", exit=EXIT_BAD_INPUT, errors=list(errors))
+    return {"checks": [], "summary": summary}
 
 
 def text_lines(doc: dict[str, Any]) -> list[str]:

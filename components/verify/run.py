@@ -67,11 +67,13 @@ def verify(
         from .kube import KubernetesClient
 
         client = KubernetesClient.from_kubeconfig(kubeconfig, context, deadline=deadline)
+        if not client.tls_verified:
+            say(f"TLS is not verified for {client.server()}: its kubeconfig sets insecure-skip-tls-verify")
     exp = expected(stack)
     waited = 0.0
     while True:
-        say(f"reading {client.server()} ...")
-        snap = take(client, exp)
+        snap = take(client, exp)  # said once read: a server that cannot be reached is one line (the error), not two
+        say(f"read {snap.server} (Kubernetes {snap.version.get('gitVersion') or '?'})")
         checks = run_checks(snap, exp)
         left = min(wait - waited, deadline.left() - POLL_SECONDS)
         if exit_status(checks) != 3 or left <= 0:

@@ -11,11 +11,13 @@ from __future__ import annotations
 import contextlib
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
 from ..catalog import GPU_DRIVER_NAME
 from ..kubernetes.selectors import size_class_of
+from ..signals import signal_handler
 from .checks_cluster import gpu_nodes
 from .checks_devices import memory_mib, node_devices
 from .client import ApiError, ClusterClient, Obj
@@ -63,21 +65,13 @@ def pod_body(exp: Expected, template: Template, image: str, hold: int) -> Obj:
             "metadata": {"generateName": f"smoke-{template.key.lower()}-", "labels": dict(LABELS)}, "spec": spec}
 
 
-@contextlib.contextmanager
-def _terminate_as_interrupt() -> Iterator[None]:
-    """SIGTERM ends the smoke like Ctrl-C (the cleanup runs), where a handler can be set."""
-    def handler(number: int, frame: object) -> None:
-        raise KeyboardInterrupt
+def _interrupt(number: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
 
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread
-        previous = None
-    try:
-        yield
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+
+def _terminate_as_interrupt() -> contextlib.AbstractContextManager[bool]:
+    """SIGTERM ends the smoke like Ctrl-C (the cleanup runs), where a handler can be set."""
+    return signal_handler(signal.SIGTERM, _interrupt)
 
 
 def run_smoke(client: ClusterClient, exp: Expected, snap: Snapshot, *, sizes: list[int] | None, image: str | None,

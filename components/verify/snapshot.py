@@ -37,9 +37,18 @@ class Snapshot:
 def take(client: ClusterClient, exp: Expected) -> Snapshot:
     """Reads everything the checks need (UnreachableError propagates: nothing else is worth trying then)."""
     try:
-        version, groups = client.version(), client.group_versions("resource.k8s.io")
-    except ApiError as exc:  # not even discovery: wrong credentials or not a Kubernetes API server
-        raise UnreachableError(f"{client.server()}: {exc}") from None
+        version = client.version()
+    except ApiError as exc:
+        # Every kube-apiserver serves GET /version, to anyone signed in or not (the system:public-info-viewer role,
+        # kubernetes/enhancements KEP-789): a 404 there comes from some other server (a web server, a wrong path).
+        if exc.status == 404:
+            raise UnreachableError(f"{client.server()} is not a Kubernetes API server: GET /version answered 404 "
+                                   f"{exc.message}") from None
+        raise UnreachableError(f"{client.server()}: GET /version answered {exc}") from None
+    try:
+        groups = client.group_versions("resource.k8s.io")
+    except ApiError as exc:  # not even discovery: the credentials may not list API groups
+        raise UnreachableError(f"{client.server()}: GET /apis/resource.k8s.io answered {exc}") from None
     snap = Snapshot(server=client.server(), version=version, resource_versions=groups)
     served = "v1" in snap.resource_versions
 

@@ -52,7 +52,8 @@ class Rule:
     source: str
     after: str | None = None  # cascade: applies when a resource this one depends on, of this type (glob), is replaced
     shown: int | None = None  # its row among the type's settings in the plan tree (components.review.tree)
-    shows: str | None = None  # what that row shows, when not `path` (an object above several rules)
+    shows: str | tuple[str, ...] | None = None  # what that row shows, when not `path` (an object above several
+    # rules, or the parts of an object, one row each)
 
 
 @dataclass(frozen=True)
