@@ -9,7 +9,8 @@ pulumi-azure-native's default module, and stable/2026-06-01/fleets.json):
 - ``UpdateRunStrategy``: at least one stage ("Min size: 1"); ``UpdateStage.name`` 1-50 and "unique within the
   UpdateRun"; ``groups`` "Duplicate groups are not allowed. Min size: 1", and "A valid strategy contains no duplicate
   groups within or across stages"; ``UpdateGroup.name`` 1-50 "must match a group name of an existing fleet member";
-  ``afterStageWaitInSeconds`` int32, "Defaults to 0 seconds". At most 50 groups per stage (../DOMAIN §12 limits).
+  ``afterStageWaitInSeconds`` int32, "Defaults to 0 seconds". "The maximum number of Update Groups in each Update
+  Stage is 50" (MicrosoftDocs/azure-aks-docs articles/kubernetes-fleet/concepts-update-orchestration.md).
 - ``AutoUpgradeProfile``: ``channel`` ``Stable|Rapid|NodeImage`` (the API's ``UpgradeChannel``, not AKS's lowercase one
   the SDK types it with), ``nodeImageSelection.type`` ``Latest|Consistent``, ``disabled``, ``updateStrategyId``; every
   property create-only.
