@@ -129,3 +129,12 @@ def test_the_example_fleet_stack_plans() -> None:
     assert one(plan, PROFILE).inputs["channel"] == "NodeImage"
     assert plan.outputs["fleetName"] == "fleet-gpu-prod"
     assert "hubProfile" not in one(plan, FLEET).inputs
+
+
+def test_what_a_member_reads_offline_is_what_the_fleet_stack_exports() -> None:
+    """The engine answers a member's StackReference from the fleet stack's file (`fleet_outputs`): the same values the
+    fleet stack's own program exports once it is up."""
+    from components.offline.fleet_stacks import fleet_outputs, load_fleet
+
+    exported = run_project(load_project(ROOT), "fleet", preview=False).outputs
+    assert fleet_outputs(load_fleet(ROOT, "fleet").fleet) == exported

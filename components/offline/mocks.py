@@ -48,6 +48,21 @@ _ARM_IDS = {
         "/subscriptions/{sub}/resourceGroups/{resourceGroupName}/providers/Microsoft.Insights/"
         "dataCollectionRules/{dataCollectionRuleName}"
     ),
+    "azure-native:containerservice:Fleet": (
+        "/subscriptions/{sub}/resourceGroups/{resourceGroupName}/providers/Microsoft.ContainerService/fleets/{fleetName}"
+    ),
+    "azure-native:containerservice:FleetUpdateStrategy": (
+        "/subscriptions/{sub}/resourceGroups/{resourceGroupName}/providers/Microsoft.ContainerService/fleets/"
+        "{fleetName}/updateStrategies/{updateStrategyName}"
+    ),
+    "azure-native:containerservice:AutoUpgradeProfile": (
+        "/subscriptions/{sub}/resourceGroups/{resourceGroupName}/providers/Microsoft.ContainerService/fleets/"
+        "{fleetName}/autoUpgradeProfiles/{autoUpgradeProfileName}"
+    ),
+    "azure-native:containerservice:FleetMember": (
+        "/subscriptions/{sub}/resourceGroups/{resourceGroupName}/providers/Microsoft.ContainerService/fleets/"
+        "{fleetName}/members/{fleetMemberName}"
+    ),
     "azure-native:dashboard:Grafana": (
         "/subscriptions/{sub}/resourceGroups/{resourceGroupName}/providers/Microsoft.Dashboard/grafana/{workspaceName}"
     ),
