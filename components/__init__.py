@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .config import ConfigError, GpuPoolConfig, StackConfig, load_stack_config
+from .config import ConfigError, FleetConfig, GpuPoolConfig, StackConfig, load_fleet_config, load_stack_config
 
 # `verify` is the function: bound here, after its subpackage is imported, it stays the function (the import system binds
 # a subpackage to its parent's attribute of the same name once, when it first loads it). The subpackage's own __init__
@@ -35,13 +35,20 @@ _LAZY = {
     "tolerations_for_size": ".kubernetes.tolerations",
     "GpuPlatform": ".platform",
     "GpuPlatformArgs": ".platform",
+    "GpuFleet": ".azure.fleet",
+    "GpuFleetArgs": ".azure.fleet",
 }
 
-__all__ = ["ConfigError", "GpuPoolConfig", "StackConfig", "load_stack_config", "verify", *_LAZY]
+__all__ = [
+    "ConfigError", "FleetConfig", "GpuPoolConfig", "StackConfig", "load_fleet_config", "load_stack_config", "verify",
+    *_LAZY,
+]
 
 if TYPE_CHECKING:
     from .azure.cluster import AksCluster as AksCluster
     from .azure.cluster import AksClusterArgs as AksClusterArgs
+    from .azure.fleet import GpuFleet as GpuFleet
+    from .azure.fleet import GpuFleetArgs as GpuFleetArgs
     from .azure.gpu_pool import GpuNodePool as GpuNodePool
     from .azure.gpu_pool import GpuNodePoolArgs as GpuNodePoolArgs
     from .kubernetes.claim_templates import DraClaimTemplates as DraClaimTemplates

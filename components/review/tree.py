@@ -9,13 +9,15 @@ from ..catalog.roles import role_label
 from ..config import MISSING, value_at
 from ..offline.plan import Plan, walk
 from .replacement_rules import tree_settings
+from .rules.azure_fleet import AUTO_UPGRADE, FLEET, FLEET_MEMBER, STRATEGY
 from .rules.azure_monitoring import ROLE_ASSIGNMENT
 from .rules.model import CLUSTER, GROUP, MAINTENANCE, POOL
 
 # Per type: the input paths worth a glance (dotted; missing ones are skipped). The Azure types' rows come from the
 # diff's rules and in-place entries (each marks its row), so a setting's rule and its place in the tree are one entry.
 KEY_SETTINGS: dict[str, tuple[str, ...]] = {
-    **{type_: tree_settings(type_) for type_ in (GROUP, CLUSTER, POOL, MAINTENANCE)},
+    **{type_: tree_settings(type_) for type_ in (GROUP, CLUSTER, POOL, MAINTENANCE, FLEET, STRATEGY, AUTO_UPGRADE,
+                                                 FLEET_MEMBER)},
     # Who gets which role where: the role by name and ID (catalog/roles.py), however ARM spells the ID.
     ROLE_ASSIGNMENT: ("roleDefinitionId", "principalType", "principalId", "scope"),
     "pulumi:providers:kubernetes": ("kubeconfig",),
