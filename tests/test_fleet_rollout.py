@@ -133,9 +133,8 @@ def test_time_running_out_leaves_the_run_as_it_is():
 
 
 def test_a_missing_role_is_one_line_naming_it():
-    with FakeArm(GROUPS, forbidden=True) as arm:
-        with pytest.raises(ArmError) as caught:
-            start(arm, Prover(True))
+    with FakeArm(GROUPS, forbidden=True) as arm, pytest.raises(ArmError) as caught:
+        start(arm, Prover(True))
     message = str(caught.value)
     assert caught.value.status == 403 and caught.value.code == "AuthorizationFailed"
     assert ROLE in message and ROLE_ID in message and "\n" not in message
@@ -143,9 +142,8 @@ def test_a_missing_role_is_one_line_naming_it():
 
 
 def test_a_wrong_token_is_arms_own_error():
-    with FakeArm(GROUPS) as arm:
-        with pytest.raises(ArmError, match="401 InvalidAuthenticationToken: bad token"):
-            arm_client(arm, "nope").request("GET", f"{FLEET_REF.run_path('x')}", "2026-06-01")
+    with FakeArm(GROUPS) as arm, pytest.raises(ArmError, match="401 InvalidAuthenticationToken: bad token"):
+        arm_client(arm, "nope").request("GET", f"{FLEET_REF.run_path('x')}", "2026-06-01")
 
 
 def test_a_gate_of_another_fleet_is_never_approved():
