@@ -206,6 +206,9 @@ def _problem(err: dict[str, Any], model: type[BaseModel], prefix: str, keys: Key
     elif kind == "too_short":
         least = err.get("ctx", {}).get("min_length", 1)
         message = f"needs at least {least} item{'' if least == 1 else 's'} (got {given}){_why(field)}"
+    elif kind == "too_long" and isinstance(err.get("input"), (list, tuple)):
+        most = err.get("ctx", {}).get("max_length")
+        message = f"holds {len(err['input'])} items; at most {most} are allowed{_why(field)}"
     elif kind == "string_type":
         message = f"must be a str (got {given})" if python else f"must be text; quote it in YAML (got {given})"
     elif kind not in ("value_error", "assertion_error") and "input" in err:

@@ -13,6 +13,7 @@ from .base import Model
 from .cluster import ClusterConfig, SystemPoolConfig
 from .driver import DraDriverConfig, sharing_problems
 from .errors import KeyedProblemsError, Problem
+from .fleet import FleetMembershipConfig, member_name_problem
 from .limits import derived_name_problem, derived_names, merged_tag_problems, pool_count_problem
 from .monitoring import MonitoringConfig
 from .monitoring_rules import monitoring_problems
@@ -30,6 +31,10 @@ class StackConfig(Model):
     gpu_pools: list[GpuPoolConfig] = Field(min_length=1, description="GPU node pools (at least one).")
     dra_driver: DraDriverConfig = Field(default_factory=DraDriverConfig, description="The NVIDIA DRA driver release.")
     samples: SamplesConfig = Field(default_factory=SamplesConfig, description="DRA sample objects.")
+    fleet_membership: FleetMembershipConfig | None = Field(
+        None, description="Join an Azure Kubernetes Fleet Manager fleet declared by another stack of this project "
+        "(docs/fleet.md); unset: no fleet.",
+    )
     # Which sections came from secret config (not a setting: Pulumi says it, see `loading.load_stack_config`).
     _secret_sections: frozenset[str] = PrivateAttr(default_factory=frozenset)
 
@@ -49,6 +54,9 @@ class StackConfig(Model):
         problems = cross_problems(self.cluster, list(enumerate(self.gpu_pools)), True, self.dra_driver.namespace,
                                   self.samples, self.cluster.system_pool.name, self.dra_driver.release_name,
                                   driver=self.dra_driver, driver_chart=self.dra_driver.chart_version)
+        if self.fleet_membership is not None:
+            problem = member_name_problem(self.fleet_membership, self.cluster.name)
+            problems += [problem] if problem else []
         if problems:
             raise KeyedProblemsError(*problems)
         return self
@@ -248,4 +256,8 @@ def partial_problems(data: Any) -> list[Problem]:
                               release.release_name if release else None, names, len(raw_pools), driver,
                               (watched, cluster_name, left_out), cluster_left_out,
                               driver.chart_version if driver else _part_chart(raw_driver))
+    membership = _part(FleetMembershipConfig, data.get("fleetMembership"))
+    if membership is not None and cluster_name is not None:
+        problem = member_name_problem(membership, cluster_name)
+        problems += [problem] if problem else []
     return [Problem(key, message) for key, message in problems]

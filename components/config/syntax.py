@@ -29,6 +29,13 @@ DNS_PREFIX_RULE = "use 1-54 letters, digits and '-', starting and ending with a 
 DNS_PREFIX = _rule(r"[A-Za-z0-9]([-A-Za-z0-9]{0,52}[A-Za-z0-9])?")
 RESOURCE_GROUP = _rule(r"[-\w._()]{0,89}[-\w_()]")
 LOCATION = _rule(r"[a-z][a-z0-9]+")
+# Fleet Manager names (azure-rest-api-specs containerservice/.../fleet/preview/2024-05-02-preview/fleets.json, also
+# stable/2026-06-01): a fleet 1-63, a member, update strategy, auto-upgrade profile, stage or group 1-50 characters,
+# all `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`.
+FLEET_NAME = _rule(r"(?=.{1,63}\Z)[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+FLEET_PART_NAME = _rule(r"(?=.{1,50}\Z)[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+# A Pulumi stack name (pulumi/pulumi sdk/go/common/tokens/stack_name.go), as `offline.project.STACK_NAME`.
+STACK_NAME = _rule(r"[A-Za-z0-9_.-]{1,100}")
 # Release numbers without leading zeros (kubernetes/kubernetes: semver, as AKS lists them, e.g. 1.34 or 1.34.2).
 K8S_VERSION = _rule(r"(0|[1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})(\.(0|[1-9][0-9]{0,5}))?")
 DRIVER_VERSION = _rule(r"[0-9]{1,6}(\.[0-9]{1,6}){0,2}")

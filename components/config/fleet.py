@@ -1,0 +1,174 @@
+"""Azure Kubernetes Fleet Manager: a fleet stack's `fleet` section, and a member stack's `fleetMembership` section.
+
+Shapes, names and limits as Fleet's API takes them (Azure/azure-rest-api-specs, specification/containerservice/
+resource-manager/Microsoft.ContainerService/fleet/preview/2024-05-02-preview/fleets.json, the API version of
+pulumi-azure-native's default module, and stable/2026-06-01/fleets.json):
+- ``Fleet``: name 1-63 ``^[a-z0-9]([-a-z0-9]*[a-z0-9])?$``; ``hubProfile`` (``dnsPrefix`` 1-54, ``agentProfile.vmSize``)
+  is ``x-ms-mutability: [read, create]``: a hub is chosen at creation (a hubless fleet can be upgraded to one, never the
+  reverse: MicrosoftDocs/azure-aks-docs articles/kubernetes-fleet/upgrade-hub-cluster-type.md).
+- ``UpdateRunStrategy``: at least one stage ("Min size: 1"); ``UpdateStage.name`` 1-50 and "unique within the
+  UpdateRun"; ``groups`` "Duplicate groups are not allowed. Min size: 1", and "A valid strategy contains no duplicate
+  groups within or across stages"; ``UpdateGroup.name`` 1-50 "must match a group name of an existing fleet member";
+  ``afterStageWaitInSeconds`` int32, "Defaults to 0 seconds". At most 50 groups per stage (../DOMAIN §12 limits).
+- ``AutoUpgradeProfile``: ``channel`` ``Stable|Rapid|NodeImage`` (the API's ``UpgradeChannel``, not AKS's lowercase one
+  the SDK types it with), ``nodeImageSelection.type`` ``Latest|Consistent``, ``disabled``, ``updateStrategyId``; every
+  property create-only.
+- ``FleetMember``: name 1-50; ``group`` 1-50, same pattern, PATCH-able; ``clusterResourceId`` create-only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, Field, model_validator
+
+from ..catalog.regions import region_problem
+from .base import Model, matching, unset
+from .errors import KeyedProblemsError
+from .limits import Tags
+from .syntax import FLEET_NAME, FLEET_PART_NAME, STACK_NAME
+from .types import AzureVmSize, DnsPrefix, ResourceGroupName
+
+MAX_GROUPS_PER_STAGE = 50
+MAX_WAIT_SECONDS = 2**31 - 1  # afterStageWaitInSeconds is an int32
+FLEET_PART_RULE = "use 1-50 lowercase letters, digits and '-', starting and ending with a letter or digit"
+
+FleetName = Annotated[str, matching(FLEET_NAME, "is not a fleet name; use 1-63 lowercase letters, digits and '-', "
+                                    "starting and ending with a letter or digit")]
+GroupName = Annotated[str, matching(FLEET_PART_NAME, f"is not a fleet group name; {FLEET_PART_RULE}")]
+StageName = Annotated[str, matching(FLEET_PART_NAME, f"is not an update stage name; {FLEET_PART_RULE}")]
+MemberName = Annotated[str, matching(FLEET_PART_NAME, f"is not a fleet member name; {FLEET_PART_RULE}")]
+StrategyName = Annotated[str, matching(FLEET_PART_NAME, f"is not an update strategy name; {FLEET_PART_RULE}")]
+StackName = Annotated[str, matching(STACK_NAME, "is not a stack name; use 1-100 letters, digits, '-', '_' or '.'")]
+FleetChannel = Literal["Stable", "Rapid", "NodeImage"]
+NodeImageSelection = Literal["Latest", "Consistent"]
+
+
+def _any_region(location: str) -> str:
+    """A region as ARM names it (catalog/regions.py); the fleet resource needs no GPU sizes there."""
+    problem = region_problem(location)
+    if problem:
+        raise ValueError(problem)
+    return location
+
+
+class FleetHubConfig(Model):
+    """A hub cluster for the fleet (create-only: written at creation, never removed later)."""
+
+    dns_prefix: DnsPrefix | None = unset("DNS prefix of the hub's API server (1-54: letters, digits, '-'); create-only.")
+    vm_size: AzureVmSize | None = unset("VM size of the hub's one node (agentProfile.vmSize); create-only.")
+
+
+class UpdateStageConfig(Model):
+    """One stage of the update strategy: its groups are upgraded in parallel, then the stage waits."""
+
+    name: StageName = Field(description="Stage name (1-50: lowercase letters, digits, '-'), unique in the strategy.")
+    groups: list[GroupName] = Field(
+        min_length=1, max_length=MAX_GROUPS_PER_STAGE,
+        description="Groups upgraded in parallel in this stage (1-50); each must be a group of some member stack "
+        "(fleetMembership.group), and no group may appear twice in the strategy.",
+    )
+    after_stage_wait_in_seconds: int = Field(
+        0, ge=0, le=MAX_WAIT_SECONDS,
+        description="Seconds to wait after this stage before the next one starts (default 0): time to prove the "
+        "stage's clusters (docs/fleet.md).",
+    )
+
+
+class UpdateStrategyConfig(Model):
+    """The order in which update runs upgrade the fleet's members: stages one after another."""
+
+    name: StrategyName = Field(description="Update strategy name (1-50: lowercase letters, digits, '-').")
+    stages: list[UpdateStageConfig] = Field(min_length=1, description="Stages, run one after another (at least one).")
+
+    @model_validator(mode="after")
+    def _unique(self) -> UpdateStrategyConfig:
+        problems: list[tuple[str, str]] = []
+        stages: dict[str, int] = {}
+        groups: dict[str, str] = {}
+        for i, stage in enumerate(self.stages):
+            if stage.name in stages:
+                problems.append((f"stages[{i}].name", f"stage name '{stage.name}' is used twice (stages[{stages[stage.name]}] "
+                                 f"and stages[{i}]); stage names must be unique in a strategy"))
+            stages.setdefault(stage.name, i)
+            for j, group in enumerate(stage.groups):
+                where = f"stages[{i}].groups[{j}]"
+                if group in groups:
+                    problems.append((where, f"group '{group}' is already in {groups[group]}; Fleet allows no group "
+                                     "twice within or across stages"))
+                groups.setdefault(group, where)
+        if problems:
+            raise KeyedProblemsError(*problems)
+        return self
+
+    @property
+    def groups(self) -> list[str]:
+        """Every group the strategy names, in stage order."""
+        return [group for stage in self.stages for group in stage.groups]
+
+
+class AutoUpgradeConfig(Model):
+    """A Fleet auto-upgrade profile: Fleet starts an update run with the strategy whenever AKS ships a new version."""
+
+    channel: FleetChannel = Field(
+        description="Stable (newest patch of minor N-1), Rapid (newest patch of the newest minor N) or NodeImage (node "
+        "images only). Create-only. Members must turn their own AKS auto-upgrade off (docs/fleet.md).",
+    )
+    node_image_selection: NodeImageSelection | None = unset(
+        "Latest (the newest image in each member's region) or Consistent (the newest image available in every region of "
+        "the run); create-only. Unset: Fleet's default, Latest.",
+    )
+    disabled: bool = Field(False, description="Keep the profile but start no update runs (true).")
+
+    @property
+    def profile_name(self) -> str:
+        """The profile's resource name: its channel, so a new channel is a new profile (every property is create-only)."""
+        return self.channel.lower()
+
+
+class FleetConfig(Model):
+    """A fleet stack: the Fleet, its update strategy and, optionally, an auto-upgrade profile."""
+
+    name: FleetName = Field(description="Fleet name (1-63: lowercase letters, digits, '-').")
+    resource_group_name: ResourceGroupName = Field(description="Resource group of the fleet.")
+    create_resource_group: bool = Field(
+        True, description="Create the resource group (true) or use an existing group of that name (false).")
+    location: Annotated[str, AfterValidator(_any_region)] = Field(
+        description="Azure region of the fleet resource, as ARM names it (e.g. 'westeurope'); members may be anywhere.")
+    hub: FleetHubConfig | None = unset(
+        "A hub cluster (unset: a hubless fleet, the default). Create-only: adding a hub to a hubless fleet is an "
+        "upgrade Fleet allows, removing one replaces the fleet.",
+    )
+    update_strategy: UpdateStrategyConfig = Field(description="The stages update runs follow.")
+    auto_upgrade: AutoUpgradeConfig | None = unset("An auto-upgrade profile that uses the update strategy.")
+    tags: Tags = Field(default_factory=dict, description="Azure tags of the fleet's resources.")
+
+
+class FleetMembershipConfig(Model):
+    """A member stack's place in a fleet: which fleet stack, which update group, under which member name."""
+
+    fleet_stack: StackName = Field(
+        description="The fleet stack's name in this project (its stack file holds the `fleet` section); the member "
+        "reads the fleet's outputs through a StackReference to it.",
+    )
+    group: GroupName = Field(description="Update group (1-50: lowercase letters, digits, '-'); a stage must name it.")
+    member_name: MemberName | None = unset(
+        "Fleet member name (1-50: lowercase letters, digits, '-'); unset: cluster.name, which must then fit that rule.")
+
+
+def member_name_problem(membership: FleetMembershipConfig, cluster_name: str) -> tuple[str, str] | None:
+    """A membership that takes the cluster's name as member name when that name is not one Fleet accepts."""
+    if membership.member_name is not None or FLEET_PART_NAME.fullmatch(cluster_name):
+        return None
+    return ("fleetMembership.memberName", f"is unset, so the member is named after cluster.name '{cluster_name}', "
+            f"which is not a fleet member name ({FLEET_PART_RULE}); set memberName")
+
+
+FLEET_KEY = "fleet"
+FLEET_MEMBERSHIP_KEY = "fleetMembership"
+
+
+def is_fleet_data(data: Mapping[str, Any]) -> bool:
+    """Whether a stack's sections (camelCase keys) are a fleet stack's: it has the `fleet` section."""
+    return FLEET_KEY in data

@@ -1,0 +1,63 @@
+"""Loading a fleet stack's settings: the `fleet` section of the project's config namespace, and nothing of a platform.
+
+A fleet stack declares the Fleet and its policy; its clusters are member stacks of their own (docs/fleet.md), so a
+platform section (``cluster``, ``gpuPools``, ...) in a fleet stack is refused, as is a near-miss of ``fleet``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Collection, Mapping
+from typing import Any
+
+import pulumi
+
+from .errors import ConfigError, Problem
+from .fleet import FLEET_KEY, FleetConfig
+from .loading import NEAR_MISS_CUTOFF, PROJECT, STACK_KEYS, _decode, redact
+from .problems import validate
+
+
+def is_fleet_stack(config: Mapping[str, Any], project: str = PROJECT) -> bool:
+    """Whether a flat Pulumi config map (``project:key`` -> value) is a fleet stack's: it sets the `fleet` section."""
+    return f"{project}:{FLEET_KEY}" in config
+
+
+def fleet_config_from_mapping(
+    config: Mapping[str, Any], project: str = PROJECT, secret_keys: Collection[str] = ()
+) -> FleetConfig:
+    """Builds the FleetConfig from a flat Pulumi config map; ConfigError lists every problem at once."""
+    problems: list[Problem] = []
+    raw: Any = None
+    for full_key, value in config.items():
+        namespace, _, key = str(full_key).partition(":")
+        if namespace != project:
+            continue
+        if key == FLEET_KEY:
+            raw = _decode(value)
+        elif key in STACK_KEYS:
+            problems.append(Problem(key, f"a fleet stack (it has the '{FLEET_KEY}' section) declares no platform; move "
+                                    f"'{key}' to a member stack, which joins the fleet with fleetMembership"))
+        elif difflib.get_close_matches(key, [FLEET_KEY], n=1, cutoff=NEAR_MISS_CUTOFF) or key.lower() == FLEET_KEY:
+            problems.append(Problem(key, f"unknown key (did you mean '{FLEET_KEY}'?); a fleet stack holds '{FLEET_KEY}'"))
+    fleet = None
+    try:
+        fleet = validate(FleetConfig, raw, FLEET_KEY)
+    except ConfigError as exc:
+        problems += exc.problems
+    if problems:
+        secret = f"{project}:{FLEET_KEY}" in secret_keys
+        raise ConfigError(redact(problems, [raw] if secret else [])) from None
+    return fleet
+
+
+def load_fleet_config(project: str | None = None) -> FleetConfig:
+    """Reads and validates a fleet stack's settings in a running Pulumi program; raises ConfigError on bad input."""
+    namespace = project or pulumi.get_project()
+    found = {key: value for key, value in (pulumi.runtime.get_config_env() or {}).items()
+             if str(key).startswith(f"{namespace}:")}
+    value = pulumi.runtime.get_config(f"{namespace}:{FLEET_KEY}")
+    if value is not None:
+        found[f"{namespace}:{FLEET_KEY}"] = value
+    secret = [full for full in found if pulumi.runtime.is_config_secret(full)]
+    return fleet_config_from_mapping(found, namespace, secret)

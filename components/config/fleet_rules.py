@@ -1,0 +1,122 @@
+"""Rules that span a fleet's stacks: the fleet stack's strategy against its member stacks' groups, names and upgrades.
+
+Pure functions over what validated, each problem naming the stack file and key it is about, so that `load_fleet` can
+report every mistake of every stack at once. Sources:
+- groups: Azure/azure-rest-api-specs containerservice/.../fleet/preview/2024-05-02-preview/fleets.json ``UpdateGroup.name``
+  "It must match a group name of an existing fleet member"; a member with a group no stage names is never upgraded by
+  runs that use the strategy (MicrosoftDocs/azure-aks-docs articles/kubernetes-fleet/concepts-update-orchestration.md).
+- member names: a member is a child resource ``fleets/{fleet}/members/{name}``: two stacks with one name would be one
+  member, each `pulumi up` taking it from the other.
+- auto-upgrade: articles/kubernetes-fleet/faq.md, "What happens if I leave AKS cluster auto-upgrades enabled?": "either
+  Fleet Manager or AKS cluster auto-upgrade performs the update, depending on which one runs first ... disable
+  auto-upgrade on each member AKS cluster"; AKS's nodeOSUpgradeChannel defaults to NodeImage (managedClusters.json),
+  which moves node images by itself just as Fleet's runs do (every Fleet channel moves node images: NodeImage, and
+  Stable/Rapid as "Full" upgrades of "the control plane and all agent pools", fleets.json ``ManagedClusterUpgradeType``).
+- at most 1,000 members per fleet (articles/kubernetes-fleet/faq.md / concepts-fleet, Fleet's limits).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import Problem
+from .fleet import AutoUpgradeConfig, UpdateStrategyConfig
+from .upgrades import DEFAULT_NODE_OS_CHANNEL, UpgradesConfig
+
+MAX_MEMBERS = 1000
+
+
+@dataclass(frozen=True)
+class MemberView:
+    """What the fleet rules read of one member stack (None where that part did not validate)."""
+
+    file: str
+    group: str | None
+    member_name: str | None
+    member_key: str  # where the name comes from: fleetMembership.memberName, or cluster.name by default
+    upgrades: UpgradesConfig | None
+
+
+def at(file: str, key: str, message: str) -> Problem:
+    """A problem of one stack file at one key."""
+    return Problem(f"{file}: {key}" if key else file, message)
+
+
+def fleet_problems(
+    fleet_file: str, strategy: UpdateStrategyConfig | None, auto_upgrade: AutoUpgradeConfig | None,
+    members: list[MemberView],
+) -> list[Problem]:
+    """Every problem between the fleet stack (its strategy and auto-upgrade profile) and its member stacks."""
+    problems: list[Problem] = []
+    if strategy is not None:
+        problems += _groups(fleet_file, strategy, members)
+    problems += _names(members)
+    if auto_upgrade is not None and not auto_upgrade.disabled:
+        problems += [p for m in members for p in _upgrade_conflicts(fleet_file, auto_upgrade, m)]
+    if len(members) > MAX_MEMBERS:
+        problems.append(at(fleet_file, "fleet", f"{len(members)} member stacks; a fleet holds at most {MAX_MEMBERS}"))
+    return problems
+
+
+def _groups(fleet_file: str, strategy: UpdateStrategyConfig, members: list[MemberView]) -> list[Problem]:
+    named = strategy.groups
+    had = {m.group for m in members if m.group is not None}
+    problems = [
+        at(m.file, "fleetMembership.group", f"group '{m.group}' is in no stage of {fleet_file} "
+           f"(fleet.updateStrategy '{strategy.name}'): update runs with that strategy would never upgrade this member; "
+           f"choose one of: {', '.join(named)}, or add it to a stage")
+        for m in members if m.group is not None and m.group not in named
+    ]
+    known_members = all(m.group is not None for m in members)  # a member whose group failed could hold any group
+    for i, stage in enumerate(strategy.stages):
+        for j, group in enumerate(stage.groups):
+            if group not in had and known_members:
+                problems.append(at(fleet_file, f"fleet.updateStrategy.stages[{i}].groups[{j}]", (
+                    f"group '{group}' has no member: no member stack of this fleet sets fleetMembership.group "
+                    f"'{group}', and Fleet refuses a stage group that \"must match a group name of an existing fleet "
+                    f"member\"; members' groups: {', '.join(sorted(had)) or 'none'}")))
+    first = strategy.stages[0]
+    if len(strategy.stages) > 1 and len(members) > 1 and known_members and had <= set(first.groups):
+        problems.append(at(fleet_file, "fleet.updateStrategy.stages[0].groups", (
+            f"the first stage '{first.name}' holds every member ({len(members)}): a canary that upgrades everything "
+            "proves nothing before the rest; keep some members' groups for later stages")))
+    elif len(strategy.stages) == 1 and len(members) > 1 and known_members:
+        problems.append(at(fleet_file, "fleet.updateStrategy.stages", (
+            f"one stage '{first.name}' upgrades all {len(members)} members at once; add a canary stage first "
+            "(its groups upgraded, waited on and proven before the next stage starts)")))
+    return problems
+
+
+def _names(members: list[MemberView]) -> list[Problem]:
+    seen: dict[str, MemberView] = {}
+    problems = []
+    for member in members:
+        if member.member_name is None:
+            continue
+        first = seen.setdefault(member.member_name, member)
+        if first is not member:
+            problems.append(at(member.file, member.member_key, (
+                f"member name '{member.member_name}' is also {first.file}'s ({first.member_key}); a fleet's member "
+                "names are unique (one name is one member, each stack would take it from the other): set "
+                "fleetMembership.memberName")))
+    return problems
+
+
+def _upgrade_conflicts(fleet_file: str, profile: AutoUpgradeConfig, member: MemberView) -> list[Problem]:
+    if member.upgrades is None:
+        return []
+    problems = []
+    why = (f"{fleet_file} has an auto-upgrade profile (fleet.autoUpgrade.channel {profile.channel}), and with both, "
+           "\"either Fleet Manager or AKS cluster auto-upgrade performs the update, depending on which one runs first\" "
+           "(Fleet FAQ); Fleet changes no cluster setting")
+    channel = member.upgrades.channel
+    if channel not in (None, "none"):
+        problems.append(at(member.file, "cluster.upgrades.channel",
+                           f"'{channel}' lets AKS upgrade this member by itself, but {why}: set 'none'"))
+    node_os = member.upgrades.node_os_channel
+    if (node_os or DEFAULT_NODE_OS_CHANNEL) == "NodeImage":
+        shown = f"'{node_os}'" if node_os else "unset (AKS's default, NodeImage)"
+        problems.append(at(member.file, "cluster.upgrades.nodeOsChannel",
+                           f"{shown} lets AKS move this member's node images by itself, but {why}: set 'None', or "
+                           "'SecurityPatch' for security patches only"))
+    return problems
