@@ -227,3 +227,24 @@ def test_a_fleet_without_members_is_bad_input(fleet_of, capsys):
     fleet_of()
     assert main(["verify", "--fleet", "gpu-fleet"]) == 2
     assert "no member stack names this fleet stack" in capsys.readouterr().err
+
+
+def test_the_example_fleet_is_verified_member_by_member(tmp_path, capsys):
+    """The shipped example (stacks/Pulumi.fleet.yaml and its two members), loaded as the command loads it: each member
+    on the context named after its cluster, one broken."""
+    weu, eus = stack("fleet-weu"), stack("fleet-eus")
+    with FakeApi(healthy(weu)) as west, FakeApi(broken(eus)) as east:
+        config = kubeconfig(tmp_path, {weu.cluster.name: west.url, eus.cluster.name: east.url})
+        status = main(["verify", "--fleet", "fleet", "--kubeconfig", str(config), "--json"])
+    out = capsys.readouterr()
+    assert status == 4, out.err
+    doc = json.loads(out.out)
+    assert doc["fleet"] == "fleet"
+    assert {m["member"]: (m["stack"], m["context"], m["summary"]["exit"]) for m in doc["members"]} == {
+        "aks-dra-prod-weu": ("fleet-weu", "aks-dra-prod-weu", 0), "aks-dra-prod-eus": ("fleet-eus", "aks-dra-prod-eus", 4)}
+    assert doc["summary"]["failMembers"] == ["aks-dra-prod-eus"]
+
+
+def test_a_stack_that_is_not_a_fleet_stack_is_bad_input(capsys):
+    assert main(["verify", "--fleet", "dev", "--kubeconfig", "x"]) == 2
+    assert "not a fleet stack" in capsys.readouterr().err
