@@ -33,8 +33,9 @@ def _status(state: str) -> dict[str, Any]:
 class FakeArm:
     """Update runs and gates of one fleet; `groups` maps each group to its members' names."""
 
-    def __init__(self, groups: dict[str, list[str]], *, forbidden: bool = False):
+    def __init__(self, groups: dict[str, list[str]], *, forbidden: bool = False, fleet_path: str = FLEET_PATH):
         self.groups = groups
+        self.fleet_path = fleet_path
         self.forbidden = forbidden
         self.runs: dict[str, dict[str, Any]] = {}
         self.gates: dict[str, dict[str, Any]] = {}
@@ -105,7 +106,7 @@ class FakeArm:
                                           for g in s.get("afterGates") or []],
                            "afterStageWaitStatus": {**_status("NotStarted"),
                                                     "waitDurationInSeconds": s.get("afterStageWaitInSeconds", 0)}})
-        run = {"id": f"{FLEET_PATH}/updateRuns/{name}", "name": name, "type": "Microsoft.ContainerService/fleets/updateRuns",
+        run = {"id": f"{self.fleet_path}/updateRuns/{name}", "name": name, "type": "Microsoft.ContainerService/fleets/updateRuns",
                "properties": {"provisioningState": "Succeeded", "strategy": copy.deepcopy(strategy),
                               "managedClusterUpdate": {"upgrade": {"type": "NodeImageOnly"}},
                               "status": {**_status("Running" if started else "NotStarted"), "stages": stages}}}
@@ -134,7 +135,7 @@ class FakeArm:
                     for m in g["members"]:
                         m["status"]["state"] = "Completed"
                 for gate in stage["afterGates"]:
-                    gate_id = f"{FLEET_PATH}/gates/{uuid.uuid4()}"
+                    gate_id = f"{self.fleet_path}/gates/{uuid.uuid4()}"
                     gate.update(gateId=gate_id, status={"state": "Pending"})
                     self.gates[gate_id.rpartition("/")[2]] = {"id": gate_id, "run": run["name"], "stage": stage["name"],
                                                              "properties": {"gateType": "Approval", "state": "Pending"}}
@@ -152,7 +153,7 @@ class FakeArm:
     def answer(self, method: str, path: str, body: dict[str, Any] | None) -> tuple[int, dict[str, Any] | None]:
         """(status, body) for one request."""
         with self.lock:
-            if path.startswith(f"{FLEET_PATH}/gates/") and method == "PATCH":
+            if path.startswith(f"{self.fleet_path}/gates/") and method == "PATCH":
                 gate = self.gates.get(path.rpartition("/")[2])
                 if gate is None:
                     return 404, {"error": {"code": "NotFound", "message": path}}
@@ -163,7 +164,7 @@ class FakeArm:
                         if g["gateId"] == gate["id"]:
                             g["status"]["state"] = gate["properties"]["state"]
                 return 200, gate
-            prefix = f"{FLEET_PATH}/updateRuns/"
+            prefix = f"{self.fleet_path}/updateRuns/"
             if not path.startswith(prefix):
                 return 404, {"error": {"code": "NotFound", "message": path}}
             name, _, action = path[len(prefix):].partition("/")

@@ -40,6 +40,7 @@ class MemberTarget:
     stack: str
     config: StackConfig
     context: str
+    smoke: bool | None = None  # None: as the run says; False: never (e.g. a stack without claim templates)
 
 
 @dataclass
@@ -90,7 +91,9 @@ def _one(target: MemberTarget, client_for: ClientFor | None, kubeconfig: str | N
 
     try:
         client = client_for(target) if client_for else None
-        doc = verify(target.config, client, kubeconfig=kubeconfig, context=target.context, progress=progress, **options)
+        smoke = options["smoke"] and target.smoke is not False
+        doc = verify(target.config, client, kubeconfig=kubeconfig, context=target.context, progress=progress,
+                     **{**options, "smoke": smoke})
     except (UnreachableError, KubeconfigError) as exc:
         return MemberResult(target, error=f"member {target.member} (context {target.context}): {exc}",
                             exit=EXIT_UNREACHABLE)
