@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .config import ConfigError, GpuPoolConfig, StackConfig, load_stack_config
+from .config import ConfigError, FleetConfig, GpuPoolConfig, StackConfig, load_fleet_config, load_stack_config
 
 __version__ = "0.2.0"
 
@@ -30,15 +30,22 @@ _LAZY = {
     "tolerations_for_size": ".kubernetes.tolerations",
     "GpuPlatform": ".platform",
     "GpuPlatformArgs": ".platform",
+    "GpuFleet": ".azure.fleet",
+    "GpuFleetArgs": ".azure.fleet",
 }
 # `verify` is the subpackage itself, callable (verify/__init__.py says why): the live checks load on first use only.
 _MODULES = {"verify": ".verify"}
 
-__all__ = ["ConfigError", "GpuPoolConfig", "StackConfig", "load_stack_config", *_LAZY, *_MODULES]
+__all__ = [
+    "ConfigError", "FleetConfig", "GpuPoolConfig", "StackConfig", "load_fleet_config", "load_stack_config", *_LAZY,
+    *_MODULES,
+]
 
 if TYPE_CHECKING:
     from .azure.cluster import AksCluster as AksCluster
     from .azure.cluster import AksClusterArgs as AksClusterArgs
+    from .azure.fleet import GpuFleet as GpuFleet
+    from .azure.fleet import GpuFleetArgs as GpuFleetArgs
     from .azure.gpu_pool import GpuNodePool as GpuNodePool
     from .azure.gpu_pool import GpuNodePoolArgs as GpuNodePoolArgs
     from .kubernetes.claim_templates import DraClaimTemplates as DraClaimTemplates

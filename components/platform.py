@@ -46,6 +46,9 @@ class GpuPlatformOutputs(ClusterOutputs):
     grafana_endpoint: pulumi.Output[str] | None = output(
         "The Azure Managed Grafana's URL (where the GPU dashboard is imported), when monitoring.grafana is enabled."
     )
+    fleet_member_name: pulumi.Output[str] | None = output(
+        "The cluster's FleetMember name in the fleet, when fleetMembership is set."
+    )
 
 
 class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
@@ -64,13 +67,17 @@ class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
     """The DRA sample objects, when enabled."""
     observability: Any
     """The monitoring components (components.observability.wiring.Observability), or None when monitoring is off."""
+    fleet_member: Any
+    """The cluster's FleetMember (pulumi_azure_native.containerservice), when fleetMembership is set; else None."""
 
     def __init__(self, name: str, args: GpuPlatformArgs, opts: pulumi.ResourceOptions | None = None):
         texts = secret_texts(args)
         if texts:  # values from secret config stay secret in every child that carries them (secret_config.py)
             opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(transformations=[secret_inputs(texts)]))
         super().__init__("aks-dra-vgpu:index:GpuPlatform", name, None, opts)
-        self.cluster = AksCluster(f"{name}-cluster", args.cluster, pulumi.ResourceOptions(parent=self))
+        membership = args.fleet_membership
+        self.cluster = AksCluster(f"{name}-cluster", args.cluster, pulumi.ResourceOptions(parent=self),
+                                  fleet_member=membership is not None)
         # Pools wait for the cluster (they name it) and for every other cluster-level write, because AKS refuses a
         # cluster operation while a pool operation runs and the reverse ("Managed Cluster operation is not allowed:
         # Another operation ... is in progress on agent pool ...": AKS troubleshooting, "Cluster pending operation
@@ -137,6 +144,14 @@ class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
                 name, args, cluster_id=self.cluster.cluster_id, resource_group_name=self.cluster.resource_group_name,
                 azure=pulumi.ResourceOptions(parent=self), on_cluster=on_cluster,
             )
+        self.fleet_member = None
+        self.fleet_member_name = None
+        if membership is not None:
+            from .azure.fleet_member import join_fleet  # Fleet's module loads only when a stack joins a fleet
+
+            self.fleet_member = join_fleet(name, membership, args.cluster.name, self.cluster, self)
+            member_name = membership.member_name or args.cluster.name
+            self.fleet_member_name = self.fleet_member.urn.apply(lambda _: member_name)
         lift(self, self.cluster, ClusterOutputs)
         samples, observed = self.samples, self.observability
         self.gpu_pools = [p.pool_name for p in self.pools]

@@ -108,10 +108,11 @@ def maintenance_window(window: MaintenanceWindowConfig) -> containerservice.Main
 WINDOW_NAMES = {AUTO_UPGRADE_SCHEDULE: "upgrade-window", NODE_OS_UPGRADE_SCHEDULE: "node-os-window"}
 
 
-def ignored_changes(config: ClusterConfig) -> list[str]:
-    """Inputs Pulumi must not diff: with a stable or rapid channel AKS moves the minor version itself, and sending the
-    stack's (older) version again would ask AKS to downgrade."""
-    return ["kubernetesVersion"] if config.version_follows_channel else []
+def ignored_changes(config: ClusterConfig, fleet_member: bool = False) -> list[str]:
+    """Inputs Pulumi must not diff: with a stable or rapid channel AKS moves the minor version itself, and a fleet
+    member's version moves with the fleet's update runs (docs/fleet.md); sending the stack's (older) version again
+    would ask AKS to downgrade."""
+    return ["kubernetesVersion"] if config.version_follows_channel or fleet_member else []
 
 
 # The ManagedCluster inputs this package sets whose change makes pulumi-azure-native replace the cluster: its URL path
@@ -202,7 +203,12 @@ class AksCluster(AksClusterOutputs, pulumi.ComponentResource):
     admins: ClusterAdmins
     """Entra ID: the role assignments that let the deploying identity and auth.adminPrincipals reach Kubernetes."""
 
-    def __init__(self, name: str, args: AksClusterArgs, opts: pulumi.ResourceOptions | None = None):
+    managed_cluster: containerservice.ManagedCluster
+    """The ManagedCluster itself: what must wait for the cluster and nothing else (a fleet membership) depends on."""
+
+    def __init__(self, name: str, args: AksClusterArgs, opts: pulumi.ResourceOptions | None = None, *,
+                 fleet_member: bool = False):
+        """`fleet_member`: the cluster joins a fleet, whose update runs then own its Kubernetes version."""
         super().__init__("aks-dra-vgpu:index:AksCluster", name, None, opts)
         # A minor in preview, LTS-only, or near or past the end of its standard support (catalog.kubernetes_versions).
         support = support_warning(args.kubernetes_version, date.today())
@@ -229,8 +235,11 @@ class AksCluster(AksClusterOutputs, pulumi.ComponentResource):
             f"{name}-aks",
             resource_group_name=self.resource_group_name,
             **cluster_properties(args),
-            opts=pulumi.ResourceOptions.merge(keep, pulumi.ResourceOptions(ignore_changes=ignored_changes(args))),
+            opts=pulumi.ResourceOptions.merge(
+                keep, pulumi.ResourceOptions(ignore_changes=ignored_changes(args, fleet_member))
+            ),
         )
+        self.managed_cluster = cluster
         self.cluster_name = cluster.urn.apply(lambda _: args.name)
         # One window for every channel the stack turns on; AKS reads each by its reserved name.
         window = args.upgrades.maintenance_window

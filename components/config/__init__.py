@@ -9,7 +9,8 @@ plugin's schema are all generated from these models. Imports only `catalog` of t
 - ``syntax``: names, taints, versions, key paths (pure rules); ``azure``: ARM IDs, CIDRs, maintenance times
 - ``types``, ``base``: checked types (ARM IDs, times, names) and the model base; ``limits``: Azure and Kubernetes limits
 - ``cluster``, ``access``, ``upgrades``, ``monitoring``, ``pools``, ``pool_parts``, ``driver``, ``samples``, ``stack``:
-  the models, one section (or part of one) each
+  the models, one section (or part of one) each; ``fleet``: a fleet stack's section and a member's membership,
+  ``fleet_loading`` reads a fleet stack, ``fleet_rules`` checks a fleet's stacks against each other
 - ``errors``: ``ConfigError`` (problems with key paths), ``KeyedProblemsError`` for model-level checks; ``problems``:
   pydantic's errors as problems, ``validate``; ``aliases``: keys as Python writes them
 - ``loading``: the stack's sections from Pulumi config; ``schema``, ``reference``: the JSON Schema and the reference
@@ -20,6 +21,15 @@ from .base import Model, PoolName, Zones
 from .cluster import ClusterConfig, ResourceGroupConfig, SystemPoolConfig
 from .driver import DraDriverConfig
 from .errors import ConfigError, KeyedProblemsError, Problem
+from .fleet import (
+    AutoUpgradeConfig,
+    FleetConfig,
+    FleetHubConfig,
+    FleetMembershipConfig,
+    UpdateStageConfig,
+    UpdateStrategyConfig,
+)
+from .fleet_loading import fleet_config_from_mapping, is_fleet_stack, load_fleet_config
 from .loading import PROJECT, STACK_KEYS, load_stack_config, near_miss, stack_config_from_mapping
 from .monitoring import MonitoringConfig
 from .pool_parts import AutoscalingConfig, SpotConfig
@@ -47,10 +57,14 @@ __all__ = [
     "TAINT_EFFECTS",
     "ApiServerConfig",
     "AuthConfig",
+    "AutoUpgradeConfig",
     "AutoscalingConfig",
     "ClusterConfig",
     "ConfigError",
     "DraDriverConfig",
+    "FleetConfig",
+    "FleetHubConfig",
+    "FleetMembershipConfig",
     "GpuPoolConfig",
     "KeyedProblemsError",
     "MaintenanceWindowConfig",
@@ -66,10 +80,15 @@ __all__ = [
     "StrInput",
     "SystemPoolConfig",
     "Taint",
+    "UpdateStageConfig",
+    "UpdateStrategyConfig",
     "UpgradesConfig",
     "Zones",
     "check_label_key",
     "check_label_value",
+    "fleet_config_from_mapping",
+    "is_fleet_stack",
+    "load_fleet_config",
     "load_stack_config",
     "near_miss",
     "parse_k8s_version",

@@ -61,3 +61,9 @@ def load_fleet_config(project: str | None = None) -> FleetConfig:
         found[f"{namespace}:{FLEET_KEY}"] = value
     secret = [full for full in found if pulumi.runtime.is_config_secret(full)]
     return fleet_config_from_mapping(found, namespace, secret)
+
+
+def running_fleet_stack(project: str | None = None) -> bool:
+    """Whether the running Pulumi program's stack is a fleet stack (its config sets the `fleet` section)."""
+    namespace = project or pulumi.get_project()
+    return pulumi.runtime.get_config(f"{namespace}:{FLEET_KEY}") is not None

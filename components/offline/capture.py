@@ -117,13 +117,15 @@ def capture(
     preview: bool = False,
     secret_keys: list[str] | None = None,
     timeout: float | None = None,
+    stack_outputs: dict[str, dict[str, Any]] | None = None,
 ) -> Plan:
     """Runs `program` as the language host would (inside a Stack, with this config); returns what it registered.
 
     `config` maps ``namespace:key`` to values; non-strings are sent as JSON strings, as the Pulumi CLI does.
     ``preview=True`` is a first `pulumi preview`; ``preview=False`` an update, with plausible provider outputs.
     Exceptions raised by the program propagate unchanged (``SystemExit`` too); a program still running after
-    `timeout` seconds raises CaptureTimeoutError (it is left to finish on its own, detached).
+    `timeout` seconds raises CaptureTimeoutError (it is left to finish on its own, detached). `stack_outputs`: other
+    stacks' outputs by ``organization/project/stack``, what a StackReference to one of them reads.
     """
     wire = {k: v if isinstance(v, str) else json.dumps(v) for k, v in (config or {}).items()}
     context = contextvars.copy_context()
@@ -131,7 +133,8 @@ def capture(
 
     def run() -> None:
         try:
-            result["plan"] = context.run(_capture, program, project, stack, wire, preview, list(secret_keys or []))
+            result["plan"] = context.run(_capture, program, project, stack, wire, preview, list(secret_keys or []),
+                                         stack_outputs or {})
         except BaseException as exc:  # handed to the caller's thread below
             result["error"] = exc
 
@@ -147,9 +150,10 @@ def capture(
 
 
 def _capture(
-    program: Callable[[], Any], project: str, stack: str, config: dict[str, str], preview: bool, secret_keys: list[str]
+    program: Callable[[], Any], project: str, stack: str, config: dict[str, str], preview: bool, secret_keys: list[str],
+    stack_outputs: dict[str, dict[str, Any]],
 ) -> Plan:
-    monitor = Monitor(project, stack, OfflineProviders(preview))
+    monitor = Monitor(project, stack, OfflineProviders(preview, stack_outputs))
     engine = Engine()
     pulumi.runtime.configure(
         pulumi.runtime.Settings(

@@ -195,8 +195,11 @@ def _as_azure_returns(type_: str, outputs: dict[str, Any]) -> dict[str, Any]:
 class OfflineProviders:
     """What the providers answer for each registration and invoke; nothing touches a cloud."""
 
-    def __init__(self, preview: bool) -> None:
+    def __init__(self, preview: bool, stack_outputs: dict[str, dict[str, Any]] | None = None) -> None:
         self.preview = preview
+        # Other stacks' outputs by fully qualified name (organization/project/stack), read from their stack files
+        # (offline.fleet_stacks): what a StackReference to them answers, without Pulumi Cloud.
+        self.stack_outputs = dict(stack_outputs or {})
         # Entra ID clusters seen so far (name -> tenant): their credentials come in AKS's kubelogin shape.
         self.entra_id_clusters: dict[str, str] = {}
 
@@ -244,6 +247,12 @@ class OfflineProviders:
             namespace = meta.get("namespace")
             return (f"{namespace}/{object_name}" if namespace else str(object_name)), dict(inputs)
         return f"{name}-id", dict(inputs)
+
+    def read_stack_reference(self, name: str, properties: dict[str, Any]) -> dict[str, Any]:
+        """A StackReference's state: the named stack's outputs when the engine knows that stack (none are secret)."""
+        if name not in self.stack_outputs:
+            return properties
+        return {**properties, "name": name, "outputs": dict(self.stack_outputs[name]), "secretOutputNames": []}
 
     def call(self, token: str, args: dict[str, Any]) -> dict[str, Any]:
         """An invoke's result: the client config (who runs Pulumi), credentials of a cluster (unknown in a first preview:

@@ -16,7 +16,7 @@ from pulumi.runtime.proto import callback_pb2, callback_pb2_grpc, provider_pb2, 
 
 from .mocks import OfflineProviders
 from .plan import UNKNOWN, UNKNOWN_VALUE, Invoke, Registration, plain
-from .urns import STACK_TYPE, make_urn
+from .urns import STACK_REFERENCE_TYPE, STACK_TYPE, make_urn
 
 # What this monitor supports, by the protocol's feature names (SupportsFeatureRequest.id). Output values stay off, as
 # in the SDK's own test monitor: inputs then arrive as plain values with secrets marked, which is what a plan shows.
@@ -243,6 +243,8 @@ class Monitor(_Service):
     def ReadResource(self, request: Any) -> resource_pb2.ReadResourceResponse:  # noqa: N802
         urn = make_urn(self.stack, self.project, request.parent, request.type, request.name)
         properties = _struct(request.properties)
+        if request.type == STACK_REFERENCE_TYPE:
+            properties = self.providers.read_stack_reference(request.id, properties)
         self.state[urn] = (request.id, properties)
         return resource_pb2.ReadResourceResponse(urn=urn, properties=_to_struct(properties))
 

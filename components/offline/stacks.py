@@ -209,9 +209,11 @@ def run_project(project: Project, stack: str, *, preview: bool = True, timeout: 
     """
     found = read_stack_file(project, stack)
     problems = [*found.lines(), *_settings_problems(found, project)]
+    stack = stack_name(stack, project.name)
+    if not problems:
+        problems = _fleet_problems(found, project, stack)
     if problems:
         raise StackFileError(*problems)
-    stack = stack_name(stack, project.name)
 
     def program() -> None:
         with _ProjectOnPath(project.directory):
@@ -219,7 +221,47 @@ def run_project(project: Project, stack: str, *, preview: bool = True, timeout: 
 
     with isolated_program(project.main, timeout):
         return capture(program, project=project.name, stack=stack, config=found.config, preview=preview,
-                       secret_keys=found.secrets, timeout=timeout)
+                       secret_keys=found.secrets, timeout=timeout, stack_outputs=_referenced_outputs(project, found))
+
+
+def _referenced_outputs(project: Project, found: StackFile) -> dict[str, dict[str, Any]]:
+    """The outputs of the fleet stack a member stack's fleetMembership names, read from its file in this project, by
+    the name its StackReference uses (organization/project/stack); none for any other stack."""
+    if not _reads_our_settings(project):
+        return {}
+    from .capture import ORGANIZATION
+    from .fleet_stacks import fleet_outputs, referenced_fleet
+
+    fleet = referenced_fleet(project, found.config)
+    if fleet is None:
+        return {}
+    name, config = fleet
+    return {f"{ORGANIZATION}/{project.name}/{name}": fleet_outputs(config)}
+
+
+def _fleet_problems(found: StackFile, project: Project, stack: str) -> list[str]:
+    """For a fleet stack or a member stack whose own settings are right: the problems across the fleet's stacks
+    (`fleet_stacks.load_fleet`) that concern this stack's file, or the fleet stack's (a member cannot join a fleet
+    whose strategy is wrong); none for any other stack."""
+    from ..config import ConfigError, is_fleet_stack
+    from .fleet_stacks import load_fleet, referenced_fleet, shown_file
+
+    if not _reads_our_settings(project):
+        return []
+    if is_fleet_stack(found.config, project.name):
+        fleet, concerned = stack, None
+    else:
+        member = referenced_fleet(project, found.config)
+        if member is None:
+            return []
+        fleet, concerned = member[0], shown_file(project, project.stack_file(stack))
+    try:
+        load_fleet(project.directory, fleet)
+    except ConfigError as exc:
+        fleet_file = shown_file(project, project.stack_file(fleet))
+        return [str(p) for p in exc.problems
+                if concerned is None or p.path.startswith((f"{concerned}:", f"{fleet_file}:"))]
+    return []
 
 
 def _reads_our_settings(project: Project) -> bool:
@@ -242,8 +284,14 @@ def _settings_problems(found: StackFile, project: Project) -> list[str]:
     No value is hidden from them: offline, a secret is never decrypted (it is ``[secret]`` already), and every other
     value is the file's own plain text, so a message quotes exactly what the file shows (masked by value, never by
     the section a secret sits in)."""
-    from ..config import STACK_KEYS, ConfigError, stack_config_from_mapping
+    from ..config import STACK_KEYS, ConfigError, fleet_config_from_mapping, is_fleet_stack, stack_config_from_mapping
 
+    if is_fleet_stack(found.config, project.name) and _reads_our_settings(project):
+        try:
+            fleet_config_from_mapping(found.config, project.name)
+        except ConfigError as exc:
+            return [str(p) for p in exc.problems if not found.covers(p.path)]
+        return []
     if not any(f"{project.name}:{key}" in found.config for key in STACK_KEYS) or not _reads_our_settings(project):
         return []
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 STACK_TYPE = "pulumi:pulumi:Stack"
+STACK_REFERENCE_TYPE = "pulumi:pulumi:StackReference"
 _PREFIX = re.compile(r"urn:pulumi:[^:]*::[^:]*::")
 
 
