@@ -178,3 +178,44 @@ def test_no_az_session_says_how_to_get_a_token():
     token = AzCliToken(run=lambda *a, **k: Done(1, err="ERROR: Please run 'az login' to setup account."))
     with pytest.raises(TokenError, match="run `az login` or set ARM_ACCESS_TOKEN"):
         token()
+
+
+def test_a_busy_arm_is_asked_again_for_reads_only():
+    """A 503 while polling a run that lasts hours must not end the rollout; a refused write is never sent twice."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    seen: list[str] = []
+
+    class Busy(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def _answer(self):
+            seen.append(self.command)
+            code, body = (503, {"error": {"code": "ServerBusy", "message": "try later"}}) if len(seen) == 1 or \
+                self.command == "POST" else (200, {"ok": True})
+            data = json.dumps(body).encode()
+            self.send_response(code)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):
+            self._answer()
+
+        def do_POST(self):
+            self._answer()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Busy)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        client = ArmClient(lambda: "t", base_url=f"http://127.0.0.1:{server.server_address[1]}", sleep=lambda _s: None)
+        assert client.request("GET", "/x", "2026-06-01") == {"ok": True} and seen == ["GET", "GET"]
+        with pytest.raises(ArmError, match="503 ServerBusy: try later"):
+            client.request("POST", "/x/stop", "2026-06-01")
+        assert seen == ["GET", "GET", "POST"]
+    finally:
+        server.shutdown()
+        server.server_close()
