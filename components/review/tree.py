@@ -8,12 +8,14 @@ from typing import Any
 from ..config import MISSING, value_at
 from ..offline.plan import Plan, walk
 from .replacement_rules import tree_settings
+from .rules.azure_fleet import AUTO_UPGRADE, FLEET, FLEET_MEMBER, STRATEGY
 from .rules.model import CLUSTER, GROUP, MAINTENANCE, POOL
 
 # Per type: the input paths worth a glance (dotted; missing ones are skipped). The Azure types' rows come from the
 # diff's rules and in-place entries (each marks its row), so a setting's rule and its place in the tree are one entry.
 KEY_SETTINGS: dict[str, tuple[str, ...]] = {
-    **{type_: tree_settings(type_) for type_ in (GROUP, CLUSTER, POOL, MAINTENANCE)},
+    **{type_: tree_settings(type_) for type_ in (GROUP, CLUSTER, POOL, MAINTENANCE, FLEET, STRATEGY, AUTO_UPGRADE,
+                                                 FLEET_MEMBER)},
     "pulumi:providers:kubernetes": ("kubeconfig",),
     "kubernetes:helm.sh/v3:Release": ("name", "chart", "version", "namespace", "repositoryOpts.repo", "skipCrds"),
     "kubernetes:yaml/v2:ConfigFile": ("file",),

@@ -7,10 +7,10 @@ resource family, add a module with ``RULES`` (and ``IN_PLACE`` where a mapping e
 
 from __future__ import annotations
 
-from . import azure_cluster, azure_monitoring, azure_pool, engine, kubernetes
+from . import azure_cluster, azure_fleet, azure_monitoring, azure_pool, engine, kubernetes
 from .model import InPlace, Rule
 
-MODULES = (azure_cluster, azure_pool, azure_monitoring, kubernetes, engine)
+MODULES = (azure_cluster, azure_pool, azure_monitoring, azure_fleet, kubernetes, engine)
 RULES: tuple[Rule, ...] = tuple(rule for module in MODULES for rule in module.RULES)
 IN_PLACE: tuple[InPlace, ...] = tuple(entry for module in MODULES for entry in getattr(module, "IN_PLACE", ()))
 
