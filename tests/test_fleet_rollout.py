@@ -219,3 +219,13 @@ def test_a_busy_arm_is_asked_again_for_reads_only():
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_an_attached_run_of_another_strategy_has_its_own_first_stage_as_canary():
+    strategy = {"stages": [{"name": "first", "groups": [{"name": "canary"}], "afterGates": [{"type": "Approval"}]},
+                           {"name": "second", "groups": [{"name": "wave-1"}]}]}
+    with FakeArm(GROUPS) as arm:
+        arm.add_run("manual", strategy)
+        prover = Prover(True)
+        outcome = follow_run(arm_client(arm), FLEET_REF, "manual", STAGES[0], prover, fast(), lambda _l: None)
+        assert outcome.exit == 0 and prover.asked == [["eu-canary"]] and len(arm.calls("PATCH")) == 1

@@ -26,11 +26,13 @@ from .updaterun import (
     RUN_DONE,
     FleetRef,
     Stage,
+    first_stage,
     has_after_gate,
     pending_gate,
     run_state,
     stage_members,
     stage_state,
+    stage_status,
 )
 
 EXIT_APPROVED, EXIT_TIMED_OUT, EXIT_NOT_PROVEN, EXIT_RUN_ENDED = 0, 3, 4, 5
@@ -102,6 +104,9 @@ def follow_run(arm: ArmClient, fleet: FleetRef, run: str, canary: Stage, prove: 
     while True:
         found = arm.request("GET", path, API_VERSION)
         state = run_state(found)
+        if stage_status(found, canary.name) is None and first_stage(found):
+            # a run someone else made from another strategy: its own first stage is its canary
+            canary = Stage(str(first_stage(found)), ())
         if state != last:
             say(f"update run {run}: {state} (canary stage {canary.name}: {stage_state(found, canary.name)})")
             last = state

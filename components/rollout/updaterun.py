@@ -148,3 +148,10 @@ def has_after_gate(run: dict[str, Any], stage: str) -> bool:
 def stage_state(run: dict[str, Any], stage: str) -> str:
     """A stage's UpdateState."""
     return _state(stage_status(run, stage))
+
+
+def first_stage(run: dict[str, Any]) -> str | None:
+    """The name of the run's first stage (its canary), from its strategy or its status; None before either is known."""
+    strategy = ((run.get("properties") or {}).get("strategy") or {}).get("stages") or []
+    stages = strategy or _status(run).get("stages") or []
+    return str(stages[0]["name"]) if stages and stages[0].get("name") else None
