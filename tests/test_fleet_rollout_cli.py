@@ -91,6 +91,7 @@ def test_a_missing_role_is_one_line_exit_2_naming_it(tmp_path, weu, capsys):
     (["--node-image", "--run-name", "Bad_Name"], "'Bad_Name' cannot name an update run"),
     (["--attach-run", "auto-1", "--run-name", "x"], "not with --attach-run"),
     (["--node-image", "--context", "nosuch=x"], "--context nosuch: no such member of this fleet"),
+    (["--node-image", "--arm-endpoint", "http://arm.example.com"], "give an https:// URL (the token is sent to it"),
 ])
 def test_bad_input_is_one_line_exit_2(argv, words, capsys):
     assert main(["fleet-rollout", "--fleet", "fleet", "--subscription", SUB, *argv]) == 2

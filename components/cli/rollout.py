@@ -19,6 +19,7 @@ import sys
 import time
 from dataclasses import replace
 from typing import Any
+from urllib.parse import urlparse
 
 from .output import BadInputError, printable, printable_lines, write
 from .verify import _seconds
@@ -91,6 +92,11 @@ def _problems(args: argparse.Namespace) -> list[str]:
         why = run_name_problem(name)
         if why:
             problems.append(f"fleet-rollout: {why}")
+    endpoint = urlparse(args.arm_endpoint)
+    loopback = endpoint.hostname in ("127.0.0.1", "localhost", "::1")
+    if not (endpoint.scheme == "https" or (endpoint.scheme == "http" and loopback)) or not endpoint.hostname:
+        problems.append(f"fleet-rollout: --arm-endpoint {args.arm_endpoint}: give an https:// URL (the token is sent "
+                        "to it; plain http only to a loopback address)")
     if not (args.subscription or any(os.environ.get(e) for e in SUBSCRIPTION_ENVS)):
         problems.append(f"fleet-rollout: the fleet's subscription: pass --subscription or set {SUBSCRIPTION_ENVS[0]}")
     return problems
