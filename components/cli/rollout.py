@@ -156,7 +156,7 @@ def cmd_rollout(args: argparse.Namespace) -> int:
                             selection)
             create_and_start(arm, ref, run, body, follow, say)
         outcome = follow_run(arm, ref, run, canary, prove, follow, say, canary_members)
-    except ArmError as exc:
+    except (ArmError, ValueError) as exc:  # ValueError: a gate the run names outside this fleet is never approved
         raise BadInputError([f"fleet-rollout: {exc}"]) from None
     if args.json:
         write(sys.stdout, json.dumps(outcome.to_dict(), indent=2) + "\n")
