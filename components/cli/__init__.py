@@ -42,7 +42,8 @@ from .regenerate import cmd_docs
 from .render import cmd_render
 from .rollout import add_rollout_arguments, cmd_rollout
 from .size import cmd_size
-from .verify import add_verify_arguments, cmd_verify
+from .verify import add_verify_arguments
+from .verify_fleet import cmd_verify_or_fleet
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -147,8 +148,8 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-COMMANDS = {"plan": cmd_plan, "render": cmd_render, "diff": cmd_diff, "size": cmd_size, "docs": cmd_docs, "verify": cmd_verify,
-            "fleet-rollout": cmd_rollout}
+COMMANDS = {"plan": cmd_plan, "render": cmd_render, "diff": cmd_diff, "size": cmd_size, "docs": cmd_docs,
+            "verify": cmd_verify_or_fleet, "fleet-rollout": cmd_rollout}
 """Each subcommand's function, in a module of its own."""
 
 

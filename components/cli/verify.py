@@ -82,14 +82,9 @@ def read_stack(project_dir: str, stack: str):
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """`verify`: the report, and its exit status."""
-    if args.fleet:
-        from .verify_fleet import cmd_verify_fleet
-
-        return cmd_verify_fleet(args)
     if (args.size or args.image) and not args.smoke:
         raise BadInputError(["verify: --size and --image go with --smoke"])
     config = read_stack(args.project_dir, args.stack)
-    context = args.context[-1] if args.context else None  # one context; the last given wins, as before
     from ..verify import UnreachableError, verify
     from ..verify.kube import KubeconfigError
 
@@ -97,8 +92,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
         write(sys.stderr, printable(line) + "\n")
 
     try:
-        doc = verify(config, kubeconfig=args.kubeconfig, context=context, smoke=args.smoke, sizes=args.size,
-                     image=args.image, wait=args.wait, timeout=args.timeout, progress=progress)
+        doc = verify(config, kubeconfig=args.kubeconfig, context=args.context[-1] if args.context else None,
+                     smoke=args.smoke, sizes=args.size, image=args.image, wait=args.wait, timeout=args.timeout,
+                     progress=progress)  # --context given twice: the last wins, as before
     except (KubeconfigError, UnreachableError) as exc:
         raise BadInputError([f"verify: {exc}"]) from None
     if args.json:

@@ -56,6 +56,15 @@ def member_rows(fleet_set: Any) -> list[tuple[str, str, Any, str]]:
     return [(m.member_name, m.stack, m.config, m.cluster_name) for m in fleet_set.members]
 
 
+def cmd_verify_or_fleet(args: argparse.Namespace) -> int:
+    """`verify`: one stack (`--stack`, cli/verify.py, unchanged) or every member of a fleet (`--fleet`)."""
+    if args.fleet:
+        return cmd_verify_fleet(args)
+    from .verify import cmd_verify
+
+    return cmd_verify(args)
+
+
 def cmd_verify_fleet(args: argparse.Namespace) -> int:
     """`verify --fleet`: the fleet's report, and its exit status."""
     if (args.size or args.image) and not args.smoke:
