@@ -186,7 +186,7 @@ def test_the_command_verifies_each_member_on_its_own_cluster(tmp_path, dev, prod
     assert {m["member"]: m["summary"]["exit"] for m in doc["members"]} == {"eu-canary": 0, "us-wave": 4}
     assert {m["member"]: m["summary"]["server"] for m in doc["members"]} == {"eu-canary": eu.url, "us-wave": us.url}
     assert eu.requests and us.requests
-    assert "[eu-canary] reading" in out.err and "[us-wave] reading" in out.err
+    assert "[eu-canary] read" in out.err and "[us-wave] read" in out.err
 
 
 def test_a_member_without_its_context_is_exit_2_naming_it(tmp_path, dev, prod, fleet_of, capsys):

@@ -135,4 +135,4 @@ def test_two_members_one_broken_the_fleet_names_it(tmp_path):
     by_member = {m["member"]: m for m in doc["members"]}
     assert ("slice", gpu[0]) in [(c, s) for c, s, _ in real_failures(by_member[broken_name])]
     assert real_failures(by_member[healthy_name]) == []
-    assert f"[{broken_name}] reading" in err and f"[{healthy_name}] reading" in err
+    assert f"[{broken_name}] read" in err and f"[{healthy_name}] read" in err
