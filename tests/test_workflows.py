@@ -68,7 +68,11 @@ def test_no_workflow_runs_untrusted_code_with_a_write_token():
 def test_pulumi_preview_per_stack_comments_on_the_pr(preview):
     assert "pull_request" in preview["on"]
     job = preview["jobs"]["pulumi-preview"]
-    assert job["strategy"]["matrix"]["stack"] == ["dev", "prod"]
+    # Every stack file of the head, fleet stacks and members included (docs/fleet.md), listed by the `stacks` job.
+    assert job["strategy"]["matrix"]["stack"] == "${{ fromJSON(needs.stacks.outputs.stacks) }}"
+    assert job["needs"] == "stacks"
+    listing = run_script(preview["jobs"]["stacks"])
+    assert "ls stacks/Pulumi.*.yaml" in listing and "stacks=" in listing
     # Secrets never reach a fork's pull request: the job is for this repository's branches only.
     assert "head.repo.full_name == github.repository" in job["if"]
     assert job["permissions"]["id-token"] == "write" and job["permissions"]["pull-requests"] == "write"
@@ -102,7 +106,9 @@ def test_offline_plan_plans_base_and_head_diffs_and_checks_policies(preview):
     refs = {s["with"]["path"]: s["with"].get("ref") for s in steps_using(job, "actions/checkout")}
     assert refs == {"base": "${{ github.event.pull_request.base.sha }}", "head": None}
     script = run_script(job)
-    assert re.search(r"for stack in dev prod", script)
+    # Every stack of the base or the head: a fleet stack's change shows in its members too (docs/fleet.md).
+    assert "ls base/stacks/Pulumi.*.yaml head/stacks/Pulumi.*.yaml" in script
+    assert re.search(r"for stack in \$stacks", script)
     assert "python -m components plan --stack \"$stack\" --json" in script
     assert "python -m components diff" in script
     assert "python -m components plan --stack \"$stack\" --policy" in script

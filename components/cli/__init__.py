@@ -91,15 +91,23 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    def project_args(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--stack", required=True, help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml")
+    def project_args(p: argparse.ArgumentParser, fleet: bool = False) -> None:
+        if fleet:  # one stack, or a fleet stack and all its member stacks
+            which = p.add_mutually_exclusive_group(required=True)
+            which.add_argument("--stack", help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml")
+            which.add_argument("--fleet", help="a fleet stack's name: plans it and every member stack of the project "
+                               "whose fleetMembership names it, with a summary per member (docs/fleet.md)")
+        else:
+            p.add_argument("--stack", required=True, help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml")
         p.add_argument("--project-dir", default=".", help="the Pulumi project's folder (default: current folder)")
         p.add_argument("--timeout", type=_timeout, default=DEFAULT_TIMEOUT,
                        help=f"seconds the program may run, Outputs included, before the plan gives up with exit 2 "
                        f"(default: {DEFAULT_TIMEOUT:g})")
 
     plan = sub.add_parser("plan", help="run the program under mocks and print what it declares")
-    project_args(plan)
+    project_args(plan, fleet=True)
+    plan.add_argument("--out", help="with --fleet: also write each stack's plan document into this folder "
+                      "(<stack>.json), for `diff --fleet`")
     fmt = plan.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print the plan document (deterministic JSON)")
     fmt.add_argument(
@@ -119,6 +127,10 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("old", help="the plan before (JSON file)")
     diff.add_argument("new", help="the plan after (JSON file)")
     diff.add_argument("--json", action="store_true", help="print the diff as JSON")
+    diff.add_argument("--fleet", action="store_true", help="OLD and NEW are folders of plan documents (`plan --fleet "
+                      "NAME --out FOLDER`), diffed stack by stack, with a summary per fleet member")
+    diff.add_argument("--project-dir", default=".", help="with --fleet: the project whose fleet stack the summary "
+                      "reads (default: current folder)")
 
     size = sub.add_parser("size", help="size GPU pools for workloads: slice sizes, claim templates, nodes, cost; exit 3 "
                           "when something does not fit")

@@ -9,7 +9,11 @@ from .output import BadInputError, printable_lines, write
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    """`diff`: added / changed / replaced / deleted resources between two plans."""
+    """`diff`: added / changed / replaced / deleted resources between two plans (`--fleet`: two folders of them)."""
+    if getattr(args, "fleet", False):
+        from .fleet import cmd_diff_fleet
+
+        return cmd_diff_fleet(args)
     import json
 
     from ..review.diff import diff_plans

@@ -5,12 +5,21 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .output import EXIT_OK, EXIT_POLICY, printable, printable_lines, write
+from .output import EXIT_OK, EXIT_POLICY, BadInputError, printable, printable_lines, write
 from .running import run_plan
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    """`plan`: the tree (for people), the JSON document (for machines) or a Mermaid graph."""
+    """`plan`: the tree (for people), the JSON document (for machines) or a Mermaid graph; `--fleet`: a fleet."""
+    if getattr(args, "fleet", None):
+        from .fleet import cmd_plan_fleet
+
+        if args.format == "mermaid" or args.policy:
+            raise BadInputError(["plan --fleet: --format mermaid and --policy take one --stack"])
+        args.json = args.json or args.format == "json"
+        return cmd_plan_fleet(args)
+    if getattr(args, "out", None):
+        raise BadInputError(["plan: --out goes with --fleet (render writes a stack's manifests: `render --out`)"])
     plan = run_plan(args.project_dir, args.stack, args.timeout)
     fmt = "json" if args.json else (args.format or "tree")
     if fmt == "json":

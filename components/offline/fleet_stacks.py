@@ -102,7 +102,7 @@ def load_fleet(project_dir: Path, fleet_stack: str) -> FleetSet:
                                 config.cluster.upgrades))
     problems += fleet_problems(shown, strategy, profile, views)
     if problems:
-        raise ConfigError(list(dict.fromkeys(problems)), title=f"fleet stack '{fleet_stack}' and its members")
+        raise ConfigError(list(dict.fromkeys(problems)))
     assert fleet is not None
     return FleetSet(fleet_stack, fleet_file, fleet, members)
 

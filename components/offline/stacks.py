@@ -241,8 +241,8 @@ def _referenced_outputs(project: Project, found: StackFile) -> dict[str, dict[st
 
 def _fleet_problems(found: StackFile, project: Project, stack: str) -> list[str]:
     """For a fleet stack or a member stack whose own settings are right: the problems across the fleet's stacks
-    (`fleet_stacks.load_fleet`) that concern this stack's file, or the fleet stack's (a member cannot join a fleet
-    whose strategy is wrong); none for any other stack."""
+    (`fleet_stacks.load_fleet`) that concern this stack's file (a fleet stack: all of them, its strategy names every
+    member's group); none for any other stack."""
     from ..config import ConfigError, is_fleet_stack
     from .fleet_stacks import load_fleet, referenced_fleet, shown_file
 
@@ -258,9 +258,7 @@ def _fleet_problems(found: StackFile, project: Project, stack: str) -> list[str]
     try:
         load_fleet(project.directory, fleet)
     except ConfigError as exc:
-        fleet_file = shown_file(project, project.stack_file(fleet))
-        return [str(p) for p in exc.problems
-                if concerned is None or p.path.startswith((f"{concerned}:", f"{fleet_file}:"))]
+        return [str(p) for p in exc.problems if concerned is None or p.path.startswith(f"{concerned}:")]
     return []
 
 

@@ -50,6 +50,12 @@ TYPICAL: dict[str, Typical] = {
             "estimate: Pulumi's await logic treats Namespaces, DeviceClasses, claims and policies as ready when created; "
             "the sample Job is skipAwait",
         ),
+        Typical("fleet", 1.0, "estimate: a hubless Fleet is an ARM resource with no compute behind it (Azure Kubernetes "
+                "Fleet Manager docs give no figure)"),
+        Typical("fleet with a hub", 8.0, "estimate: a hub is a Microsoft-managed single-node AKS cluster (Fleet FAQ), "
+                "so as long as the 'AKS cluster' row"),
+        Typical("fleet member", 1.0, "estimate: joining a cluster to a fleet (FleetMember PUT); no figure is published"),
+        Typical("fleet policy", 0.1, "estimate: one ARM write (FleetUpdateStrategy, AutoUpgradeProfile)"),
         Typical("node label", 0.1, "estimate: one `kubectl label nodes` (manual recipe only)"),
         Typical("other provider", 0.0, "Pulumi docs (explicit providers): a provider holds configuration only"),
         Typical("component", 0.0, "Pulumi docs (component resources): a logical grouping, nothing is provisioned"),
@@ -64,6 +70,9 @@ _KIND_OF_TYPE = {
     "azure-native:containerservice:MaintenanceConfiguration": "maintenance configuration",
     "pulumi:providers:kubernetes": "Kubernetes provider",
     "kubernetes:helm.sh/v3:Release": "Helm release",
+    "azure-native:containerservice:FleetMember": "fleet member",
+    "azure-native:containerservice:FleetUpdateStrategy": "fleet policy",
+    "azure-native:containerservice:AutoUpgradeProfile": "fleet policy",
 }
 
 
@@ -71,6 +80,8 @@ def kind_of(resource: Registration) -> str:
     """The row of the table a resource is priced by."""
     if not resource.custom:
         return "component"
+    if resource.type == "azure-native:containerservice:Fleet":
+        return "fleet with a hub" if resource.inputs.get("hubProfile") else "fleet"
     if resource.type in _KIND_OF_TYPE:
         return _KIND_OF_TYPE[resource.type]
     if resource.type.startswith("kubernetes:"):

@@ -1,0 +1,126 @@
+"""A fleet in one review: the plans of a fleet stack and its member stacks side by side, with a line per member (its
+region, group and stage, its resources, what a diff replaces, what its GPU nodes cost per hour at its region's prices).
+
+Pure: plans and diffs in, text and data out. The per-stack logic (the diff, its rules, the tree) is the single-stack
+one, called once per stack; nothing here forks it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..config import StackConfig
+from ..config.fleet import FleetConfig
+from ..sizing.prices import prices_for
+from ..sizing.stack_pools import max_nodes
+from .diff_model import DiffResult
+
+
+@dataclass(frozen=True)
+class GpuCost:
+    """What a member's GPU nodes cost per hour at its region's prices: with the fewest and with the most nodes."""
+
+    currency: str
+    least: float
+    most: float
+    region: str
+    warning: str | None  # the price table fell back to another region, or lacks a size
+
+
+def gpu_cost(config: StackConfig) -> GpuCost:
+    """The GPU pools' cost per hour in the stack's region (on-demand prices; spot nodes cost less), from the package's
+    price table (sizing.prices), fewest nodes (minCount or count) to most (maxCount or count)."""
+    table, warning = prices_for(config.cluster.location)
+    least = most = 0.0
+    unpriced = []
+    for pool in config.gpu_pools:
+        price = table.hourly(pool.vm_size)
+        if price is None:
+            unpriced.append(pool.vm_size)
+            continue
+        fewest = pool.autoscaling.min_count if pool.autoscaling else max_nodes(pool)
+        least += fewest * price
+        most += max_nodes(pool) * price
+    if unpriced:
+        warning = f"{', '.join(sorted(set(unpriced)))} not in the price table for {table.region}; left out"
+    return GpuCost(table.currency, least, most, table.region, warning)
+
+
+def stage_of(fleet: FleetConfig, group: str) -> str:
+    """The name and position of the stage whose groups hold `group` ('-' when none does)."""
+    for index, stage in enumerate(fleet.update_strategy.stages, start=1):
+        if group in stage.groups:
+            return f"{index}/{len(fleet.update_strategy.stages)} {stage.name}"
+    return "-"
+
+
+@dataclass(frozen=True)
+class MemberLine:
+    """One member in the fleet's summary."""
+
+    stack: str
+    member_name: str
+    region: str
+    group: str
+    stage: str
+    resources: int
+    cost: GpuCost
+    replaced: tuple[str, ...] = ()
+    changes: str | None = None  # the diff's count line, when the summary is of a diff
+
+    def to_dict(self) -> dict[str, object]:
+        """The line as plain data (JSON)."""
+        return {
+            "stack": self.stack, "memberName": self.member_name, "region": self.region, "group": self.group,
+            "stage": self.stage, "resources": self.resources, "replaced": list(self.replaced), "changes": self.changes,
+            "gpuCostPerHour": {"currency": self.cost.currency, "least": round(self.cost.least, 2),
+                               "most": round(self.cost.most, 2), "pricesOf": self.cost.region,
+                               "warning": self.cost.warning},
+        }
+
+
+def member_line(stack: str, member_name: str, config: StackConfig, group: str, fleet: FleetConfig, resources: int,
+                diff: DiffResult | None = None) -> MemberLine:
+    """A member's line, from its settings and its plan's resource count (and the diff of its plan, if there is one)."""
+    replaced: tuple[str, ...] = ()
+    changes = None
+    if diff is not None:
+        replaced = tuple(f"{r.type.rsplit(':', 1)[-1]} {r.name}" for r in diff.resources if r.operation == "replace")
+        changes = diff.summary()
+    return MemberLine(stack, member_name, config.cluster.location, group, stage_of(fleet, group),
+                      resources, gpu_cost(config), replaced, changes)
+
+
+def _money(cost: GpuCost) -> str:
+    if round(cost.least, 2) == round(cost.most, 2):
+        return f"{cost.most:,.2f} {cost.currency}/h"
+    return f"{cost.least:,.2f}-{cost.most:,.2f} {cost.currency}/h"
+
+
+def format_summary(fleet_stack: str, fleet: FleetConfig, fleet_resources: int, lines: list[MemberLine],
+                   fleet_changes: str | None = None) -> str:
+    """The fleet's summary for people: the fleet stack, then one block per member, in stage order."""
+    order = {stage.name: i for i, stage in enumerate(fleet.update_strategy.stages)}
+    ranked = sorted(lines, key=lambda m: (order.get(m.stage.partition(" ")[2], len(order)), m.stack))
+    hub = "with a hub" if fleet.hub else "hubless"
+    out = [f"fleet {fleet.name} (stack {fleet_stack}, {hub}, {fleet.location}): {fleet_resources} resources, "
+           f"strategy '{fleet.update_strategy.name}' in {len(fleet.update_strategy.stages)} stage(s)"]
+    if fleet_changes:
+        out.append(f"  {fleet_changes}")
+    out.append(f"members ({len(lines)}):")
+    for m in ranked:
+        out.append(f"- {m.stack}: member {m.member_name}, {m.region}, group {m.group}, stage {m.stage}; "
+                   f"{m.resources} resources; GPU nodes {_money(m.cost)} (at {m.cost.region} prices)")
+        if m.changes:
+            out.append(f"    {m.changes}")
+        for name in m.replaced:
+            out.append(f"    REPLACE {name}")
+        if m.cost.warning:
+            out.append(f"    note: {m.cost.warning}")
+    total_least = sum(m.cost.least for m in lines)
+    total_most = sum(m.cost.most for m in lines)
+    currencies = {m.cost.currency for m in lines}
+    if len(currencies) == 1:
+        total = GpuCost(currencies.pop(), total_least, total_most, "", None)
+        out.append(f"fleet GPU nodes: {_money(total)}")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,129 @@
+"""`plan --fleet`, `diff --fleet`, a fleet's critical path, and a member planned alone against its fleet stack's file."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import yaml
+
+from components.cli import main
+from components.config import StackConfig
+from components.review.fleet_rollout import member_upgrade_minutes
+from tests.conftest import ROOT, scratch_project
+
+NS = "aks-dra-vgpu"
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def fleet_project(tmp_path: Path) -> Path:
+    """A copy of the project with the example fleet's three stack files."""
+    project = scratch_project(tmp_path)
+    for name in ("fleet", "fleet-weu", "fleet-eus"):
+        shutil.copy(ROOT / "stacks" / f"Pulumi.{name}.yaml", project / "stacks")
+    return project
+
+
+def edit(project: Path, stack: str, change) -> None:
+    path = project / "stacks" / f"Pulumi.{stack}.yaml"
+    doc = yaml.safe_load(path.read_text())
+    change(doc["config"])
+    path.write_text(yaml.safe_dump(doc))
+
+
+def test_plan_fleet_summarises_every_member(capsys) -> None:
+    status, out, _ = run(capsys, "plan", "--fleet", "fleet", "--project-dir", str(ROOT))
+    assert status == 0
+    assert out.startswith("fleet fleet-gpu-prod (stack fleet, hubless, westeurope): 5 resources, strategy "
+                          "'canary-then-rest' in 2 stage(s)\nmembers (2):\n")
+    # In stage order: the canary first.
+    weu, eus = out.index("- fleet-weu: member aks-dra-prod-weu, westeurope, group canary, stage 1/2 canary; 38 "
+                         "resources; GPU nodes "), out.index("- fleet-eus: member aks-dra-prod-eus, eastus, group wave-1, "
+                                                             "stage 2/2 rest; 38 resources")
+    assert weu < eus
+    assert "(at westeurope prices)" in out and "(at eastus prices)" in out
+    assert "fleet GPU nodes: " in out
+
+
+def test_plan_fleet_json_and_out_then_diff_fleet(capsys, tmp_path: Path) -> None:
+    (tmp_path / "p").mkdir()
+    project = fleet_project(tmp_path / "p")
+    status, out, _ = run(capsys, "plan", "--fleet", "fleet", "--project-dir", str(project), "--json",
+                         "--out", str(tmp_path / "old"))
+    assert status == 0
+    doc = json.loads(out)
+    assert sorted(doc["plans"]) == ["fleet", "fleet-eus", "fleet-weu"]
+    assert {m["stack"]: m["group"] for m in doc["members"]} == {"fleet-weu": "canary", "fleet-eus": "wave-1"}
+    assert sorted(p.name for p in (tmp_path / "old").iterdir()) == ["fleet-eus.json", "fleet-weu.json", "fleet.json"]
+
+    # Unchanged: exit 0, every stack named.
+    status, out, _ = run(capsys, "diff", "--fleet", str(tmp_path / "old"), str(tmp_path / "old"),
+                         "--project-dir", str(project))
+    assert status == 0 and "no changes: fleet, fleet-eus, fleet-weu" in out
+
+    # A hub added (create-only: the fleet is replaced) and a member's group moved (in place).
+    edit(project, "fleet", lambda c: c[f"{NS}:fleet"].update(hub={"dnsPrefix": "fleet-gpu-prod"}))
+    edit(project, "fleet", lambda c: c[f"{NS}:fleet"]["updateStrategy"]["stages"][1].update(groups=["wave-2"]))
+    edit(project, "fleet-eus", lambda c: c[f"{NS}:fleetMembership"].update(group="wave-2"))
+    assert run(capsys, "plan", "--fleet", "fleet", "--project-dir", str(project), "--out", str(tmp_path / "new"))[0] == 0
+    status, out, _ = run(capsys, "diff", "--fleet", str(tmp_path / "old"), str(tmp_path / "new"),
+                         "--project-dir", str(project))
+    assert status == 3
+    assert "+- Fleet fleet-fleet  REPLACE" in out
+    assert "hubProfile: (absent) -> {\"dnsPrefix\": \"fleet-gpu-prod\"}   [forces replacement: create-only" in out
+    assert "upgrade-hub-cluster-type.md" in out
+    assert "~  FleetMember gpu-fleet-member  update" in out
+    assert 'group: "wave-1" -> "wave-2"' in out
+    assert "no changes: fleet-weu" in out
+    assert "- fleet-eus: member aks-dra-prod-eus, eastus, group wave-2, stage 2/2 rest" in out
+
+
+def test_a_fleet_critical_path(capsys) -> None:
+    status, out, _ = run(capsys, "plan", "--fleet", "fleet", "--project-dir", str(ROOT), "--critical-path")
+    assert status == 0
+    weu = StackConfig.model_validate({k.split(":")[1]: v for k, v in yaml.safe_load(
+        (ROOT / "stacks" / "Pulumi.fleet-weu.yaml").read_text())["config"].items()})
+    minutes = member_upgrade_minutes(weu)
+    # Control plane 10, three system nodes 3 each, GPU pools at their most nodes 6 each (a spot pool: no surge).
+    assert minutes == 10 + 3 * 3 + (6 + 3 + 6) * 6
+    assert f"  stage canary: {minutes:.2f} min, then wait 1440.00 min" in out
+    assert f"    group canary: fleet-weu {minutes:.2f} min" in out
+    assert f"  = {2 * minutes + 1440:.2f} min" in out
+    assert "fleet stack first, then every member in parallel" in out
+    assert "  fleet                   1.00 min  estimate: a hubless Fleet" in out
+
+
+def test_a_member_planned_alone_is_told_of_the_fleets_rules(capsys, tmp_path: Path) -> None:
+    project = fleet_project(tmp_path)
+    edit(project, "fleet-eus", lambda c: c[f"{NS}:fleetMembership"].update(group="wave-7"))
+    status, _, err = run(capsys, "plan", "--stack", "fleet-eus", "--project-dir", str(project))
+    assert status == 2
+    assert "stacks/Pulumi.fleet-eus.yaml: fleetMembership.group: group 'wave-7' is in no stage of " \
+           "stacks/Pulumi.fleet.yaml" in err
+    # The canary's stack is right: it still plans alone.
+    assert run(capsys, "plan", "--stack", "fleet-weu", "--project-dir", str(project))[0] == 0
+    # The fleet stack itself reports the whole fleet.
+    status, _, err = run(capsys, "plan", "--stack", "fleet", "--project-dir", str(project))
+    assert status == 2 and "group 'wave-1' has no member" in err
+
+
+def test_a_member_of_a_fleet_stack_that_is_not_there(capsys, tmp_path: Path) -> None:
+    project = fleet_project(tmp_path)
+    edit(project, "fleet-eus", lambda c: c[f"{NS}:fleetMembership"].update(fleetStack="fleet-x"))
+    status, _, err = run(capsys, "plan", "--stack", "fleet-eus", "--project-dir", str(project))
+    assert status == 2
+    assert "fleetMembership.fleetStack: 'fleet-x' has no stack file (Pulumi.fleet-x.yaml) in this project; fleet " \
+           "stacks: fleet" in err
+
+
+def test_plan_fleet_of_a_stack_that_is_no_fleet(capsys) -> None:
+    status, _, err = run(capsys, "plan", "--fleet", "dev", "--project-dir", str(ROOT))
+    assert status == 2 and "stacks/Pulumi.dev.yaml: not a fleet stack" in err
+    status, _, err = run(capsys, "plan", "--stack", "dev", "--fleet", "fleet", "--project-dir", str(ROOT))
+    assert status == 2 and "not allowed with argument" in err
