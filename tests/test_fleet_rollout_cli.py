@@ -36,7 +36,7 @@ def weu():
 def rollout(arm: FakeArm, config, *extra: str) -> int:
     return main(["fleet-rollout", "--fleet", "fleet", "--kubernetes-version", "1.35.3", "--run-name", "k8s-1-35-3",
                  "--subscription", SUB, "--arm-endpoint", arm.url, "--kubeconfig", str(config), "--poll", "0",
-                 "--verify-wait", "0", "--json", *extra])
+                 "--verify-wait", "0", "--json", *(extra or ("--no-smoke",))])
 
 
 def test_the_gate_is_approved_once_the_canary_verifies(tmp_path, weu, capsys):
@@ -57,6 +57,17 @@ def test_the_gate_is_approved_once_the_canary_verifies(tmp_path, weu, capsys):
         assert len(arm.calls("PATCH")) == 1 and west.requests  # verified on the canary's own cluster
 
 
+def test_the_smoke_runs_on_the_canary_by_default(tmp_path, weu, capsys):
+    """fleet-weu has claim templates: without --no-smoke its verify claims a slice of each size (the fake API runs no
+    pod, so here the canary stays unproven and the gate Pending)."""
+    with FakeArm(GROUPS, fleet_path=FLEET_PATH) as arm, FakeApi(healthy(weu)) as west:
+        status = rollout(arm, kubeconfig(tmp_path, {weu.cluster.name: west.url}), "--on-failure", "hold")
+        capsys.readouterr()
+        created = [path for method, path, _ in west.requests if method == "POST"]
+    assert any(p.endswith("/namespaces") for p in created) and any(p.endswith("/pods") for p in created)
+    assert status == 4 and arm.calls("PATCH") == []
+
+
 def test_a_broken_canary_holds_the_gate(tmp_path, weu, capsys):
     with FakeArm(GROUPS, fleet_path=FLEET_PATH) as arm, FakeApi(broken(weu)) as west:
         status = rollout(arm, kubeconfig(tmp_path, {weu.cluster.name: west.url}))
@@ -69,7 +80,8 @@ def test_a_broken_canary_holds_the_gate(tmp_path, weu, capsys):
 
 def test_an_unreachable_canary_is_not_proven_and_the_run_stopped_when_asked(tmp_path, weu, capsys):
     with FakeArm(GROUPS, fleet_path=FLEET_PATH) as arm:
-        status = rollout(arm, kubeconfig(tmp_path, {"another-cluster": "http://127.0.0.1:9"}), "--on-failure", "stop")
+        config = kubeconfig(tmp_path, {"another-cluster": "http://127.0.0.1:9"})
+        status = rollout(arm, config, "--on-failure", "stop", "--no-smoke")
         out = capsys.readouterr()
         assert status == 4
         assert json.loads(out.out)["action"] == "stopped" and len(arm.calls("POST", "/k8s-1-35-3/stop")) == 1

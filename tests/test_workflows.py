@@ -256,5 +256,5 @@ def test_fleet_rollout_runs_the_command_with_oidc_on_node24_actions():
     assert "python -m components fleet-rollout" in script
     for upgrade in (["--node-image"], ["--kubernetes-version", "1.35.3"], ["--attach-run", "auto-1"]):
         args = _parser().parse_args(["fleet-rollout", "--fleet", "fleet", "--kubeconfig", "k", "--on-failure", "stop",
-                                     "--timeout", "20700", "--json", "--smoke", *upgrade])
+                                     "--timeout", "20700", "--json", "--no-smoke", *upgrade])
         assert args.command == "fleet-rollout" and args.on_failure == "stop" and args.timeout == 20700

@@ -2,9 +2,9 @@
 
 Creates an update run through ARM at Fleet API 2026-06-01 with the fleet stack's stages and an Approval gate after
 the first (canary) stage, starts it, and follows it; when the gate is Pending it verifies the canary's member stacks
-(`verify --fleet` on those members; `--smoke` where a stack has claim templates) and approves the gate only when they
-pass. `--attach-run` follows a run someone else started (an auto-upgrade profile's) the same way; without a gate
-there, the canary is verified once its stage is Completed and the run is stopped when it fails.
+(`verify --fleet` on those members, with `--smoke` where a stack has claim templates, unless --no-smoke) and approves
+the gate only when they pass. `--attach-run` follows a run someone else started (an auto-upgrade profile's) the same
+way; without a gate there, the canary is verified once its stage is Completed and the run is stopped when it fails.
 Exit status: 0 proven and approved (and the run Completed, unless --no-follow); 2 bad input, or ARM refused (a 403
 names the role); 3 --timeout ran out (run and gate left as they are); 4 the canary was not proven (gate left Pending,
 or the run stopped); 5 the run ended without this command's proof.
@@ -57,8 +57,8 @@ def add_rollout_arguments(p: argparse.ArgumentParser) -> None:
                    "cluster as `az aks get-credentials` names it (default: $KUBECONFIG)")
     p.add_argument("--context", action="append", metavar="MEMBER=CONTEXT", help="a member's kubeconfig context when it "
                    "is not the cluster's name; repeat for several")
-    p.add_argument("--smoke", action="store_true", help="also claim a slice of each size on canary members whose "
-                   "stack has claim templates (verify --smoke)")
+    p.add_argument("--no-smoke", action="store_true", help="skip the smoke (by default a canary member whose stack has "
+                   "claim templates is also verified with --smoke: a pod claims a slice of each size, then is deleted)")
     p.add_argument("--verify-wait", type=_seconds, default=DEFAULT_VERIFY_WAIT, metavar="S", help="re-check a canary "
                    f"member for up to S seconds while it settles after its upgrade (default: {DEFAULT_VERIFY_WAIT:g})")
     p.add_argument("--on-failure", choices=["hold", "stop"], default="hold", help="when the canary is not proven: "
@@ -134,7 +134,7 @@ def cmd_rollout(args: argparse.Namespace) -> int:
         targets = targets_for([(m.member_name, m.stack, m.config, m.cluster_name) for m in known],
                               {k: v for k, v in overrides.items() if k in names})
         targets = [replace(t, smoke=bool(expected(t.config).templates)) for t in targets]
-        doc = verify_fleet(targets, fleet=args.fleet, kubeconfig=args.kubeconfig, smoke=args.smoke,
+        doc = verify_fleet(targets, fleet=args.fleet, kubeconfig=args.kubeconfig, smoke=not args.no_smoke,
                            wait=args.verify_wait, timeout=max(args.verify_wait + 300.0, 300.0), progress=say)
         strangers = [n for n in names if n not in by_name]
         if strangers:  # in the run but in no member stack of this project: nothing says what should be there
