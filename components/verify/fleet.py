@@ -22,6 +22,7 @@ from .report import EXIT_BROKEN, EXIT_NOT_YET, EXIT_OK, text_lines
 from .run import DEFAULT_TIMEOUT, verify
 
 EXIT_UNREACHABLE = 2
+THREADS = "verify-member"  # the pool's thread names
 MAX_PARALLEL = 8  # members checked at once: each holds one API connection and a thread, never the whole fleet at once
 
 ClientFor = Callable[["MemberTarget"], ClusterClient]
@@ -123,7 +124,7 @@ def verify_fleet(
     say = progress or (lambda _line: None)
     options = {"smoke": smoke, "sizes": sizes, "image": image, "wait": wait, "timeout": timeout}
     workers = max(1, min(parallel, len(targets) or 1))
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="verify-member") as pool:
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=THREADS) as pool:
         results = list(pool.map(lambda t: _one(t, client_for, kubeconfig, say, options), targets))
     return fleet_report(fleet, results)
 
