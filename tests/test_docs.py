@@ -82,7 +82,10 @@ def test_configuration_md_is_the_generated_reference():
 
 def test_every_model_field_has_a_row_with_its_description():
     text = config_reference()
-    everything = [("", StackConfig), *models_below(StackConfig)]
+    from components.config.fleet import FleetStackConfig
+
+    # A platform stack's keys, then a fleet stack's (docs/fleet.md).
+    everything = [("", StackConfig), *models_below(StackConfig), ("", FleetStackConfig), *models_below(FleetStackConfig)]
     assert {m.__name__ for _, m in everything} >= {"ClusterConfig", "GpuPoolConfig", "AutoscalingConfig",
                                                    "DraDriverConfig", "SamplesConfig", "AuthConfig"}
     rows = [line for line in text.splitlines() if line.startswith("| `")]
@@ -294,7 +297,9 @@ def test_every_model_is_in_the_schema_with_its_keys_and_no_others(schema):
         definition = schema["$defs"][model.__name__] if model is not StackConfig else None
         keys = [field.alias or name for name, field in model.model_fields.items()]
         if definition is None:
-            assert list(schema["properties"]["config"]["properties"]) == [f"aks-dra-vgpu:{k}" for k in keys]
+            # The platform's sections, then a fleet stack's (docs/fleet.md).
+            assert list(schema["properties"]["config"]["properties"]) == [f"aks-dra-vgpu:{k}" for k in keys] + [
+                "aks-dra-vgpu:fleet"]
             continue
         assert list(definition["properties"]) == keys, model.__name__
         assert definition["additionalProperties"] is False, model.__name__

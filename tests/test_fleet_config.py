@@ -60,8 +60,9 @@ def test_fleet_syntax_every_mistake_at_once() -> None:
     bad = fleet_section(
         name="Fleet_1", location="westeurop",
         updateStrategy={"name": "s", "stages": [
-            {"name": "canary", "groups": ["a"], "afterStageWaitInSeconds": -1},
+            {"name": "canary", "groups": ["a", "a"], "afterStageWaitInSeconds": -1},
             {"name": "Rest", "groups": []},
+            {"name": "canary", "groups": ["b"]},
             {"name": "more", "groups": ["Bad_Group"]},
             {"name": "most", "groups": [f"g{i}" for i in range(51)]},
         ]},
@@ -75,8 +76,11 @@ def test_fleet_syntax_every_mistake_at_once() -> None:
         "fleet.updateStrategy.stages[0].afterStageWaitInSeconds: must be a whole number from 0 to 2147483647 (got -1)",
         "fleet.updateStrategy.stages[1].name: 'Rest' is not an update stage name",
         "fleet.updateStrategy.stages[1].groups: needs at least 1 item",
-        "fleet.updateStrategy.stages[2].groups[0]: 'Bad_Group' is not a fleet group name",
-        "fleet.updateStrategy.stages[3].groups: holds 51 items; at most 50 are allowed",
+        "fleet.updateStrategy.stages[3].groups[0]: 'Bad_Group' is not a fleet group name",
+        "fleet.updateStrategy.stages[4].groups: holds 51 items; at most 50 are allowed",
+        # Beside every other mistake: a group twice, a stage name twice.
+        "fleet.updateStrategy.stages[0].groups[1]: group 'a' is already in stages[0].groups[0]",
+        "fleet.updateStrategy.stages[2].name: stage name 'canary' is used twice (stages[0] and stages[2])",
         "fleet.autoUpgrade.channel: \"stable\" is not allowed; input should be 'Stable', 'Rapid' or 'NodeImage'",
         "fleet.autoUpgrade.nodeImageSelection: \"Newest\" is not allowed; input should be 'Latest' or 'Consistent'",
     ]:
@@ -163,3 +167,19 @@ def test_a_stack_that_is_not_a_fleet_stack(tmp_path: Path) -> None:
     with pytest.raises(StackFileError, match=r"stacks/Pulumi.dev.yaml: not a fleet stack: it has no "
                                              r"'aks-dra-vgpu:fleet' section; fleet stacks of this project: none"):
         load_fleet(project, "dev")
+
+
+def test_one_stage_for_every_member_and_the_member_limit() -> None:
+    from components.config.fleet import UpdateStrategyConfig
+    from components.config.fleet_rules import MAX_MEMBERS, MemberView, fleet_problems
+
+    one = UpdateStrategyConfig.model_validate({"name": "s", "stages": [{"name": "all", "groups": ["a", "b"]}]})
+    members = [MemberView(f"m{i}.yaml", "a" if i % 2 else "b", f"m{i}", "cluster.name", None) for i in range(2)]
+    found = [str(p) for p in fleet_problems("f.yaml", one, None, members)]
+    assert found == ["f.yaml: fleet.updateStrategy.stages: one stage 'all' upgrades all 2 members at once; add a canary "
+                     "stage first (its groups upgraded, waited on and proven before the next stage starts)"]
+    many = [MemberView(f"m{i}.yaml", "a", f"m{i}", "cluster.name", None) for i in range(MAX_MEMBERS + 1)]
+    two = UpdateStrategyConfig.model_validate({"name": "s", "stages": [{"name": "c", "groups": ["x"]},
+                                                                       {"name": "r", "groups": ["a"]}]})
+    found = [str(p) for p in fleet_problems("f.yaml", two, None, many)]
+    assert "f.yaml: fleet: 1001 member stacks; a fleet holds at most 1000" in found

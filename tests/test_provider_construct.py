@@ -154,7 +154,8 @@ def test_gpu_platform_and_aks_cluster_build_the_cluster_and_return_every_declare
         assert len(plan.all(token)) == 1, token
     assert plan.one("azure-native:containerservice:AgentPool").inputs["vmSize"] == "Standard_NV6ads_A10_v5"
     # Every declared output but the monitoring ones (this platform has monitoring off: those stay unregistered).
-    monitoring = {"monitorWorkspaceId", "gpuMetricsRelease", "grafanaEndpoint"}
+    # No fleetMembership either: no FleetMember and no fleetMemberName.
+    monitoring = {"monitorWorkspaceId", "gpuMetricsRelease", "grafanaEndpoint", "fleetMemberName"}
     assert set(state) == set(resource(schema, "GpuPlatform")["properties"]) - monitoring
     assert len(state["gpuPools"]) == 1
 
@@ -245,3 +246,16 @@ def test_every_components_bad_inputs_name_their_schema_path(name, inputs, path):
     with pytest.raises(pulumi.InputPropertiesError) as caught:
         construct(name, inputs, preview=True, kubernetes=True)
     assert path in {e["property_path"] for e in caught.value.errors or []}
+
+
+def test_gpu_fleet_is_served_to_other_languages(preview):
+    fleet = {"name": "fleet-a", "resourceGroupName": "rg-fleet", "location": "westeurope",
+             "updateStrategy": {"name": "staged", "stages": [{"name": "canary", "groups": ["canary"],
+                                                              "afterStageWaitInSeconds": 3600.0}]},
+             "autoUpgrade": {"channel": "NodeImage"}}
+    plan, state = construct("GpuFleet", fleet, preview=preview)
+    strategy = plan.one("azure-native:containerservice:FleetUpdateStrategy")
+    assert strategy.inputs["strategy"]["stages"][0]["afterStageWaitInSeconds"] == 3600
+    assert plan.one("azure-native:containerservice:AutoUpgradeProfile").inputs["channel"] == "NodeImage"
+    assert set(state) == {"fleetId", "fleetName", "fleetResourceGroupName", "updateStrategyId", "updateStrategyName",
+                          "autoUpgradeProfileName"}

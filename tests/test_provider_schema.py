@@ -28,8 +28,9 @@ from tests.conftest import ROOT
 
 PACKAGE = "aks-dra-vgpu"
 SEVEN = (
-    "AksCluster", "GpuNodePool", "NvidiaDraDriver", "DraSamples", "DraClaimTemplates", "GpuMetrics", "GpuPlatform"
-)
+    "AksCluster", "GpuNodePool", "NvidiaDraDriver", "DraSamples", "DraClaimTemplates", "GpuMetrics", "GpuPlatform",
+    "GpuFleet",
+)  # seven, and the fleet (docs/fleet.md)
 # Where a caller passes another resource's value (names, IDs, a namespace): Inputs; every other setting is plain.
 TAKES_OUTPUTS = {
     "GpuNodePool": {"clusterName", "resourceGroupName"},
@@ -233,6 +234,9 @@ def test_the_plugin_agrees_with_the_stack_schema_on_names_enum_members_and_defau
 def test_every_nested_model_of_the_stack_schema_is_a_plugin_type_that_agrees(schema, stack_schema):
     for name, stack in stack_schema["$defs"].items():
         if name == "PulumiSecret" or name == "StackConfig":
+            continue
+        if name == "FleetConfig":  # a fleet stack's section is GpuFleet's inputs, as StackConfig is GpuPlatform's
+            assert _agreement(schema, stack, resource(schema, "GpuFleet")["inputProperties"]) == [], name
             continue
         assert _agreement(schema, stack, schema_type(schema, contract.type_name(name))["properties"]) == [], name
 

@@ -2,9 +2,9 @@
 auto-upgrade profile that starts update runs with that strategy.
 
 pulumi-azure-native's default module (`pulumi_azure_native.containerservice`: ``Fleet``, ``FleetUpdateStrategy``,
-``AutoUpgradeProfile``) speaks Fleet API 2024-05-02-preview (pulumi-azure-native 3.29: each class's docstring, "Uses
-Azure REST API version 2024-05-02-preview"); every class is there at the package's floor, 3.22 (``AutoUpgradeProfile``
-came in pulumi-azure-native v2.63.0, its CHANGELOG "New resources: containerservice.AutoUpgradeProfile"). That API has
+``AutoUpgradeProfile``, and ``FleetMember`` in fleet_member.py) speaks Fleet API 2024-05-02-preview, with the same
+classes and inputs at the package's floor and today (each class's docstring, "Uses Azure REST API version
+2024-05-02-preview", in the 3.22.0 and 3.29.0 wheels; ``AutoUpgradeProfile`` came in v2.63.0). That API has
 no approval gates (``UpdateStage`` takes name, groups, afterStageWaitInSeconds only): the proof between stages is the
 wait plus `verify`, docs/fleet.md says how.
 """

@@ -8,8 +8,8 @@ AKS_DRA_VGPU_TRACEBACK=1 to see the traceback).
 Whatever the input, no traceback is printed, every line is printable (control characters are escaped), and the
 program's own output never reaches stdout.
 
-Thin, on top of everything: one module per subcommand (`plan`, `render`, `diff`, `size`, `verify`, `rollout` for
-`fleet-rollout`, `regenerate` for `docs`),
+Thin, on top of everything: one module per subcommand (`plan`, `render`, `diff`, `size`, `verify`, `regenerate` for `docs`;
+`fleet` for `plan --fleet` and `diff --fleet`; `verify_fleet` for `verify --fleet`; `rollout` for `fleet-rollout`),
 what they share (`output`, `problems`, `running`), the `watchdog` process that ends a program past `--timeout`, and
 `docs` (the files made from the code). Nothing of the package imports it but `__main__`.
 """

@@ -27,9 +27,10 @@ def cmd_plan_fleet(args: argparse.Namespace) -> int:
     from ..review.fleet import format_summary, member_line
 
     fleet = _fleet_set(args.project_dir, args.fleet)
-    plans = {fleet.stack: run_plan(args.project_dir, fleet.stack, args.timeout)}
+    # `load_fleet` checked the rules across the fleet's stacks once: each stack's plan does not check them again.
+    plans = {fleet.stack: run_plan(args.project_dir, fleet.stack, args.timeout, fleet_checked=True)}
     for member in fleet.members:
-        plans[member.stack] = run_plan(args.project_dir, member.stack, args.timeout)
+        plans[member.stack] = run_plan(args.project_dir, member.stack, args.timeout, fleet_checked=True)
     lines = [member_line(m.stack, m.member_name, m.config, m.group, fleet.fleet, len(plans[m.stack].resources))
              for m in fleet.members]
     if args.out:

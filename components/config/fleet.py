@@ -84,20 +84,7 @@ class UpdateStrategyConfig(Model):
 
     @model_validator(mode="after")
     def _unique(self) -> UpdateStrategyConfig:
-        problems: list[tuple[str, str]] = []
-        stages: dict[str, int] = {}
-        groups: dict[str, str] = {}
-        for i, stage in enumerate(self.stages):
-            if stage.name in stages:
-                problems.append((f"stages[{i}].name", f"stage name '{stage.name}' is used twice (stages[{stages[stage.name]}] "
-                                 f"and stages[{i}]); stage names must be unique in a strategy"))
-            stages.setdefault(stage.name, i)
-            for j, group in enumerate(stage.groups):
-                where = f"stages[{i}].groups[{j}]"
-                if group in groups:
-                    problems.append((where, f"group '{group}' is already in {groups[group]}; Fleet allows no group "
-                                     "twice within or across stages"))
-                groups.setdefault(group, where)
+        problems = duplicate_problems([(stage.name, list(stage.groups)) for stage in self.stages])
         if problems:
             raise KeyedProblemsError(*problems)
         return self
@@ -106,6 +93,41 @@ class UpdateStrategyConfig(Model):
     def groups(self) -> list[str]:
         """Every group the strategy names, in stage order."""
         return [group for stage in self.stages for group in stage.groups]
+
+
+def duplicate_problems(stages: list[tuple[object, list[object]]]) -> list[tuple[str, str]]:
+    """A stage name or a group written twice in a strategy's stages (name, groups), at keys below the strategy; also
+    run on raw data whose other keys failed (`raw_duplicate_problems`), so one run says every mistake."""
+    problems: list[tuple[str, str]] = []
+    names: dict[str, int] = {}
+    groups: dict[str, str] = {}
+    for i, (name, stage_groups) in enumerate(stages):
+        if isinstance(name, str):
+            if name in names:
+                problems.append((f"stages[{i}].name", f"stage name '{name}' is used twice (stages[{names[name]}] and "
+                                 f"stages[{i}]); stage names must be unique in a strategy"))
+            names.setdefault(name, i)
+        for j, group in enumerate(stage_groups):
+            if not isinstance(group, str):
+                continue
+            where = f"stages[{i}].groups[{j}]"
+            if group in groups:
+                problems.append((where, f"group '{group}' is already in {groups[group]}; Fleet allows no group twice "
+                                 "within or across stages"))
+            groups.setdefault(group, where)
+    return problems
+
+
+def raw_duplicate_problems(strategy: object) -> list[tuple[str, str]]:
+    """`duplicate_problems` on a strategy as written, whatever else in it is wrong."""
+    stages = strategy.get("stages") if isinstance(strategy, Mapping) else None
+    if not isinstance(stages, list):
+        return []
+    return duplicate_problems([
+        (stage.get("name"), stage.get("groups") if isinstance(stage.get("groups"), list) else [])
+        if isinstance(stage, Mapping) else (None, [])
+        for stage in stages
+    ])
 
 
 class AutoUpgradeConfig(Model):
@@ -143,6 +165,12 @@ class FleetConfig(Model):
     update_strategy: UpdateStrategyConfig = Field(description="The stages update runs follow.")
     auto_upgrade: AutoUpgradeConfig | None = unset("An auto-upgrade profile that uses the update strategy.")
     tags: Tags = Field(default_factory=dict, description="Azure tags of the fleet's resources.")
+
+
+class FleetStackConfig(Model):
+    """A fleet stack's settings: the `fleet` section and no platform (its clusters are member stacks of their own)."""
+
+    fleet: FleetConfig = Field(description="The Fleet, its update strategy and auto-upgrade profile (docs/fleet.md).")
 
 
 class FleetMembershipConfig(Model):

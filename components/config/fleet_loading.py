@@ -13,7 +13,7 @@ from typing import Any
 import pulumi
 
 from .errors import ConfigError, Problem
-from .fleet import FLEET_KEY, FleetConfig
+from .fleet import FLEET_KEY, FleetConfig, raw_duplicate_problems
 from .loading import NEAR_MISS_CUTOFF, PROJECT, STACK_KEYS, _decode, redact
 from .problems import validate
 
@@ -45,6 +45,9 @@ def fleet_config_from_mapping(
         fleet = validate(FleetConfig, raw, FLEET_KEY)
     except ConfigError as exc:
         problems += exc.problems
+        strategy = raw.get("updateStrategy") if isinstance(raw, Mapping) else None
+        problems += [p for key, message in raw_duplicate_problems(strategy)
+                     if (p := Problem(f"{FLEET_KEY}.updateStrategy.{key}", message)) not in problems]
     if problems:
         secret = f"{project}:{FLEET_KEY}" in secret_keys
         raise ConfigError(redact(problems, [raw] if secret else [])) from None

@@ -12,7 +12,7 @@ report every mistake of every stack at once. Sources:
   auto-upgrade on each member AKS cluster"; AKS's nodeOSUpgradeChannel defaults to NodeImage (managedClusters.json),
   which moves node images by itself just as Fleet's runs do (every Fleet channel moves node images: NodeImage, and
   Stable/Rapid as "Full" upgrades of "the control plane and all agent pools", fleets.json ``ManagedClusterUpgradeType``).
-- at most 1,000 members per fleet (articles/kubernetes-fleet/faq.md / concepts-fleet, Fleet's limits).
+- at most 1,000 members per fleet (articles/kubernetes-fleet/faq.md: "supports joining up to 1,000 Kubernetes clusters").
 """
 
 from __future__ import annotations

@@ -53,6 +53,11 @@ def stack_config_from_mapping(
             data[key] = _decode(raw)
             continue
         close = near_miss(key)
+        if close is None and difflib.get_close_matches(key, ["fleet"], n=1, cutoff=NEAR_MISS_CUTOFF):
+            # A fleet stack's section misspelt: without it the stack reads as a platform's, and says so.
+            problems.append(Problem(key, "unknown key (did you mean 'fleet'?); a fleet stack holds 'fleet' and no "
+                                    "platform section (docs/fleet.md)"))
+            continue
         if close:
             problems.append(Problem(key, f"unknown key (did you mean '{close}'?); allowed keys: {', '.join(STACK_KEYS)}"))
     secret = frozenset(key for key in STACK_KEYS if f"{project}:{key}" in secret_keys and key in data)

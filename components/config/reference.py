@@ -232,12 +232,39 @@ def config_reference(model: type[BaseModel] = StackConfig) -> str:
         "",
         *field_rows("", schema, anchors),
     ]
+    lines += _section_tables(found, anchors)
+    if model is StackConfig:
+        lines += _fleet_stack_reference()
+    return "\n".join(lines) + "\n"
+
+
+def _section_tables(found: list[Section], anchors: dict[str, str]) -> list[str]:
+    lines: list[str] = []
     for section in found:
         depth = section.path.count(".") + 2
         doc = " ".join(section.schema.get("description", "").split())
         lines += ["", f"{'#' * min(depth, 6)} {_heading(section.path)}", "", f"{doc} Python: `{section.name}`.", ""]
         lines += field_rows(section.path, section.schema, anchors)
-    return "\n".join(lines) + "\n"
+    return lines
+
+
+def _fleet_stack_reference() -> list[str]:
+    """The keys of a fleet stack (docs/fleet.md): a stack file with the `fleet` section instead of a platform."""
+    from .fleet import FleetStackConfig
+
+    schema = models_schema(FleetStackConfig)
+    found = sections(schema)
+    anchors = {section.name: slug(_heading(section.path)) for section in found}
+    return [
+        "",
+        "## Fleet stacks",
+        "",
+        f"A fleet stack (docs/fleet.md) sets `{PROJECT}:fleet` and no platform section; its member stacks join it with",
+        f"`{PROJECT}:fleetMembership`. The top-level key ({schema.get('title', 'FleetStackConfig')}):",
+        "",
+        *field_rows("", schema, anchors),
+        *_section_tables(found, anchors),
+    ]
 
 
 def stack_schema() -> str:

@@ -98,6 +98,13 @@ def stack_file_schema(model: type[BaseModel] = StackConfig, project: str = PROJE
     schema = models_schema(model)
     sections = {f"{project}:{key}": _published(_untitled(value)) for key, value in schema["properties"].items()}
     required = [f"{project}:{key}" for key in schema.get("required", [])]
+    fleet_defs: dict[str, Any] = {}
+    if model is StackConfig:  # a fleet stack (docs/fleet.md) sets the `fleet` section instead of the platform's
+        from .fleet import FleetStackConfig
+
+        fleet = models_schema(FleetStackConfig)
+        sections.update({f"{project}:{key}": _published(_untitled(value)) for key, value in fleet["properties"].items()})
+        fleet_defs = fleet.get("$defs", {})
     own_key = "^" + _escape(project) + ":"
     config: dict[str, Any] = {
         "description": f"Stack settings as `<namespace>:<key>`. The {project} sections are checked key by key; "
@@ -111,6 +118,8 @@ def stack_file_schema(model: type[BaseModel] = StackConfig, project: str = PROJE
         # project's stack, which builds the models in code) is not held to them.
         config["if"] = {"propertyNames": {"not": {"pattern": own_key}}}
         config["else"] = {"required": required}
+        if fleet_defs:
+            config["else"] = {"anyOf": [{"required": required}, {"required": [f"{project}:fleet"]}]}
     # ProjectStack in pulumi/pulumi sdk/go/common/workspace/project.go: the keys a stack file may hold.
     return {
         "$schema": DRAFT,
@@ -129,7 +138,7 @@ def stack_file_schema(model: type[BaseModel] = StackConfig, project: str = PROJE
         },
         "additionalProperties": False,
         "$defs": {
-            **{name: _published(value) for name, value in sorted(schema.get("$defs", {}).items())},
+            **{name: _published(value) for name, value in sorted({**schema.get("$defs", {}), **fleet_defs}.items())},
             SECRET: {
                 # config.isSecureValue in pulumi/pulumi sdk/go/common/resource/config/object.go: a map of exactly one
                 # key, `secure`, with a string; it may stand wherever a value goes, nested values included.

@@ -12,7 +12,7 @@ import pulumi
 from pydantic import BaseModel
 
 from .. import platform
-from ..azure import cluster, gpu_pool
+from ..azure import cluster, fleet, gpu_pool
 from ..kubernetes import claim_templates, dra_driver, dra_samples
 from ..observability import exporter
 
@@ -41,5 +41,6 @@ HOSTED: dict[str, Hosted] = {
     ),
     "GpuMetrics": Hosted(exporter.GpuMetrics, exporter.GpuMetricsArgs, exporter.GpuMetricsOutputs),
     "GpuPlatform": Hosted(platform.GpuPlatform, platform.GpuPlatformArgs, platform.GpuPlatformOutputs),
+    "GpuFleet": Hosted(fleet.GpuFleet, fleet.GpuFleetArgs, fleet.GpuFleetOutputs),
 }
 """What the plugin serves, in schema order."""

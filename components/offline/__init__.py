@@ -5,6 +5,8 @@
 - ``capture``: the in-process resource monitor and engine; ``capture(program)`` runs a program as the language host does
 - ``mocks``: what Azure, AKS and Kubernetes would answer (a first preview knows only the inputs)
 - ``project``: Pulumi projects on disk (``Pulumi.yaml``); ``stacks``: their stack files, and ``run_project``;
+  ``fleet_stacks``: a fleet stack and its member stacks read together (``load_fleet``), the fleet's outputs a member's
+  StackReference reads offline;
   ``safe_yaml`` (with ``yaml_bounds``, ``yaml_values``) reads YAML as Pulumi does; ``files`` reads within bounds
 - ``render``: the manifests a plan would apply, written into a folder of render's own (``output_dir``)
 

@@ -197,7 +197,8 @@ def _apply_project_config(
     return problems
 
 
-def run_project(project: Project, stack: str, *, preview: bool = True, timeout: float | None = DEFAULT_TIMEOUT) -> Plan:
+def run_project(project: Project, stack: str, *, preview: bool = True, timeout: float | None = DEFAULT_TIMEOUT,
+                fleet_checked: bool = False) -> Plan:
     """Runs the project's program with the stack's config under the offline engine.
 
     The program runs as the language host runs it, apart from the caller: its stdout goes to stderr (a ``print`` never
@@ -210,7 +211,7 @@ def run_project(project: Project, stack: str, *, preview: bool = True, timeout: 
     found = read_stack_file(project, stack)
     problems = [*found.lines(), *_settings_problems(found, project)]
     stack = stack_name(stack, project.name)
-    if not problems:
+    if not problems and not fleet_checked:  # `fleet_checked`: the caller ran `load_fleet` on this stack's fleet
         problems = _fleet_problems(found, project, stack)
     if problems:
         raise StackFileError(*problems)

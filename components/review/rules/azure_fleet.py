@@ -3,13 +3,16 @@ profile, a platform's FleetMember): each input the package sends, with its rule 
 
 Grounded in Fleet's API (Azure/azure-rest-api-specs specification/containerservice/resource-manager/
 Microsoft.ContainerService/fleet/preview/2024-05-02-preview/fleets.json, the API of pulumi-azure-native's default
-module, and stable/2026-06-01/fleets.json, where the same properties keep the same mutability): the URL path parameters
-(fleetName, fleetMemberName, updateStrategyName, autoUpgradeProfileName, the resource group) name another resource; a
-property whose ``x-ms-mutability`` is ``[read, create]`` is create-only, and pulumi-azure-native replaces the resource
-when one changes (provider/pkg/gen/replacement.go: create-only properties are "covered by x-ms-mutability", the
-force-new list only adds to them): ``FleetProperties.hubProfile``, ``FleetMemberProperties.clusterResourceId`` and
-every AutoUpgradeProfile property. ``FleetMemberUpdateProperties.group`` and ``FleetUpdateStrategyProperties.strategy``
-(``[read, update, create]``) change in place.
+module; FleetMember and FleetUpdateStrategy checked in stable/2026-06-01/fleets.json too, unchanged): the URL path
+parameters (fleetName, fleetMemberName, updateStrategyName, autoUpgradeProfileName, the resource group) name another
+resource; a property whose ``x-ms-mutability`` is ``[read, create]`` is create-only, and pulumi-azure-native replaces the
+resource when one changes (provider/pkg/gen/replacement.go: create-only properties are "covered by x-ms-mutability",
+the force-new list only adds to them): ``FleetHubProfile``'s ``dnsPrefix``, ``agentProfile`` and
+``apiServerAccessProfile``, ``FleetMemberProperties.clusterResourceId`` and every AutoUpgradeProfile property.
+``FleetMemberUpdateProperties.group`` and ``FleetUpdateStrategyProperties.strategy`` (``[read, update, create]``)
+change in place. The rule on ``hubProfile`` is the conservative one: a hub written with any of its settings, or one
+removed, replaces the fleet; an empty ``hub: {}`` added to a hubless fleet may be the in-place upgrade Fleet allows,
+but the diff reports it as a replacement too rather than promise what no source says pulumi-azure-native does.
 """
 
 from __future__ import annotations
@@ -39,8 +42,9 @@ RULES: tuple[Rule, ...] = (
     Rule(FLEET, "resourceGroupName", "replace", "provider", f"{_ARM_ID}: {_MEMBERS_LEAVE}", src.PATH_PARAMETERS),
     Rule(FLEET, "fleetName", "replace", "provider", f"{_ARM_ID}: {_MEMBERS_LEAVE}", src.PATH_PARAMETERS, shown=1),
     Rule(FLEET, "hubProfile", "replace", "provider",
-         f"{_CREATE_ONLY} fleet: {_MEMBERS_LEAVE}. A hub can never be removed; a hubless fleet can be upgraded to a hub "
-         "in place by Azure (`az fleet create --enable-hub` on the same fleet), outside Pulumi, then `pulumi refresh`",
+         f"{_CREATE_ONLY} fleet (FleetHubProfile's dnsPrefix, agentProfile, apiServerAccessProfile): {_MEMBERS_LEAVE}. "
+         "A hub can never be removed; a hubless fleet can be upgraded to a hub in place by Azure (`az fleet create "
+         "--enable-hub` on the same fleet), outside Pulumi, then `pulumi refresh`",
          HUB_UPGRADE, shown=3),
     Rule(FLEET, "location", "refused", "api",
          "an Azure resource cannot move to another region: Azure refuses the in-place update; create a new fleet beside "
@@ -62,7 +66,7 @@ RULES: tuple[Rule, ...] = (
       for path, shown in (("channel", 1), ("nodeImageSelection", 2), ("disabled", 3), ("updateStrategyId", None))),
     # --- a platform's membership -------------------------------------------------------------------------------------
     *(Rule(FLEET_MEMBER, path, "replace", "provider",
-           f"{_ARM_ID}: the cluster leaves the fleet (or its old name) and joins again; a run in progress skips it",
+           f"{_ARM_ID}: the cluster leaves the fleet (or its old name) and joins again as a new member",
            src.PATH_PARAMETERS, shown=1 if path == "fleetMemberName" else None)
       for path in ("resourceGroupName", "fleetName", "fleetMemberName")),
     Rule(FLEET_MEMBER, "clusterResourceId", "replace", "provider",
