@@ -364,7 +364,7 @@ def test_help_documents_every_flag(capsys):
     flags = [o for a in parser._actions for o in a.option_strings if o.startswith("--") and o != "--help"]
     assert main(["verify", "--help"]) == 0
     shown = capsys.readouterr().out
-    assert set(flags) == {"--stack", "--project-dir", "--kubeconfig", "--context", "--smoke", "--size", "--image",
+    assert set(flags) == {"--stack", "--fleet", "--project-dir", "--kubeconfig", "--context", "--smoke", "--size", "--image",
                           "--wait", "--timeout", "--json"}
     assert all(flag in shown for flag in flags)
     for action in parser._actions:

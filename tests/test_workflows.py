@@ -286,3 +286,23 @@ def test_a_diff_that_would_fail_is_reported_and_marked(tmp_path):
     assert ran.returncode == 0, ran.stderr
     assert "refused=1" in (tmp_path / "output").read_text()
     assert "would fail" in (tmp_path / "out" / "comment.md").read_text()
+
+
+def test_fleet_rollout_runs_the_command_with_oidc_on_node24_actions():
+    doc = load("fleet-rollout.yml")
+    assert set(doc["on"]) == {"workflow_dispatch"}
+    assert doc["concurrency"]["cancel-in-progress"] is False  # never cancelled halfway through a run's gate
+    job = doc["jobs"]["rollout"]
+    assert job["permissions"] == {"contents": "read", "id-token": "write"} and job["environment"] == "fleet"
+    # the node24 majors (each action.yml's runs.using at that tag)
+    uses = [s["uses"] for s in job["steps"] if "uses" in s]
+    assert uses == ["actions/checkout@v5", "actions/setup-python@v6", "azure/login@v3", "azure/use-kubelogin@v1.3"]
+    (login,) = steps_using(job, "azure/login")
+    assert set(login["with"]) == {"client-id", "tenant-id", "subscription-id"}  # OIDC: no client secret
+    script = run_script(job)
+    assert "az aks get-credentials" in script and "kubelogin convert-kubeconfig -l azurecli" in script
+    assert "python -m components fleet-rollout" in script
+    for upgrade in (["--node-image"], ["--kubernetes-version", "1.35.3"], ["--attach-run", "auto-1"]):
+        args = _parser().parse_args(["fleet-rollout", "--fleet", "fleet", "--kubeconfig", "k", "--on-failure", "stop",
+                                     "--timeout", "20700", "--json", "--no-smoke", *upgrade])
+        assert args.command == "fleet-rollout" and args.on_failure == "stop" and args.timeout == 20700

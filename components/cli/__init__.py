@@ -9,7 +9,7 @@ Whatever the input, no traceback is printed, every line is printable (control ch
 program's own output never reaches stdout.
 
 Thin, on top of everything: one module per subcommand (`plan`, `render`, `diff`, `size`, `verify`, `regenerate` for `docs`;
-`fleet` for `plan --fleet` and `diff --fleet`),
+`fleet` for `plan --fleet` and `diff --fleet`; `verify_fleet` for `verify --fleet`; `rollout` for `fleet-rollout`),
 what they share (`output`, `problems`, `running`), the `watchdog` process that ends a program past `--timeout`, and
 `docs` (the files made from the code). Nothing of the package imports it but `__main__`.
 """
@@ -40,8 +40,10 @@ from .plan import cmd_plan
 from .problems import Interrupted
 from .regenerate import cmd_docs
 from .render import cmd_render
+from .rollout import add_rollout_arguments, cmd_rollout
 from .size import cmd_size
-from .verify import add_verify_arguments, cmd_verify
+from .verify import add_verify_arguments
+from .verify_fleet import cmd_verify_or_fleet
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -142,13 +144,24 @@ def _parser() -> argparse.ArgumentParser:
         "Fixes: docs/troubleshooting.md.")
     add_verify_arguments(verify)
 
+    rollout = sub.add_parser(
+        "fleet-rollout", help="upgrade a fleet's members through an update run with an approval gate after the canary "
+        "stage, approved only once `verify` proves the canary (exit 4 not proven, 5 the run ended without the proof)",
+        description="Create an update run through ARM (Fleet API 2026-06-01) with the fleet stack's stages and an "
+        "approval gate after the canary stage, start it, and approve the gate only when the canary's members pass "
+        "`verify`. Needs the 'Azure Kubernetes Fleet Manager Contributor Role' on the fleet. Exit 0 approved, 2 bad "
+        "input or ARM refused, 3 timed out, 4 canary not proven, 5 the run ended without the proof. "
+        "Docs: docs/fleet-rollout.md.")
+    add_rollout_arguments(rollout)
+
     docs = sub.add_parser("docs", help="regenerate the docs made from the code (config reference, stack schema, sizing, graph)")
     docs.add_argument("--project-dir", default=".", help="the repository's folder (default: current folder)")
     docs.add_argument("--check", action="store_true", help="write nothing; exit 3 when a generated file is out of date")
     return parser
 
 
-COMMANDS = {"plan": cmd_plan, "render": cmd_render, "diff": cmd_diff, "size": cmd_size, "docs": cmd_docs, "verify": cmd_verify}
+COMMANDS = {"plan": cmd_plan, "render": cmd_render, "diff": cmd_diff, "size": cmd_size, "docs": cmd_docs,
+            "verify": cmd_verify_or_fleet, "fleet-rollout": cmd_rollout}
 """Each subcommand's function, in a module of its own."""
 
 

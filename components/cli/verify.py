@@ -38,12 +38,17 @@ def _size(text: str) -> int:
 
 def add_verify_arguments(p: argparse.ArgumentParser) -> None:
     """The verify subcommand's flags."""
-    p.add_argument("--stack", required=True, help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml for what "
-                   "should be on the cluster")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--stack", help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml for what "
+                       "should be on the cluster")
+    which.add_argument("--fleet", metavar="FLEET_STACK", help="a fleet stack: verify every member stack of that fleet, "
+                       "each on the kubeconfig context named after its cluster (as `az aks get-credentials` names it), "
+                       "in parallel; exit 4 a member broken, 2 a member unreachable, 3 a member not there yet")
     p.add_argument("--project-dir", default=".", help="the Pulumi project's folder (default: current folder)")
     p.add_argument("--kubeconfig", help="kubeconfig of the cluster (default: $KUBECONFIG; get this stack's with "
                    "`pulumi stack output kubeconfig --show-secrets`); exec users (kubelogin) work")
-    p.add_argument("--context", help="kubeconfig context (default: its current context)")
+    p.add_argument("--context", action="append", help="kubeconfig context (default: its current context); with "
+                   "--fleet: member=context, repeat for several (default: the member's cluster name)")
     p.add_argument("--smoke", action="store_true", help="also run a short nvidia-smi -L pod per claim template in a "
                    "scratch namespace (created and deleted by verify; nothing else is written)")
     p.add_argument("--size", type=_size, action="append", metavar="GIB", help="with --smoke: only this slice size "
@@ -100,8 +105,9 @@ def _verify(args: argparse.Namespace) -> int:
         write(sys.stderr, printable(line) + "\n")
 
     try:
-        doc = verify(config, kubeconfig=args.kubeconfig, context=args.context, smoke=args.smoke, sizes=args.size,
-                     image=args.image, wait=args.wait, timeout=args.timeout, progress=progress)
+        doc = verify(config, kubeconfig=args.kubeconfig, context=args.context[-1] if args.context else None,
+                     smoke=args.smoke, sizes=args.size, image=args.image, wait=args.wait, timeout=args.timeout,
+                     progress=progress)  # --context given twice: the last wins, as before
     except (KubeconfigError, UnreachableError) as exc:
         raise BadInputError([f"verify: {exc}"]) from None
     if args.json:
