@@ -7,7 +7,7 @@ import copy
 
 import pytest
 
-from components.azure.cluster import cluster_identifier
+from components.azure.cluster_identity import cluster_identifier
 from components.config import ClusterConfig, ConfigError, StackConfig, validate
 from components.offline import capture
 from components.platform import GpuPlatform

@@ -14,7 +14,6 @@ import importlib.util
 import json
 import runpy
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from .capture import capture
 from .plan import SECRET, Plan
 from .project import Project, StackFileError, full_key, key_path, read_yaml_collecting, shown_key, stack_name
 from .running import isolated_program
+from .stack_settings import expects, fleet_problems, referenced_outputs, settings_problems
 
 # The keys of a stack file (pulumi/pulumi `sdk/go/common/workspace/project.go`, ProjectStack).
 STACK_FILE_KEYS = ("config", "environment", "secretsprovider", "encryptedkey", "encryptionsalt")
@@ -109,24 +109,12 @@ def read_stack_file(project: Project, stack: str) -> StackFile:
             secrets.add(full)
     problems += _namespace_typos(project.name, config)
     for full in list(config):
-        for where, problem in list(safe_yaml.foreign_values(config[full], expects=_expects(project, full))):
+        for where, problem in list(safe_yaml.foreign_values(config[full], expects=expects(project, full))):
             shown = key_path(project.name, full, where)
             problems.append((shown, f"{shown}: {problem}"))
             config[full] = _without(config[full], where)
     problems += _apply_project_config(project, stack, config, secrets)
     return StackFile(config, sorted(secrets), problems, as_written)
-
-
-def _expects(project: Project, full: str) -> Callable[[tuple[str | int, ...]], str | None] | None:
-    """What each key path inside the package's section `full` takes (its config model says), for messages about a
-    value of the wrong shape; None for other keys, and for a program that does not read the package's settings."""
-    from ..config import STACK_KEYS, StackConfig
-    from ..config.model_paths import expected_shape
-
-    namespace, _, key = full.partition(":")
-    if namespace != project.name or key not in STACK_KEYS or not _reads_our_settings(project):
-        return None
-    return lambda where: expected_shape(StackConfig, (key, *where))
 
 
 def _without(value: Any, where: tuple[str | int, ...]) -> Any:
@@ -223,9 +211,9 @@ def run_project(project: Project, stack: str, *, preview: bool = True, timeout: 
     """
     found = read_stack_file(project, stack)
     stack = stack_name(stack, project.name)
-    problems = [*found.lines(), *_settings_problems(found, project, project.shown_stack_file(stack))]
+    problems = [*found.lines(), *settings_problems(found, project, project.shown_stack_file(stack))]
     if not problems and not fleet_checked:  # `fleet_checked`: the caller ran `load_fleet` on this stack's fleet
-        problems = _fleet_problems(found, project, stack)
+        problems = fleet_problems(found, project, stack)
     if problems:
         raise StackFileError(*problems)
 
@@ -235,88 +223,7 @@ def run_project(project: Project, stack: str, *, preview: bool = True, timeout: 
 
     with isolated_program(project.main, timeout):
         return capture(program, project=project.name, stack=stack, config=found.config, preview=preview,
-                       secret_keys=found.secrets, timeout=timeout, stack_outputs=_referenced_outputs(project, found))
-
-
-def _referenced_outputs(project: Project, found: StackFile) -> dict[str, dict[str, Any]]:
-    """The outputs of the fleet stack a member stack's fleetMembership names, read from its file in this project, by
-    the name its StackReference uses (organization/project/stack); none for any other stack."""
-    if not _reads_our_settings(project):
-        return {}
-    from .capture import ORGANIZATION
-    from .fleet_stacks import fleet_outputs, referenced_fleet
-
-    fleet = referenced_fleet(project, found.config)
-    if fleet is None:
-        return {}
-    name, config = fleet
-    return {f"{ORGANIZATION}/{project.name}/{name}": fleet_outputs(config)}
-
-
-def _fleet_problems(found: StackFile, project: Project, stack: str) -> list[str]:
-    """For a fleet stack or a member stack whose own settings are right: the problems across the fleet's stacks
-    (`fleet_stacks.load_fleet`) that concern this stack's file (a fleet stack: all of them, its strategy names every
-    member's group); none for any other stack."""
-    from ..config import ConfigError, is_fleet_stack
-    from .fleet_stacks import load_fleet, referenced_fleet, shown_file
-
-    if not _reads_our_settings(project):
-        return []
-    if is_fleet_stack(found.config, project.name):
-        fleet, concerned = stack, None
-    else:
-        member = referenced_fleet(project, found.config)
-        if member is None:
-            return []
-        fleet, concerned = member[0], shown_file(project, project.stack_file(stack))
-    try:
-        load_fleet(project.directory, fleet)
-    except ConfigError as exc:
-        return [str(p) for p in exc.problems if concerned is None or p.path.startswith(f"{concerned}:")]
-    return []
-
-
-def _reads_our_settings(project: Project) -> bool:
-    """Whether the project's config sections are this package's settings: the package's own project, or a program
-    that loads them with `load_stack_config` (another program's `cluster` key may mean something else)."""
-    from ..config import PROJECT
-
-    if project.name == PROJECT:
-        return True
-    try:
-        return "load_stack_config" in project.main.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-
-
-def _settings_problems(found: StackFile, project: Project, file: str) -> list[str]:
-    """The problems of this package's settings in the file's readable values (what the program would report first),
-    at keys the file's own problems do not cover; for a program that reads them (`_reads_our_settings`), a file that
-    sets none of them is told so, by its name (`file`).
-
-    No value is hidden from them: offline, a secret is never decrypted (it is ``[secret]`` already), and every other
-    value is the file's own plain text, so a message quotes exactly what the file shows (masked by value, never by
-    the section a secret sits in)."""
-    from ..config import STACK_KEYS, ConfigError, fleet_config_from_mapping, is_fleet_stack, stack_config_from_mapping
-    from ..config.loading import NoSettings
-
-    if is_fleet_stack(found.config, project.name) and _reads_our_settings(project):
-        try:
-            fleet_config_from_mapping(found.config, project.name)
-        except ConfigError as exc:
-            return [str(p) for p in exc.problems if not found.covers(p.path)]
-        return []
-    ours = any(f"{project.name}:{key}" in found.config for key in STACK_KEYS)
-    if not _reads_our_settings(project) or not (ours or not found.problems):
-        return []
-    try:
-        stack_config_from_mapping(found.config, project.name)
-    except ConfigError as exc:
-        if any(isinstance(p, NoSettings) and p.elsewhere for p in exc.problems):
-            return []  # the program may read them under that namespace (load_stack_config(project=...)): it tells
-        return [str(p.in_file(file) if isinstance(p, NoSettings) else p) for p in exc.problems
-                if not found.covers(p.path)]
-    return []
+                       secret_keys=found.secrets, timeout=timeout, stack_outputs=referenced_outputs(project, found))
 
 
 class _ProjectOnPath:

@@ -189,6 +189,6 @@ def blocked_reasons(diffs: list[ResourceDiff], new_index: dict[str, dict[str, An
                 found.append(
                     f"{res.get('name')}: its cluster is replaced but the provider is not (clusterIdentifier unchanged): "
                     "Pulumi would keep the Kubernetes objects in state for a cluster that no longer has them; make "
-                    "clusterIdentifier follow the cluster (components.azure.cluster.cluster_identifier) before applying"
+                    "clusterIdentifier follow the cluster (components.azure.cluster_identity.cluster_identifier) before applying"
                 )
     return found
