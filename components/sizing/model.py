@@ -15,9 +15,11 @@ if TYPE_CHECKING:  # packing builds on this module's data
     from .regions import RegionComparison
 
 # One unit in every line of the sizing output: GiB. The catalog's GPU memory per device (catalog/sizes.py,
-# `gpu_memory_gib`: 4, 8, 12, 24) is what Microsoft's size table lists as "GPU Memory: GB" for NVadsA10_v5; the figures
-# are NVIDIA's binary frame-buffer sizes (an A10 is 24 GiB; an 8 GB slice reports about 7.8 GiB once ECC is reserved,
-# DOMAIN), the unit workloads, claims (`memory: 8Gi`) and the margin are counted in.
+# `gpu_memory_gib`: 4, 8, 12, 24) is what Microsoft's size table lists as "GPU Memory: GB" for NVadsA10_v5
+# (MicrosoftDocs/azure-compute-docs, articles/virtual-machines/sizes/gpu-accelerated/nvadsa10v5-series.md); the figures
+# are binary frame-buffer sizes (an A10 is 24 GiB; a slice reads a little below nominal, about 7.8 GiB for 8 GB, which
+# docs/sizing.md "What is and is not verified" lists as reported, not measured), the unit workloads, claims
+# (`memory: 8Gi`) and the margin are counted in.
 UNIT = "GiB"
 
 

@@ -35,8 +35,9 @@ RULES: tuple[Rule, ...] = (
     Rule(POOL, "gpuProfile.driver", "refused", "api",
          "AKS: the managementMode, migStrategy and driver fields under gpuProfile are immutable after node pool creation; "
          + _NO_UPDATE, src.AKS_DOCS + "aks-managed-gpu-nodes", shown=11),
-    # The managed GPU profile (managementMode Managed: AKS's device plugin and DCGM exporter, DOMAIN) on an existing
-    # pool: immutable like the driver field beside it, and the policy no-managed-gpu-profile forbids Managed outright.
+    # The managed GPU profile (managementMode Managed: AKS installs the NVIDIA driver, device plugin and DCGM exporter;
+    # MicrosoftDocs/azure-aks-docs, articles/aks/aks-managed-gpu-nodes.md) on an existing pool: immutable like the driver
+    # field beside it, and the policy no-managed-gpu-profile forbids Managed outright.
     Rule(POOL, "gpuProfile.nvidia", "refused", "api",
          "AKS: the managementMode, migStrategy and driver fields under gpuProfile are immutable after node pool creation; "
          + _NO_UPDATE + "; and this package's policy no-managed-gpu-profile forbids managementMode Managed beside the "
