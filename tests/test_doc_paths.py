@@ -70,3 +70,57 @@ def test_nothing_cites_notes_outside_the_repository():
     citing = {path.relative_to(ROOT).as_posix() for path in documents(ROOT)
               if NOTES.search(path.read_text(encoding="utf-8", errors="replace"))}
     assert citing <= NOT_YET, "cite the primary source, not the domain notes: " + ", ".join(sorted(citing - NOT_YET))
+
+
+# --- relative links ------------------------------------------------------------------------------------------------------
+# A markdown link or image: [text](target) / ![alt](target); the target ends at the first space or parenthesis.
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
+CODE_SPAN = re.compile(r"`[^`\n]*`")
+
+
+def slug(heading: str) -> str:
+    """A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces as hyphens."""
+    return "".join(ch for ch in heading.strip().lower() if ch.isalnum() or ch in " -_").replace(" ", "-")
+
+
+def anchors(text: str) -> set[str]:
+    """The anchors of a markdown text's headings (outside code fences)."""
+    return {slug(line.lstrip("#")) for line in FENCE.sub("", text).splitlines() if line.startswith("#")}
+
+
+def broken_links(path: Path) -> list[str]:
+    """The relative links of a markdown file whose file, or heading within it, does not exist."""
+    text = path.read_text(encoding="utf-8")
+    broken = []
+    for target in LINK.findall(CODE_SPAN.sub("", FENCE.sub("", text))):
+        if re.match(r"[a-z][a-z0-9+.-]*:", target):  # https:, mailto: and the like
+            continue
+        file, _, anchor = target.partition("#")
+        linked = (path.parent / file).resolve() if file else path
+        if not linked.exists():
+            broken.append(f"{target}: no such file")
+        elif anchor and linked.suffix == ".md" and anchor not in anchors(linked.read_text(encoding="utf-8")):
+            broken.append(f"{target}: no such heading")
+    return broken
+
+
+def test_the_link_check_finds_a_missing_file_and_a_missing_heading(tmp_path):
+    (tmp_path / "a.md").write_text("# Top\n\n## `verify --fleet`: every member\n", encoding="utf-8")
+    page = tmp_path / "b.md"
+    page.write_text("[ok](a.md#verify---fleet-every-member) [gone](c.md) [bad](a.md#nowhere) [self](#here)\n"
+                    "[web](https://example.com/x.md) `[code](e.md)`\n\n## Here\n\n```\n[not a link](d.md)\n```\n",
+                    encoding="utf-8")
+    assert broken_links(page) == ["c.md: no such file", "a.md#nowhere: no such heading"]
+
+
+def test_every_relative_link_in_the_readme_and_docs_resolves():
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    broken = [f"{page.relative_to(ROOT)}: {link}" for page in pages for link in broken_links(page)]
+    assert broken == [], "these links lead nowhere:\n" + "\n".join(broken)
+
+
+def test_the_fleet_upgrade_flow_links_the_gate_automation():
+    text = (ROOT / "docs/fleet.md").read_text(encoding="utf-8")
+    flow = text.split("## The upgrade flow", 1)[1].split("\n## ", 1)[0]
+    assert "(fleet-rollout.md#the-flow)" in flow
