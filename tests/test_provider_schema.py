@@ -130,6 +130,14 @@ def test_chart_versions_are_the_offered_ones_and_vm_sizes_the_catalogs(schema):
     assert resource(schema, "NvidiaDraDriver")["inputProperties"]["chartVersion"]["default"] == DEFAULT_CHART_VERSION
 
 
+def test_a_mig_slice_takes_only_the_mig_sizes(schema):
+    slice_ref = schema_type(schema, "MigSliceRef")["properties"]["vmSize"]
+    assert slice_ref["$ref"] == "#/types/aks-dra-vgpu:index:MigVmSize"
+    members = schema_type(schema, "MigVmSize")["enum"]
+    assert [e["value"] for e in members] == list(MIG_SIZES)
+    assert members[0]["description"].startswith("MIG: 24 vCPUs")
+
+
 def test_every_enum_note_names_a_member_the_models_accept(schema):
     members = {(token.rsplit(":", 1)[-1], e["value"]) for token, spec in schema["types"].items() for e in spec.get("enum", [])}
     assert set(enum_notes.MEMBER_NOTES) <= members

@@ -23,12 +23,14 @@ ENUM_NAMES = {
     ("UpgradesConfig", "channel"): "UpgradeChannel",
     ("MaintenanceWindowConfig", "dayOfWeek"): "WeekDay",
     ("GpuMetricsConfig", "chartVersion"): "DcgmExporterChartVersion",
+    ("MigSliceRef", "vmSize"): "MigVmSize",
 }
 """Enum names where the property's own name (PascalCased) would say too little, by (model, property)."""
 
 ENUM_DESCRIPTIONS = {
     "VmSize": "An NVadsA10_v5 VM size (each VM a fixed hypervisor slice of one NVIDIA A10, or two A10s), or a MIG size "
     "(A100, H100, H200) that AKS partitions with the pool's gpuInstanceProfile.",
+    "MigVmSize": "A MIG-capable VM size (A100, H100, H200): its GPU model decides which slices a claim template can ask for.",
     "ChartVersion": "A version of the NVIDIA DRA driver chart this package offers (withdrawn versions are not).",
 }
 
@@ -78,7 +80,7 @@ def member_description(enum: str, value: str) -> str:
             f"{size.gpu_share} of an A10")
         return (f"{share[0].upper()}{share[1:]}: {size.vcpus} vCPUs, {size.ram_gib} GiB, {size.devices_per_node} x "
                 f"{size.gpu_memory_gib} GB vGPU ({size.vgpu_profile}).")
-    if enum == "VmSize" and value in MIG_SIZES:
+    if enum in ("VmSize", "MigVmSize") and value in MIG_SIZES:
         mig = MIG_SIZES[value]
         return (f"MIG: {mig.vcpus} vCPUs, {mig.ram_gib} GiB, {mig.gpus} x {mig.gpu.model}, partitioned by "
                 "gpuInstanceProfile.")

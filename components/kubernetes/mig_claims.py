@@ -44,8 +44,9 @@ class MigSliceRef(Model):
     """A MIG slice to make claim templates for: a MIG VM size (its GPU model) and a profile, in AKS's words (MIG1g ...
     MIG7g) or the slice's (1g.10gb)."""
 
+    # The enum is for the schemas (editors, other languages' SDKs); the validator below keeps its message for the rest.
     vm_size: str = Field(description="A MIG-capable VM size (its GPU model decides the slices): " + ", ".join(MIG_SIZES)
-                         + ".")
+                         + ".", json_schema_extra={"enum": list(MIG_SIZES)})
     profile: str = Field(description="The slice: MIG1g ... MIG7g (AKS's gpuInstanceProfile) or its name, e.g. 1g.10gb.")
 
     @field_validator("vm_size")
