@@ -231,6 +231,23 @@ def test_job_and_shared_claim_can_be_turned_off(preview):
     assert "jobName" not in plan.outputs and "sharedClaimName" not in plan.outputs
 
 
+MIG = GpuPoolConfig.model_validate({"name": "mig", "vmSize": "Standard_NC24ads_A100_v4", "gpuInstanceProfile": "MIG3g"})
+
+
+def test_with_mig_pools_alone_the_samples_make_mig_claims_and_no_job(preview):
+    plan = make(preview, args([MIG], workload=False, workloadMemoryGiB=8))
+    assert plan.all(JOB) == []
+    assert plan.outputs["claimTemplateNames"] == {"a100-80gb-3g.40gb": "mig-a100-80gb-3g40gb"}
+    assert plan.outputs["sharedClaimName"] == "a10-vgpu-shared"
+    assert len(plan.all(DEVICE_CLASS)) == 1
+
+
+def test_with_mig_pools_alone_the_sample_job_is_refused():
+    with pytest.raises(ValidationError) as err:
+        args([MIG])
+    assert "workload: the sample Job asks for an A10 vGPU slice and every pool here is a MIG pool" in str(err.value)
+
+
 def test_without_an_explicit_provider_it_refuses():
     with pytest.raises(pulumi.InputPropertiesError) as err:
         make(False, args(), with_provider=False)

@@ -173,13 +173,17 @@ def test_mig_slices_may_be_shared_by_memory_where_a10_slices_may():
     assert stack_config_from_mapping(as_config(data)).gpu_pools[1].sharing == "memory"
 
 
-def test_mig_pools_alone_need_the_a10_samples_off():
+def test_mig_pools_alone_refuse_only_the_sample_job():
     data = stack()
     data["gpuPools"] = [mig_pool()]
     (line,) = problems(data)
-    assert line.startswith("samples.enabled: the sample claims and Job select A10 vGPU slices")
-    data["samples"] = {"enabled": False}
-    assert stack_config_from_mapping(as_config(data)).gpu_pools[0].mig_profile == "MIG3g"
+    assert line.startswith("samples.workload: the sample Job asks for an A10 vGPU slice and every pool here is a MIG pool")
+    assert line.endswith("set samples.workload: false")
+    data["samples"] = {"workload": False, "workloadMemoryGiB": 8}  # the Job's memory is moot without the Job
+    config = stack_config_from_mapping(as_config(data))
+    assert (config.samples.enabled, config.gpu_pools[0].mig_profile) == (True, "MIG3g")
+    data["samples"] = {"enabled": False}  # off altogether, the Job setting is moot too
+    assert stack_config_from_mapping(as_config(data)).samples.workload is True
 
 
 # --- all at once ------------------------------------------------------------------------------------------------------------

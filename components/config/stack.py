@@ -129,9 +129,12 @@ def cross_problems(
     if samples is not None:
         a10 = [(index, pool) for index, pool in pools if not pool.is_mig]
         problems += _sample_memory(samples, a10, all_pools) + _derived_names(samples, a10)
-        if samples.enabled and all_pools and pools and not a10:
-            problems.append(("samples.enabled", "the sample claims and Job select A10 vGPU slices and every pool here "
-                             "is a MIG pool; set samples.enabled: false"))
+        # MIG pools alone: the samples' templates and shared claim are made for their MIG slices (dra_samples
+        # claim_settings), but the sample Job asks for an A10 slice, which no pool here offers.
+        if samples.enabled and samples.workload and all_pools and pools and not a10:
+            problems.append(("samples.workload", "the sample Job asks for an A10 vGPU slice and every pool here is a "
+                             "MIG pool (the claim templates and shared claim are made for its MIG slices); set "
+                             "samples.workload: false"))
         if driver_namespace is not None and samples.namespace == driver_namespace:
             problems.append((
                 "samples.namespace", f"'{samples.namespace}' is the driver's namespace (draDriver.namespace): the "

@@ -55,9 +55,12 @@ class DraSamplesArgs(SamplesConfig):
     @model_validator(mode="after")
     def _workload_fits(self) -> DraSamplesArgs:
         problems = []
-        wanted = self.workload_memory_gib
-        if wanted is not None and wanted > sizes_in_use(self.pools)[-1]:
-            offered = ", ".join(map(str, sizes_in_use(self.pools)))
+        wanted, sizes = self.workload_memory_gib, sizes_in_use(self.pools)
+        if self.workload and self.pools and not sizes:
+            problems.append(("workload", "the sample Job asks for an A10 vGPU slice and every pool here is a MIG pool "
+                             "(the claim templates and shared claim are made for its MIG slices); set workload: false"))
+        elif wanted is not None and sizes and wanted > sizes[-1]:
+            offered = ", ".join(map(str, sizes))
             problems.append(("workloadMemoryGiB", f"{wanted} GiB is more than any pool's slice offers ({offered} GiB)"))
         if self.extended_resource_name is not None:
             problem = extended_resource_problem(self.kubernetes_version, "kubernetesVersion")
