@@ -180,3 +180,19 @@ def test_smoke_skips_the_exporter_check_for_mig_slices_naming_the_gap(monkeypatc
     assert metrics["a100-80gb-3g.40gb"]["status"] == "skip"
     assert "labels no MIG slice with its pod" in metrics["a100-80gb-3g.40gb"]["message"]
     assert metrics["8GiB"]["status"] == "ok"
+
+
+def test_smoke_builds_its_pod_on_a_stack_of_mig_pools_alone(mig):
+    # No A10 pool, so no size for the sample Job: the smoke pod is built on the MIG template itself.
+    from components.verify.expected import expected
+
+    data = yaml.safe_load((ROOT / "stacks/Pulumi.mig.yaml").read_text(encoding="utf-8"))["config"]
+    data["aks-dra-vgpu:gpuPools"] = [p for p in data["aks-dra-vgpu:gpuPools"] if p["vmSize"] == VM]
+    data["aks-dra-vgpu:samples"] = {"workload": False}
+    exp = expected(stack_config_from_mapping(data))
+    (template,) = [t for t in exp.templates if t.devices == 1]
+    pod = smoke.pod_body(exp, template, "ubuntu:24.04", hold=0)
+    assert pod["spec"]["resourceClaims"] == [{"name": "gpu", "resourceClaimTemplateName": "mig-a100-80gb-3g40gb"}]
+    assert pod["spec"]["tolerations"] == [
+        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}]
+    assert pod["spec"]["containers"][0]["command"] == ["nvidia-smi", "-L"]

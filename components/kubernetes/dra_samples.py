@@ -122,15 +122,32 @@ def workload_memory(config: SamplesConfig, pools: list[GpuPoolConfig]) -> int:
 
 
 def job_spec(config: SamplesConfig, pools: list[GpuPoolConfig]) -> dict[str, Any]:
-    """The sample Job: `nvidia-smi -L` on one claimed vGPU, as locked down as a GPU pod can be.
+    """The sample Job: `nvidia-smi -L` on one claimed vGPU of the size `workload_memory` picks (see `pod_spec`)."""
+    size = workload_memory(config, pools)
+    # Only the taints of its own size class: the Job never goes onto a tainted pool of bigger slices. Spot pools only
+    # when the class has no other pool (as the sizing planner places a workload that opts in).
+    only_spot = all(p.spot is not None for p in a10_pools(pools) if p.size.gpu_memory_gib == size)
+    spec = pod_spec(config, claim_template_name(config.device_class_name, size),
+                    tolerations_for_size(pools, size, spot=only_spot))
+    return {
+        "backoffLimit": 2,
+        # Gives up (and frees the claim) if no GPU node turns up within an hour, e.g. a pool at zero that never scales.
+        "activeDeadlineSeconds": 3600,
+        # No ttlSecondsAfterFinished: Kubernetes would delete the finished Job and `pulumi up --refresh` recreate it.
+        "template": {"metadata": {"labels": {"app.kubernetes.io/name": JOB_NAME}}, "spec": spec},
+    }
+
+
+def pod_spec(config: SamplesConfig, template_name: str, tolerations: list[dict[str, Any]]) -> dict[str, Any]:
+    """The sample pod: `nvidia-smi -L` on the device a claim from `template_name` gets, as locked down as a GPU pod can
+    be, with `tolerations` (none: no key).
 
     The image is a plain glibc base image, not a CUDA image: the driver's kubelet plugin hands the container a CDI
     device whose edits mount the host driver's user-space libraries and binaries, `nvidia-smi` among them (NVIDIA
     k8s-dra-driver-gpu `cmd/gpu-kubelet-plugin/cdi.go` via nvidia-container-toolkit `pkg/nvcdi`). nvidia-smi is
     dynamically linked against glibc, so musl or static images (alpine, busybox, distroless/static) cannot run it.
     """
-    size = workload_memory(config, pools)
-    pod_spec: dict[str, Any] = {
+    spec: dict[str, Any] = {
         "restartPolicy": "Never",
         "automountServiceAccountToken": False,
         "enableServiceLinks": False,
@@ -142,7 +159,7 @@ def job_spec(config: SamplesConfig, pools: list[GpuPoolConfig]) -> dict[str, Any
             "seccompProfile": {"type": "RuntimeDefault"},
         },
         "resourceClaims": [
-            {"name": REQUEST_NAME, "resourceClaimTemplateName": claim_template_name(config.device_class_name, size)}
+            {"name": REQUEST_NAME, "resourceClaimTemplateName": template_name}
         ],
         "containers": [
             {
@@ -167,19 +184,9 @@ def job_spec(config: SamplesConfig, pools: list[GpuPoolConfig]) -> dict[str, Any
             }
         ],
     }
-    # Only the taints of its own size class: the Job never goes onto a tainted pool of bigger slices. Spot pools only
-    # when the class has no other pool (as the sizing planner places a workload that opts in).
-    only_spot = all(p.spot is not None for p in a10_pools(pools) if p.size.gpu_memory_gib == size)
-    tolerations = tolerations_for_size(pools, size, spot=only_spot)
     if tolerations:
-        pod_spec["tolerations"] = tolerations
-    return {
-        "backoffLimit": 2,
-        # Gives up (and frees the claim) if no GPU node turns up within an hour, e.g. a pool at zero that never scales.
-        "activeDeadlineSeconds": 3600,
-        # No ttlSecondsAfterFinished: Kubernetes would delete the finished Job and `pulumi up --refresh` recreate it.
-        "template": {"metadata": {"labels": {"app.kubernetes.io/name": JOB_NAME}}, "spec": pod_spec},
-    }
+        spec["tolerations"] = tolerations
+    return spec
 
 
 def scanner_skips(image: str) -> dict[str, str]:

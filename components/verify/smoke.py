@@ -55,19 +55,16 @@ def templates_for(exp: Expected, sizes: list[int] | None) -> list[Template]:
 def pod_body(exp: Expected, template: Template, image: str, hold: int) -> Obj:
     """The smoke pod: the sample Job's locked-down pod (restricted PSA; the tolerations of the pools that offer the
     template's slice only)."""
-    from ..kubernetes.dra_samples import job_spec
+    from ..kubernetes.dra_samples import job_spec, pod_spec
     from ..kubernetes.tolerations import pool_tolerations
 
     if template.kind is not None and template.kind.family == "mig":
-        # The sample Job's pod, built on the A10 pools (samples, hence smoke, need one: the stack refuses them with MIG
-        # pools only), its A10 tolerations replaced by those of the MIG pools that offer the slice.
-        samples = exp.stack.samples.model_copy(update={"image": image, "workload_memory_gib": None})
-        spec = job_spec(samples, [p for p in exp.pools if not p.is_mig])["template"]["spec"]
+        # The sample pod with the tolerations of the MIG pools that offer the slice (a stack of MIG pools alone has no
+        # A10 size for the sample Job: the pod is built on the template itself).
+        samples = exp.stack.samples.model_copy(update={"image": image})
         offering = [p for p in exp.pools if p.is_mig and slice_of_pool(p) == template.kind]
         tolerations = pool_tolerations(p for p in offering if p.spot is None) or pool_tolerations(offering)
-        spec.pop("tolerations", None)
-        if tolerations:
-            spec["tolerations"] = tolerations
+        spec = pod_spec(samples, template.name, tolerations)
     else:
         samples = exp.stack.samples.model_copy(update={"image": image, "workload_memory_gib": template.size})
         spec = job_spec(samples, exp.pools)["template"]["spec"]
