@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Unpack
 
 from ..config import StackConfig
 from .client import ClusterClient, UnreachableError
 from .report import EXIT_BROKEN, EXIT_NOT_YET, EXIT_OK, text_lines
-from .run import DEFAULT_TIMEOUT, verify
+from .run import RunOptions, verify
 
 EXIT_UNREACHABLE = 2
 THREADS = "verify-member"  # the pool's thread names
@@ -84,7 +84,7 @@ def fleet_exit(results: list[MemberResult]) -> int:
 
 
 def _one(target: MemberTarget, client_for: ClientFor | None, kubeconfig: str | None, say: Progress,
-         options: dict[str, Any]) -> MemberResult:
+         options: RunOptions) -> MemberResult:
     def progress(line: str) -> None:
         say(f"[{target.member}] {line}")
 
@@ -92,7 +92,7 @@ def _one(target: MemberTarget, client_for: ClientFor | None, kubeconfig: str | N
 
     try:
         client = client_for(target) if client_for else None
-        smoke = options["smoke"] and target.smoke is not False
+        smoke = options.get("smoke", False) and target.smoke is not False
         doc = verify(target.config, client, kubeconfig=kubeconfig, context=target.context, progress=progress,
                      **{**options, "smoke": smoke})
     except (UnreachableError, KubeconfigError) as exc:
@@ -108,21 +108,17 @@ def verify_fleet(
     kubeconfig: str | None = None,
     client_for: ClientFor | None = None,
     parallel: int = MAX_PARALLEL,
-    smoke: bool = False,
-    sizes: list[int] | None = None,
-    image: str | None = None,
-    wait: float = 0.0,
-    timeout: float = DEFAULT_TIMEOUT,
     progress: Progress | None = None,
+    **options: Unpack[RunOptions],
 ) -> dict[str, Any]:
     """Verifies every member and returns ``{"fleet", "members": [...], "summary": {...}}``.
 
     Each member entry is the single-stack report plus ``member``, ``stack`` and ``context`` (or, for a member that
     cannot be reached, ``error`` and a summary with status ``unreachable``). `client_for` gives a member's client
     (tests); by default each member gets the official client on `kubeconfig` at its context. Members run on at most
-    `parallel` threads; the report lists them in the order given."""
+    `parallel` threads; the report lists them in the order given. `options` (smoke, sizes, image, wait, timeout) go to
+    each member's `verify` as they are."""
     say = progress or (lambda _line: None)
-    options = {"smoke": smoke, "sizes": sizes, "image": image, "wait": wait, "timeout": timeout}
     workers = max(1, min(parallel, len(targets) or 1))
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=THREADS) as pool:
         results = list(pool.map(lambda t: _one(t, client_for, kubeconfig, say, options), targets))

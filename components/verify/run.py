@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
 from ..config import StackConfig
 from .checks_cluster import check_api, check_pools
@@ -19,6 +19,17 @@ from .snapshot import Snapshot, take
 Progress = Callable[[str], None]
 DEFAULT_TIMEOUT = 300.0
 POLL_SECONDS = 10.0
+
+
+class RunOptions(TypedDict, total=False):
+    """How `verify` checks a cluster beyond where: the keyword arguments a caller that runs it for others (the fleet's
+    members) passes through unchanged; each left out takes `verify`'s default."""
+
+    smoke: bool
+    sizes: list[int] | None
+    image: str | None
+    wait: float
+    timeout: float
 
 
 class Deadline:
