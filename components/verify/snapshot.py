@@ -68,14 +68,16 @@ def take(client: ClusterClient, exp: Expected) -> Snapshot:
             snap.templates = read("resourceclaimtemplates", lambda: client.list_resource_claim_templates(ns))
             if exp.shared_claim:
                 snap.claims = read("resourceclaims", lambda: client.list_resource_claims(ns))
+    def daemon_sets_and_pods(what: str, ns: str) -> tuple[list[Any], list[Any]]:
+        """The DaemonSets and pods of one namespace (the driver's, the exporter's), each read on its own."""
+        return (read(f"{what} daemonsets", lambda: client.list_daemon_sets(ns)),
+                read(f"{what} pods", lambda: client.list_pods(ns)))
+
     if exp.driver_namespace:
         ns = exp.driver_namespace
-        snap.driver_daemon_sets = read("driver daemonsets", lambda: client.list_daemon_sets(ns))
-        snap.driver_pods = read("driver pods", lambda: client.list_pods(ns))
+        snap.driver_daemon_sets, snap.driver_pods = daemon_sets_and_pods("driver", ns)
         if exp.controller_deployment:
             snap.driver_deployments = read("driver deployments", lambda: client.list_deployments(ns))
     if exp.metrics_namespace:
-        ns = exp.metrics_namespace
-        snap.metrics_daemon_sets = read("metrics daemonsets", lambda: client.list_daemon_sets(ns))
-        snap.metrics_pods = read("metrics pods", lambda: client.list_pods(ns))
+        snap.metrics_daemon_sets, snap.metrics_pods = daemon_sets_and_pods("metrics", exp.metrics_namespace)
     return snap
