@@ -73,21 +73,24 @@ def parse_version(text: str) -> tuple[int, int, int] | None:
 
 def expected(stack: StackConfig) -> Expected:
     """What this stack should have put on the cluster."""
-    from ..kubernetes.claim_templates import (
-        device_class_spec,
-        shared_claim_name,
-        shared_claim_spec,
-        template_key,
-        template_specs,
-    )
-    from ..kubernetes.dra_driver import driver_values
-    from ..kubernetes.dra_samples import claim_settings
-    from ..kubernetes.mig_claims import mig_template_key
-    from ..kubernetes.slice_kinds import a10_slice
-
     pools = list(stack.gpu_pools)
     wanted = parse_version(stack.cluster.kubernetes_version) or (*MIN_KUBERNETES_PATCH,)
-    min_version = max(wanted, MIN_KUBERNETES_PATCH)
+    metrics = stack.cluster.monitoring.gpu_metrics
+    return Expected(
+        stack=stack,
+        pools=pools,
+        min_version=max(wanted, MIN_KUBERNETES_PATCH),
+        **_driver_objects(stack, pools),
+        **_sample_objects(stack, pools),
+        metrics_namespace=metrics.namespace if metrics.enabled else None,
+        metrics_release=metrics.release_name if metrics.enabled else None,
+    )
+
+
+def _driver_objects(stack: StackConfig, pools: list[GpuPoolConfig]) -> dict[str, Any]:
+    """The driver's namespace and the names of its kubelet plugin DaemonSet and controller Deployment (from its Helm
+    values); all None when the package does not install it."""
+    from ..kubernetes.dra_driver import driver_values
 
     driver = stack.dra_driver
     namespace = driver.namespace if driver.enabled and isinstance(driver.namespace, str) else None
@@ -97,39 +100,39 @@ def expected(stack: StackConfig) -> Expected:
         name = values.get("nameOverride") or driver.chart.chart  # 0.4.x: LEGACY_NAME, so the 25.x names stay
         plugin = f"{name}{PLUGIN_SUFFIX}"
         controller = f"{name}{CONTROLLER_SUFFIX}" if driver.compute_domains else None
+    return {"driver_namespace": namespace, "plugin_daemon_set": plugin, "controller_deployment": controller}
+
+
+def _sample_objects(stack: StackConfig, pools: list[GpuPoolConfig]) -> dict[str, Any]:
+    """The samples' namespace, DeviceClass, claim templates and shared claim, as the samples make them (none when they
+    are off), and the claims' memory margin and fit."""
+    from ..kubernetes.claim_templates import (
+        device_class_spec,
+        shared_claim_name,
+        shared_claim_spec,
+        template_key,
+        template_specs,
+    )
+    from ..kubernetes.dra_samples import claim_settings
+    from ..kubernetes.mig_claims import mig_template_key
+    from ..kubernetes.slice_kinds import a10_slice
 
     samples = stack.samples
+    found: dict[str, Any] = {"margin_percent": samples.memory_margin_percent, "fit": samples.fit}
+    if not samples.enabled:
+        return {**found, "samples_namespace": None, "device_class": None, "device_class_spec": None}
     settings = claim_settings(samples, pools)
-    templates: list[Template] = []
-    shared = None
-    if samples.enabled:
-        known: dict[str, tuple[int | None, int, Slice]] = {
-            template_key(size): (size, 1, a10_slice(size)) for size in settings.sizes}
-        known[template_key(PAIR_SIZE, 2)] = (PAIR_SIZE, 2, a10_slice(PAIR_SIZE))
-        for kind in settings.mig_kinds:
-            known[mig_template_key(kind)] = (None, 1, kind)
-            known[mig_template_key(kind, 2)] = (None, 2, kind)
-        for key, (name, spec) in template_specs(settings).items():
-            size, devices, kind = known.get(key, (None, 1, None))
-            templates.append(Template(key, name, size, devices, spec, kind))
-        if samples.shared_claim:
-            shared = (shared_claim_name(settings.device_class_name), shared_claim_spec(settings))
-
-    metrics = stack.cluster.monitoring.gpu_metrics
-    return Expected(
-        stack=stack,
-        pools=pools,
-        min_version=min_version,
-        driver_namespace=namespace,
-        plugin_daemon_set=plugin,
-        controller_deployment=controller,
-        samples_namespace=samples.namespace if samples.enabled else None,
-        device_class=samples.device_class_name if samples.enabled else None,
-        device_class_spec=device_class_spec(samples.extended_resource_name) if samples.enabled else None,
-        templates=templates,
-        shared_claim=shared,
-        margin_percent=samples.memory_margin_percent,
-        fit=samples.fit,
-        metrics_namespace=metrics.namespace if metrics.enabled else None,
-        metrics_release=metrics.release_name if metrics.enabled else None,
-    )
+    known: dict[str, tuple[int | None, int, Slice]] = {
+        template_key(size): (size, 1, a10_slice(size)) for size in settings.sizes}
+    known[template_key(PAIR_SIZE, 2)] = (PAIR_SIZE, 2, a10_slice(PAIR_SIZE))
+    for kind in settings.mig_kinds:
+        known[mig_template_key(kind)] = (None, 1, kind)
+        known[mig_template_key(kind, 2)] = (None, 2, kind)
+    templates = []
+    for key, (name, spec) in template_specs(settings).items():
+        size, devices, kind = known.get(key, (None, 1, None))
+        templates.append(Template(key, name, size, devices, spec, kind))
+    shared = (shared_claim_name(settings.device_class_name), shared_claim_spec(settings)) if samples.shared_claim else None
+    return {**found, "samples_namespace": samples.namespace, "device_class": samples.device_class_name,
+            "device_class_spec": device_class_spec(samples.extended_resource_name), "templates": templates,
+            "shared_claim": shared}
