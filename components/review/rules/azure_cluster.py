@@ -9,6 +9,7 @@ fields; ResourceGroup location), its path parameters (diff.go), AKS's docs and t
 from __future__ import annotations
 
 from . import azure_sources as src
+from .azure_pool import rolling_upgrade
 from .model import CLUSTER, GROUP, MAINTENANCE, InPlace, Rule
 
 _ARM_ID = "part of the ARM resource id (the URL): another value is another resource"
@@ -45,9 +46,9 @@ RULES: tuple[Rule, ...] = (
             ("networkPolicy", False), ("outboundType", False),
         )
     ),
-    Rule(CLUSTER, "agentPoolProfiles[*].orchestratorVersion", "rebuild", "api",
-         "the system pool's rolling upgrade, in the same request as the control plane: surge, cordon, drain, reimage",
-         src.AKS_DOCS + "upgrade-node-pools"),
+    rolling_upgrade(CLUSTER, "agentPoolProfiles[*].orchestratorVersion",
+                    "the system pool's rolling upgrade, in the same request as the control plane: surge, cordon, "
+                    "drain, reimage"),
     Rule(CLUSTER, "agentPoolProfiles[*].name", "refused", "api",
          "renaming the inline system pool adds a pool through the cluster, which AKS refuses (\"Adding agent pools to an "
          "existing cluster is not allowed through managed cluster operations\"); add the new system pool first",

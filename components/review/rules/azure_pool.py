@@ -17,6 +17,13 @@ _CYCLED = (
     ": add a new pool beside it"
 )
 
+
+def rolling_upgrade(resource: str, path: str, how: str) -> Rule:
+    """A node pool's Kubernetes version (a separate pool, or the cluster's inline one): AKS's rolling upgrade of its
+    nodes, in place (upgrade-node-pools)."""
+    return Rule(resource, path, "rebuild", "api", how, src.AKS_DOCS + "upgrade-node-pools")
+
+
 RULES: tuple[Rule, ...] = (
     Rule(POOL, "resourceGroupName", "replace", "provider", _ARM_ID, src.PATH_PARAMETERS),
     Rule(POOL, "resourceName", "replace", "provider", _ARM_ID + " (the cluster the pool belongs to)", src.PATH_PARAMETERS),
@@ -75,10 +82,9 @@ RULES: tuple[Rule, ...] = (
     Rule(POOL, "enableFIPS", "rebuild", "api",
          "AKS updates an existing Linux pool to FIPS (or back) in place and reimages its nodes",
          src.AKS_DOCS + "enable-fips-nodes"),
-    Rule(POOL, "orchestratorVersion", "rebuild", "api",
-         "a rolling Kubernetes upgrade of the pool: AKS adds surge nodes (maxSurge), then cordons, drains and reimages "
-         "each node; GPU pods are evicted and their claims allocated again on upgraded nodes",
-         src.AKS_DOCS + "upgrade-node-pools"),
+    rolling_upgrade(POOL, "orchestratorVersion",
+                    "a rolling Kubernetes upgrade of the pool: AKS adds surge nodes (maxSurge), then cordons, drains "
+                    "and reimages each node; GPU pods are evicted and their claims allocated again on upgraded nodes"),
     Rule(POOL, "osSKU", "rebuild", "api",
          "AKS migrates between Linux OS SKUs in place (az aks nodepool update --os-sku) by reimaging every node",
          src.AKS_DOCS + "upgrade-os-version"),
