@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import Field, model_validator
 
 from ..catalog.regions import location_problem
 from .access import ApiServerConfig, AuthConfig, NetworkConfig
@@ -14,16 +14,8 @@ from .errors import KeyedProblemsError
 from .limits import Tags
 from .monitoring import MonitoringConfig
 from .syntax import CLUSTER_NAME, DNS_PREFIX, DNS_PREFIX_RULE
-from .types import AzureVmSize, DnsPrefix, ResourceGroupName, UserAssignedIdentityId
+from .types import AzureVmSize, DnsPrefix, ResourceGroupName, UserAssignedIdentityId, checked
 from .upgrades import MINOR_CHANNELS, VERSION_CHANNELS, UpgradesConfig
-
-
-def _known_location(location: str) -> str:
-    """A region that exists, spelt as ARM spells it, with the NVadsA10_v5 sizes (catalog/regions.py says why not)."""
-    problem = location_problem(location)
-    if problem:
-        raise ValueError(problem)
-    return location
 
 
 class ResourceGroupConfig(Model):
@@ -55,7 +47,8 @@ class ClusterConfig(Model):
     name: Annotated[str, matching(CLUSTER_NAME, "is not a cluster name; use 1-63 letters, digits, '-' and '_'")] = Field(
         description="ManagedCluster name (1-63: letters, digits, '-', '_')."
     )
-    location: Annotated[str, AfterValidator(_known_location)] = Field(
+    # A region that exists, spelt as ARM spells it, with the NVadsA10_v5 sizes (catalog/regions.py says why not).
+    location: Annotated[str, checked(location_problem)] = Field(
         description="Azure region as ARM names it, e.g. 'westeurope' (not 'West Europe'), that offers the NVadsA10_v5 "
         "sizes: checked against the catalog's regions (components/catalog/data/regions.yaml, with its sources and "
         "dates). Fixed at creation: a change replaces the cluster."

@@ -22,14 +22,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import Field, model_validator
 
 from ..catalog.regions import region_problem
 from .base import Model, matching, unset
 from .errors import KeyedProblemsError
 from .limits import Tags
 from .syntax import FLEET_NAME, FLEET_PART_NAME, STACK_NAME
-from .types import AzureVmSize, DnsPrefix, ResourceGroupName
+from .types import AzureVmSize, DnsPrefix, ResourceGroupName, checked
 
 MAX_GROUPS_PER_STAGE = 50
 MAX_WAIT_SECONDS = 2**31 - 1  # afterStageWaitInSeconds is an int32
@@ -44,14 +44,6 @@ StrategyName = Annotated[str, matching(FLEET_PART_NAME, f"is not an update strat
 StackName = Annotated[str, matching(STACK_NAME, "is not a stack name; use 1-100 letters, digits, '-', '_' or '.'")]
 FleetChannel = Literal["Stable", "Rapid", "NodeImage"]
 NodeImageSelection = Literal["Latest", "Consistent"]
-
-
-def _any_region(location: str) -> str:
-    """A region as ARM names it (catalog/regions.py); the fleet resource needs no GPU sizes there."""
-    problem = region_problem(location)
-    if problem:
-        raise ValueError(problem)
-    return location
 
 
 class FleetHubConfig(Model):
@@ -157,7 +149,8 @@ class FleetConfig(Model):
     resource_group_name: ResourceGroupName = Field(description="Resource group of the fleet.")
     create_resource_group: bool = Field(
         True, description="Create the resource group (true) or use an existing group of that name (false).")
-    location: Annotated[str, AfterValidator(_any_region)] = Field(
+    # Any region ARM names (catalog/regions.py): the fleet resource needs no GPU sizes there.
+    location: Annotated[str, checked(region_problem)] = Field(
         description="Azure region of the fleet resource, as ARM names it (e.g. 'westeurope'); members may be anywhere.")
     hub: FleetHubConfig | None = unset(
         "A hub cluster (unset: a hubless fleet, the default). Create-only: adding a hub to a hubless fleet is an "

@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import AfterValidator, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from ..catalog import DCGM_EXPORTER_CHARTS, DEFAULT_DCGM_EXPORTER_CHART, allowed_tags, dra_refusal, node_label
 from ..catalog.regions import region_problem
 from .base import Model, matching, unset
 from .errors import KeyedProblemsError
-from .types import AzureMonitorWorkspaceId, NamespaceName, ReleaseName
+from .types import AzureMonitorWorkspaceId, NamespaceName, ReleaseName, checked
 
 # The dcgm-exporter chart versions this package has checked (values keys, templates, RBAC), the image each publishes,
 # and what a tag tells, live in catalog/dcgm_exporter.py.
@@ -35,14 +35,6 @@ def _mebibytes(text: str) -> int:
     number, unit = _MEMORY.fullmatch(text).groups()  # type: ignore[union-attr]
     return int(number) * (1024 if unit == "Gi" else 1)
 Minutes = Annotated[int, Field(ge=0, le=1440)]
-
-
-def _known_region(location: str) -> str:
-    """An Azure region as ARM names it (catalog/regions.py); the workspace needs no GPU sizes there."""
-    problem = region_problem(location)
-    if problem:
-        raise ValueError(problem)
-    return location
 ImageTag = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")]
 
 
@@ -167,7 +159,8 @@ class MonitoringConfig(Model):
         "ARM ID of an existing Azure Monitor workspace (…/providers/Microsoft.Monitor/accounts/…) to write to, "
         "instead of creating one.",
     )
-    workspace_location: Annotated[str, AfterValidator(_known_region)] | None = Field(
+    # Any region ARM names (catalog/regions.py): the workspace needs no GPU sizes there.
+    workspace_location: Annotated[str, checked(region_problem)] | None = Field(
         None,
         description="The existing workspace's region as ARM writes it (e.g. westeurope), where its data collection "
         "endpoint and rule must live (default: the cluster's location); checked against the catalog's Azure regions.",
