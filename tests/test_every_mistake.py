@@ -9,6 +9,7 @@ import pytest
 
 from components.config import ConfigError, stack_config_from_mapping
 from tests.conftest import MINIMAL_STACK, as_config
+from tests.stack_files import stack_file
 
 
 def problems(data: dict) -> list[str]:
@@ -97,12 +98,7 @@ def test_an_unknown_version_is_told_in_a_few_words_the_whole_reasons_come_with_t
     assert len(line) < 300 and "#1014" not in line, line  # the reasons are the refused versions' own messages
 
 
-TEN_MISTAKES = """config:
-  aks-dra-vgpu:cluster:
-    name: aks-bad
-    location: westeurope
-    resourceGroup: {name: rg-bad}
-    kubernetesVersion: "1.34"
+TEN_MISTAKES = stack_file("bad", "1.34", """\
     protect: yes
     systemPool: {count: 0}
     monitoring:
@@ -115,7 +111,7 @@ TEN_MISTAKES = """config:
   aks-dra-vgpu:samples:
     namespace: nvidia-dra-driver-gpu
     workloadMemoryGiB: 48
-"""
+""")
 
 TEN_EXPECTED = [
     "cluster.protect: unquoted yes is the boolean true in YAML 1.1 but the text 'yes' for Pulumi (YAML 1.2); write true "

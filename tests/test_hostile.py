@@ -19,18 +19,14 @@ import pytest
 
 from components.cli import main
 from tests.conftest import ROOT
+from tests.stack_files import cli, stack_file
 
 engine = importlib.import_module("components.offline.capture")
 
-MIN = """config:
-  aks-dra-vgpu:cluster:
-    name: aks-min
-    location: westeurope
-    resourceGroup: {name: rg-min}
-    kubernetesVersion: "1.35"
+MIN = stack_file("min", "1.35", """\
   aks-dra-vgpu:gpuPools:
     - {name: gpu, vmSize: Standard_NV12ads_A10_v5, count: 1}
-"""
+""")
 
 
 def extra(values: str) -> str:
@@ -38,10 +34,20 @@ def extra(values: str) -> str:
     return MIN + f"  aks-dra-vgpu:draDriver:\n    extraValues: {values}\n"
 
 
+def in_cluster(line: str) -> str:
+    """MIN with one more line of the cluster section (`key: value`, as YAML text)."""
+    return MIN.replace('kubernetesVersion: "1.35"', 'kubernetesVersion: "1.35"\n    ' + line)
+
+
+def in_pool(entries: str) -> str:
+    """MIN with more entries in its GPU pool's flow mapping (`key: value, ...`, as YAML text)."""
+    return MIN.replace("count: 1}", "count: 1, " + entries + "}")
+
+
 def cluster_tags(tags: str) -> str:
     """MIN with cluster.tags set to `tags` (the inside of a YAML flow mapping, or a JSON object)."""
     inside = tags if tags.startswith("{") else "{" + tags + "}"
-    return MIN.replace('kubernetesVersion: "1.35"', 'kubernetesVersion: "1.35"\n    tags: ' + inside)
+    return in_cluster("tags: " + inside)
 
 
 def nested(open_: str, close: str, depth: int) -> str:
@@ -137,7 +143,7 @@ STACK_FILES: list[Case] = [
     case("yaml11-key-yes", extra("{yes: 1}"), "draDriver.extraValues.yes:", "unquoted yes", "quote it"),
     case("yaml11-key-on", MIN + "  aks-dra-vgpu:draDriver: {featureGates: {on: true}}\n", "draDriver.featureGates.on:",
          "unquoted on"),
-    case("yaml11-in-list", MIN.replace("count: 1}", "count: 1, zones: ['1', off]}"), "gpuPools[0].zones[1]:", "unquoted off"),
+    case("yaml11-in-list", in_pool("zones: ['1', off]"), "gpuPools[0].zones[1]:", "unquoted off"),
     case("yaml11-base60", MIN.replace("aks-min", "1:30"), "cluster.name:", "base-60", "'1:30'"),
     case("yaml11-base60-negative", extra("{x: -1:30:15}"), "draDriver.extraValues.x:", "base-60"),
     case("yaml11-base60-float", extra("{x: 1:30.5}"), "draDriver.extraValues.x:", "base-60"),
@@ -195,7 +201,7 @@ STACK_FILES: list[Case] = [
                                           '{alerts: !!set {enabled, severity}}'),
          "cluster.monitoring.alerts:", "YAML's set: a mapping whose keys have no values",
          "it takes a mapping with the keys enabled, xidMinutes,"),
-    case("set-for-a-list", MIN.replace("count: 1}", "count: 1, zones: !!set {'1', '2'}}"), "gpuPools[0].zones:",
+    case("set-for-a-list", in_pool("zones: !!set {'1', '2'}"), "gpuPools[0].zones:",
          "!!set", "it takes a list"),
     case("omap-value", extra("{o: !!omap [{a: 1}]}"), "draDriver.extraValues.o[0]:", "!!pairs"),
     case("nan-value", extra("{x: .nan}"), "draDriver.extraValues.x:", "not a finite number"),
@@ -219,27 +225,27 @@ VALUES: list[Case] = [
     case("extra-root-not-slash", extra("{nvidiaDriverRoot: '/ '}"), "draDriver.extraValues.nvidiaDriverRoot:", "must be \"/\""),
     case("quoted-yes-is-text-not-true", extra("{gpuResourcesEnabledOverride: 'yes'}"),
          "draDriver.extraValues.gpuResourcesEnabledOverride:", "must be true"),
-    case("protect-one", MIN.replace('"1.35"', '"1.35"\n    protect: 1'), "cluster.protect:", "true or false"),
-    case("protect-yes-text", MIN.replace('"1.35"', '"1.35"\n    protect: "yes"'), "cluster.protect:", "true or false"),
-    case("protect-quoted-on", MIN.replace('"1.35"', '"1.35"\n    protect: "on"'), "cluster.protect:", "true or false"),
+    case("protect-one", in_cluster('protect: 1'), "cluster.protect:", "true or false"),
+    case("protect-yes-text", in_cluster('protect: "yes"'), "cluster.protect:", "true or false"),
+    case("protect-quoted-on", in_cluster('protect: "on"'), "cluster.protect:", "true or false"),
     case("count-true", MIN.replace("count: 1", "count: true"), "gpuPools[0].count:", "whole number"),
     case("count-text", MIN.replace("count: 1", "count: '1'"), "gpuPools[0].count:", "whole number"),
     case("count-half", MIN.replace("count: 1", "count: 1.5"), "gpuPools[0].count:", "whole number"),
     case("count-arabic-digit", MIN.replace("count: 1", "count: '\u0661'"), "gpuPools[0].count:", "whole number"),
     case("feature-gate-one", MIN + "  aks-dra-vgpu:draDriver: {featureGates: {MPSSupport: 1}}\n",
          "draDriver.featureGates.MPSSupport:", "true or false"),
-    case("taint-key-twice", MIN.replace("count: 1}", "count: 1, taints: [a=b:NoSchedule, a=c:NoSchedule]}"),
+    case("taint-key-twice", in_pool("taints: [a=b:NoSchedule, a=c:NoSchedule]"),
          "gpuPools[0].taints:", "same key and effect"),
-    case("taint-key-twice-no-value", MIN.replace("count: 1}", "count: 1, taints: [a:NoExecute, a=x:NoExecute]}"),
+    case("taint-key-twice-no-value", in_pool("taints: [a:NoExecute, a=x:NoExecute]"),
          "gpuPools[0].taints:", "same key and effect"),
     case("image-empty", MIN + "  aks-dra-vgpu:samples: {image: ''}\n", "samples.image:", "not an image reference"),
     case("image-space", MIN + "  aks-dra-vgpu:samples: {image: ' '}\n", "samples.image:", "not an image reference"),
     case("image-upper", MIN + "  aks-dra-vgpu:samples: {image: Ubuntu}\n", "samples.image:", "not an image reference"),
     case("image-newline", MIN + '  aks-dra-vgpu:samples: {image: "ubuntu\\n"}\n', "samples.image:", "not an image"),
     case("image-short-digest", MIN + "  aks-dra-vgpu:samples: {image: 'ubuntu@sha256:abc'}\n", "samples.image:", "image"),
-    case("system-vm-empty", MIN.replace('"1.35"', '"1.35"\n    systemPool: {vmSize: ""}'), "cluster.systemPool.vmSize:",
+    case("system-vm-empty", in_cluster('systemPool: {vmSize: ""}'), "cluster.systemPool.vmSize:",
          "not an Azure VM size"),
-    case("system-vm-space", MIN.replace('"1.35"', '"1.35"\n    systemPool: {vmSize: "Standard_D4ds_v5 "}'),
+    case("system-vm-space", in_cluster('systemPool: {vmSize: "Standard_D4ds_v5 "}'),
          "cluster.systemPool.vmSize:", "not an Azure VM size"),
     case("gpu-vm-empty", MIN.replace("vmSize: Standard_NV12ads_A10_v5", "vmSize: ''"), "gpuPools[0].vmSize:", "NVadsA10_v5"),
     case("k8s-leading-zero", MIN.replace('"1.35"', '"01.35"'), "cluster.kubernetesVersion:", "not a Kubernetes version"),
@@ -249,13 +255,13 @@ VALUES: list[Case] = [
     case("pool-trailing-newline", MIN.replace("name: gpu,", 'name: "gpu\\n",'), "gpuPools[0].name:", "not a pool name"),
     case("namespace-trailing-newline", MIN + '  aks-dra-vgpu:samples: {namespace: "dra\\n"}\n', "samples.namespace:",
          "DNS label"),
-    case("label-trailing-newline", MIN.replace("count: 1}", 'count: 1, labels: {team: "ml\\n"}}'), "gpuPools[0].labels:",
+    case("label-trailing-newline", in_pool('labels: {team: "ml\\n"}'), "gpuPools[0].labels:",
          "alphanumeric"),
-    case("label-key-unicode", MIN.replace("count: 1}", "count: 1, labels: {t\u00e9am: ml}}"), "gpuPools[0].labels:",
+    case("label-key-unicode", in_pool("labels: {t\u00e9am: ml}"), "gpuPools[0].labels:",
          "label key"),
-    case("guid-trailing-newline", MIN.replace('"1.35"', '"1.35"\n    auth: {mode: entraId, tenantId: "'
+    case("guid-trailing-newline", in_cluster('auth: {mode: entraId, tenantId: "'
                                               '00000000-0000-0000-0000-000000000000\\n"}'), "cluster.auth.tenantId:", "GUID"),
-    case("guid-fullwidth-digits", MIN.replace('"1.35"', '"1.35"\n    auth: {mode: entraId, tenantId: "' + "\uff10" * 8
+    case("guid-fullwidth-digits", in_cluster('auth: {mode: entraId, tenantId: "' + "\uff10" * 8
                                               + '-0000-0000-0000-000000000000"}'), "cluster.auth.tenantId:", "GUID"),
     case("release-trailing-newline", MIN + '  aks-dra-vgpu:draDriver: {releaseName: "dra\\n"}\n', "draDriver.releaseName:",
          "Helm release name"),
@@ -264,8 +270,8 @@ VALUES: list[Case] = [
     case("host-driver-huge", MIN + "  aks-dra-vgpu:draDriver: {hostDriverVersion: '" + "9" * 5000 + "'}\n",
          "draDriver.hostDriverVersion:", "driver version"),
     case("location-trailing-newline", MIN.replace("westeurope", '"westeurope\\n"'), "cluster.location:", "region"),
-    case("surge-huge", MIN.replace("count: 1}", "count: 1, maxSurge: '" + "9" * 50 + "'}"), "gpuPools[0].maxSurge:", "surge"),
-    case("environment-newline", MIN.replace('"1.35"', '"1.35"\n    auth: {mode: entraId, environment: "AzurePublicCloud\\n"}'),
+    case("surge-huge", in_pool("maxSurge: '" + "9" * 50 + "'"), "gpuPools[0].maxSurge:", "surge"),
+    case("environment-newline", in_cluster('auth: {mode: entraId, environment: "AzurePublicCloud\\n"}'),
          "cluster.auth.environment:", "Azure cloud name"),
     case("device-class-unicode", MIN + "  aks-dra-vgpu:samples: {deviceClassName: '\u0430-vgpu'}\n",
          "samples.deviceClassName:", "DNS subdomain"),
@@ -278,7 +284,7 @@ VALUES: list[Case] = [
     case("tag-name-513", cluster_tags("a" * 513 + ": v"), "cluster.tags:", "513 characters", "at most 512"),
     case("tag-value-257", cluster_tags("a: " + "v" * 257), "cluster.tags:", "257 characters", "at most 256"),
     case("tag-names-differ-in-case", cluster_tags("Env: a, env: b"), "cluster.tags:", "'Env' and 'env' are one tag"),
-    case("pool-tag-char", MIN.replace("count: 1}", "count: 1, tags: {'x/y': v}}"), "gpuPools[0].tags:", "contains /"),
+    case("pool-tag-char", in_pool("tags: {'x/y': v}"), "gpuPools[0].tags:", "contains /"),
     case("pool-tags-merged-51", cluster_tags(", ".join(f"c{i}: v" for i in range(26)))
          .replace("count: 1}", "count: 1, tags: {" + ", ".join(f"p{i}: v" for i in range(25)) + "}}"),
          "gpuPools[0].tags:", "with cluster.tags merged in", "51 tags"),
@@ -322,12 +328,6 @@ def monitors(monkeypatch: pytest.MonkeyPatch) -> list[engine.Monitor]:
 
     monkeypatch.setattr(engine, "Monitor", Spy)
     return seen
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def assert_refused(status: int, out: str, err: str, starts: str = "", says: tuple[str, ...] = (), most: int = 20) -> None:

@@ -20,6 +20,7 @@ from components.cli import main
 from components.config import ConfigError, stack_config_from_mapping
 from components.offline import SECRET, capture
 from tests.conftest import MINIMAL_STACK, as_config, scratch_project
+from tests.stack_files import cli, stack_file
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 CIPHER = "v1:c2VjcmV0LWNpcGhlcnRleHQtdGhhdC1tdXN0LW5vdC1sZWFr"
@@ -35,12 +36,6 @@ def stack_text(**sections: Any) -> str:
 def project(tmp_path: Path) -> Path:
     """A copy of the project's program and project file, with no stacks yet."""
     return scratch_project(tmp_path)
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def plan_json(project: Path, text: str, capsys) -> tuple[dict[str, Any], str]:
@@ -185,12 +180,7 @@ def test_the_same_error_without_secret_keys_quotes_the_value():
 
 
 # --- masked by value, never by neighbourhood ---------------------------------------------------------------------------
-SECURE_TAG_STACK = """config:
-  aks-dra-vgpu:cluster:
-    name: aks-sec
-    location: westeurope
-    resourceGroup: {name: rg-sec}
-    kubernetesVersion: "1.34"
+SECURE_TAG_STACK = stack_file("sec", "1.34", """\
     systemPool: {count: 0, zones: ["1"]}
     tags:
       owner:
@@ -202,11 +192,10 @@ SECURE_TAG_STACK = """config:
       tags:
         owner:
           secure: v1:AAAABBBBCCCCDDDD
-"""
+""")
 
 
 def test_one_secure_value_in_a_section_hides_nothing_else_of_it(tmp_path, capsys):
-    from components.cli import main
     from tests.conftest import scratch_project
 
     project = scratch_project(tmp_path)
@@ -227,7 +216,6 @@ def test_in_a_real_run_a_secret_sections_values_are_hidden_where_quoted_and_boun
 
 
 def test_size_suggests_a_secure_tag_as_its_ciphertext_never_as_the_placeholder(tmp_path, capsys):
-    from components.cli import main
     from tests.conftest import scratch_project
 
     project = scratch_project(tmp_path)
