@@ -8,18 +8,12 @@ from pathlib import Path
 
 import yaml
 
-from components.cli import main
 from components.config import StackConfig
 from components.review.fleet_rollout import member_upgrade_minutes
 from tests.conftest import ROOT, scratch_project
+from tests.stack_files import cli as run
 
 NS = "aks-dra-vgpu"
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def fleet_project(tmp_path: Path) -> Path:
@@ -35,6 +29,16 @@ def edit(project: Path, stack: str, change) -> None:
     doc = yaml.safe_load(path.read_text())
     change(doc["config"])
     path.write_text(yaml.safe_dump(doc))
+
+
+def member_refused(capsys, tmp_path: Path, membership: dict[str, str]) -> tuple[Path, str]:
+    """The example fleet with fleet-eus's fleetMembership changed by `membership`: planned alone it is refused (exit
+    2). Returns the project and what was said."""
+    project = fleet_project(tmp_path)
+    edit(project, "fleet-eus", lambda c: c[f"{NS}:fleetMembership"].update(membership))
+    status, _, err = run(capsys, "plan", "--stack", "fleet-eus", "--project-dir", str(project))
+    assert status == 2, err
+    return project, err
 
 
 def test_plan_fleet_summarises_every_member(capsys) -> None:
@@ -100,10 +104,7 @@ def test_a_fleet_critical_path(capsys) -> None:
 
 
 def test_a_member_planned_alone_is_told_of_the_fleets_rules(capsys, tmp_path: Path) -> None:
-    project = fleet_project(tmp_path)
-    edit(project, "fleet-eus", lambda c: c[f"{NS}:fleetMembership"].update(group="wave-7"))
-    status, _, err = run(capsys, "plan", "--stack", "fleet-eus", "--project-dir", str(project))
-    assert status == 2
+    project, err = member_refused(capsys, tmp_path, {"group": "wave-7"})
     assert "stacks/Pulumi.fleet-eus.yaml: fleetMembership.group: group 'wave-7' is in no stage of " \
            "stacks/Pulumi.fleet.yaml" in err
     # The canary's stack is right: it still plans alone.
@@ -114,10 +115,7 @@ def test_a_member_planned_alone_is_told_of_the_fleets_rules(capsys, tmp_path: Pa
 
 
 def test_a_member_of_a_fleet_stack_that_is_not_there(capsys, tmp_path: Path) -> None:
-    project = fleet_project(tmp_path)
-    edit(project, "fleet-eus", lambda c: c[f"{NS}:fleetMembership"].update(fleetStack="fleet-x"))
-    status, _, err = run(capsys, "plan", "--stack", "fleet-eus", "--project-dir", str(project))
-    assert status == 2
+    _, err = member_refused(capsys, tmp_path, {"fleetStack": "fleet-x"})
     assert "fleetMembership.fleetStack: 'fleet-x' has no stack file (Pulumi.fleet-x.yaml) in this project; fleet " \
            "stacks: fleet" in err
 
