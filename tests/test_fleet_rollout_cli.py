@@ -39,43 +39,45 @@ def rollout(arm: FakeArm, config, *extra: str) -> int:
                  "--verify-wait", "0", "--json", *(extra or ("--no-smoke",))])
 
 
+def rollout_on_canary(tmp_path, capsys, canary, cluster, *extra: str) -> tuple[int, dict, FakeArm, FakeApi]:
+    """fleet-rollout with the canary's (fleet-weu's) cluster served by a fake API holding `cluster`: (exit status, the
+    JSON document or {} when none was printed, the fake ARM and the fake API with what each was asked)."""
+    with FakeArm(GROUPS, fleet_path=FLEET_PATH) as arm, FakeApi(cluster) as west:
+        status = rollout(arm, kubeconfig(tmp_path, {canary.cluster.name: west.url}), *extra)
+    out = capsys.readouterr()
+    assert status in (0, 4), out.err
+    return status, json.loads(out.out) if out.out.strip() else {}, arm, west
+
+
 def test_the_gate_is_approved_once_the_canary_verifies(tmp_path, weu, capsys):
-    with FakeArm(GROUPS, fleet_path=FLEET_PATH) as arm, FakeApi(healthy(weu)) as west:
-        status = rollout(arm, kubeconfig(tmp_path, {weu.cluster.name: west.url}))
-        out = capsys.readouterr()
-        assert status == 0, out.err
-        doc = json.loads(out.out)
-        assert doc["action"] == "approved" and doc["state"] == "Completed"
-        assert doc["canaryMembers"] == ["aks-dra-prod-weu"]
-        assert doc["verify"]["members"][0]["member"] == "aks-dra-prod-weu"
-        (put,) = arm.calls("PUT", "/updateRuns/k8s-1-35-3")
-        stages = put[2]["properties"]["strategy"]["stages"]
-        assert [(s["name"], s["afterStageWaitInSeconds"], "afterGates" in s) for s in stages] == [
-            ("canary", 86400, True), ("rest", 0, False)]  # the fleet stack's stages, a gate after the canary
-        assert put[2]["properties"]["managedClusterUpdate"] == {
-            "upgrade": {"type": "Full", "kubernetesVersion": "1.35.3"}, "nodeImageSelection": {"type": "Latest"}}
-        assert len(arm.calls("PATCH")) == 1 and west.requests  # verified on the canary's own cluster
+    status, doc, arm, west = rollout_on_canary(tmp_path, capsys, weu, healthy(weu))
+    assert status == 0
+    assert doc["action"] == "approved" and doc["state"] == "Completed"
+    assert doc["canaryMembers"] == ["aks-dra-prod-weu"]
+    assert doc["verify"]["members"][0]["member"] == "aks-dra-prod-weu"
+    (put,) = arm.calls("PUT", "/updateRuns/k8s-1-35-3")
+    stages = put[2]["properties"]["strategy"]["stages"]
+    assert [(s["name"], s["afterStageWaitInSeconds"], "afterGates" in s) for s in stages] == [
+        ("canary", 86400, True), ("rest", 0, False)]  # the fleet stack's stages, a gate after the canary
+    assert put[2]["properties"]["managedClusterUpdate"] == {
+        "upgrade": {"type": "Full", "kubernetesVersion": "1.35.3"}, "nodeImageSelection": {"type": "Latest"}}
+    assert len(arm.calls("PATCH")) == 1 and west.requests  # verified on the canary's own cluster
 
 
 def test_the_smoke_runs_on_the_canary_by_default(tmp_path, weu, capsys):
     """fleet-weu has claim templates: without --no-smoke its verify claims a slice of each size (the fake API runs no
     pod, so here the canary stays unproven and the gate Pending)."""
-    with FakeArm(GROUPS, fleet_path=FLEET_PATH) as arm, FakeApi(healthy(weu)) as west:
-        status = rollout(arm, kubeconfig(tmp_path, {weu.cluster.name: west.url}), "--on-failure", "hold")
-        capsys.readouterr()
-        created = [path for method, path, _ in west.requests if method == "POST"]
+    status, _, arm, west = rollout_on_canary(tmp_path, capsys, weu, healthy(weu), "--on-failure", "hold")
+    created = [path for method, path, _ in west.requests if method == "POST"]
     assert any(p.endswith("/namespaces") for p in created) and any(p.endswith("/pods") for p in created)
     assert status == 4 and arm.calls("PATCH") == []
 
 
 def test_a_broken_canary_holds_the_gate(tmp_path, weu, capsys):
-    with FakeArm(GROUPS, fleet_path=FLEET_PATH) as arm, FakeApi(broken(weu)) as west:
-        status = rollout(arm, kubeconfig(tmp_path, {weu.cluster.name: west.url}))
-        out = capsys.readouterr()
-        assert status == 4, out.err
-        doc = json.loads(out.out)
-        assert doc["action"] == "held" and doc["verify"]["summary"]["failMembers"] == ["aks-dra-prod-weu"]
-        assert arm.calls("PATCH") == [] and arm.calls("POST", "/stop") == []
+    status, doc, arm, _ = rollout_on_canary(tmp_path, capsys, weu, broken(weu))
+    assert status == 4
+    assert doc["action"] == "held" and doc["verify"]["summary"]["failMembers"] == ["aks-dra-prod-weu"]
+    assert arm.calls("PATCH") == [] and arm.calls("POST", "/stop") == []
 
 
 def test_an_unreachable_canary_is_not_proven_and_the_run_stopped_when_asked(tmp_path, weu, capsys):
