@@ -9,23 +9,23 @@ import components
 from components.catalog import SCALE_FROM_ZERO_WHY
 from components.verify import run as verify_run
 from components.verify.expected import expected
-from tests.verify_cluster import FakeClient, daemon_pod, healthy, node_slice, stack
+from tests.verify_cluster import FakeClient, daemon_pod, healthy, node_slice, stack_fixture
+
+dev, prod = stack_fixture("dev"), stack_fixture("prod")
 
 PROD_NODES = {"a10third": 2, "a10full": 1, "a10spot": 1}
 
 
-@pytest.fixture(scope="module")
-def prod():
-    return stack("prod")
-
-
-@pytest.fixture(scope="module")
-def dev():
-    return stack("dev")
-
-
 def run(config, cluster):
     return components.verify(config, FakeClient(cluster))
+
+
+def without_plugin(cluster, node: str, slices: bool = True) -> None:
+    """The driver's kubelet plugin never ran on `node`: no plugin pod there and (unless `slices` is False) no slice."""
+    ns = "nvidia-dra-driver-gpu"
+    cluster.pods[ns] = [p for p in cluster.pods[ns] if p["spec"]["nodeName"] != node]
+    if slices:
+        cluster.slices = [s for s in cluster.slices if s["spec"]["nodeName"] != node]
 
 
 def bad(doc):
@@ -101,9 +101,7 @@ def test_a_pool_missing_its_gpu_label_fails_on_node_plugin_and_slice(prod):
     cluster = healthy(prod, PROD_NODES)
     node = "aks-a10full-12345678-vmss000000"
     del cluster.node(node)["metadata"]["labels"]["nvidia.com/gpu.present"]
-    ns = "nvidia-dra-driver-gpu"
-    cluster.pods[ns] = [p for p in cluster.pods[ns] if p["spec"]["nodeName"] != node]  # the plugin never went there
-    cluster.slices = [s for s in cluster.slices if s["spec"]["nodeName"] != node]
+    without_plugin(cluster, node)  # the plugin never went there
     doc = run(prod, cluster)
     assert "nvidia.com/gpu.present=true is missing" in one(doc, "node", node, "fail")["message"]
     plugin = one(doc, "dra-plugin", node, "fail")["message"]
@@ -116,9 +114,7 @@ def test_a_taint_the_plugin_does_not_tolerate_is_named(prod):
     cluster = healthy(prod, PROD_NODES)
     node = "aks-a10third-12345678-vmss000000"
     cluster.node(node)["spec"]["taints"].append({"key": "sku", "value": "gpu", "effect": "NoSchedule"})
-    ns = "nvidia-dra-driver-gpu"
-    cluster.pods[ns] = [p for p in cluster.pods[ns] if p["spec"]["nodeName"] != node]
-    cluster.slices = [s for s in cluster.slices if s["spec"]["nodeName"] != node]
+    without_plugin(cluster, node)
     doc = run(prod, cluster)
     plugin = one(doc, "dra-plugin", node, "fail")["message"]
     assert "does not tolerate the node's taint(s) sku=gpu:NoSchedule" in plugin and "#plugin-taint-not-tolerated" in plugin
@@ -131,8 +127,7 @@ def test_prefer_no_schedule_taints_never_block(prod):
     cluster = healthy(prod, PROD_NODES)
     node = "aks-a10third-12345678-vmss000000"
     cluster.node(node)["spec"]["taints"].append({"key": "soft", "value": "x", "effect": "PreferNoSchedule"})
-    ns = "nvidia-dra-driver-gpu"
-    cluster.pods[ns] = [p for p in cluster.pods[ns] if p["spec"]["nodeName"] != node]
+    without_plugin(cluster, node, slices=False)
     doc = run(prod, cluster)
     assert one(doc, "dra-plugin", node)["status"] == "warn"  # not yet created, nothing keeps it away
 

@@ -16,17 +16,9 @@ from components.cli import main
 from components.verify import UnreachableError
 from components.verify.fleet import MemberTarget, fleet_text_lines, targets_for, verify_fleet
 from tests.test_verify_cli import TOKEN, FakeApi
-from tests.verify_cluster import FakeClient, healthy, stack
+from tests.verify_cluster import FakeClient, healthy, stack, stack_fixture
 
-
-@pytest.fixture(scope="module")
-def dev():
-    return stack("dev")
-
-
-@pytest.fixture(scope="module")
-def prod():
-    return stack("prod")
+dev, prod = stack_fixture("dev"), stack_fixture("prod")
 
 
 def broken(config):

@@ -45,6 +45,13 @@ def stack(name: str) -> StackConfig:
     return stack_config_from_mapping(config, project.name, secrets)
 
 
+def stack_fixture(name: str) -> Any:
+    """A module-scoped pytest fixture named `name`: that stack of this repository (`stack`), read once per module."""
+    import pytest
+
+    return pytest.fixture(scope="module", name=name)(lambda: stack(name))
+
+
 def _uid(text: str) -> str:
     return str(uuid.uuid5(uuid.NAMESPACE_URL, text))
 
