@@ -61,6 +61,7 @@ class Api:
     def __init__(self, kubeconfig: Path):
         from kubernetes import config, dynamic
 
+        self.kubeconfig = kubeconfig
         self.dyn = dynamic.DynamicClient(config.new_client_from_config(config_file=str(kubeconfig)))
 
     def resource(self, api_version: str, kind: str) -> Any:
@@ -193,6 +194,32 @@ def findings(doc: dict[str, Any], status: str) -> list[tuple[str, str, str]]:
     return [(c["check"], c["subject"], c["message"]) for c in doc["checks"] if c["status"] == status]
 
 
+def put_platform(api: Api, stack_name: str, fixture: Any, out: Path) -> tuple[str, list[str], list[str]]:
+    """The stack's platform on this API server: AKS-like nodes made Ready (no kubelet: the status is written as one
+    would, and the lifecycle taints lifted as the node-lifecycle controller would) and the driver's slices from
+    `fixture`, then everything `render` writes into `out`; without helm the two DaemonSets come from the package's own
+    values. Returns (the server's version, what it refused, what it skipped)."""
+    config = stack(stack_name)
+    exp = expected(config)
+    version = KubernetesClient.from_kubeconfig(str(api.kubeconfig)).version()["gitVersion"]
+    for node in fixture.nodes:
+        make_ready(api, node)
+    refused, _ = apply_all(api, fixture.slices)
+    assert refused == [], refused
+    objects = rendered(stack_name, out)
+    charts = helm_objects(out, version.lstrip("v").split("+")[0])
+    if charts is None:
+        name, spec, selector = plugin_template(config)
+        objects += [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": exp.driver_namespace}},
+                    daemon_set(name, exp.driver_namespace or "", spec, selector)]
+        objects += [o for ns, items in fixture.daemon_sets.items() if ns == exp.metrics_namespace for o in
+                    [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}, *items]]
+        # The chart's MIG DeviceClass, which MIG claim templates name (the real chart creates it when rendered).
+        objects += [o for o in fixture.device_classes if o["metadata"]["name"] == "mig.nvidia.com"]
+    refused, skipped = apply_all(api, objects + (charts or []))
+    return version, refused, skipped
+
+
 @pytest.mark.parametrize("stack_name", ["dev", "prod", "mig"])
 def test_the_rendered_platform_on_a_real_api_server(stack_name, tmp_path):
     config = stack(stack_name)
@@ -202,26 +229,7 @@ def test_the_rendered_platform_on_a_real_api_server(stack_name, tmp_path):
     gpu = [n["metadata"]["name"] for n in fixture.nodes if n["metadata"]["labels"]["kubernetes.azure.com/mode"] == "user"]
     with ControlPlane(FOLDER, scheduling=scheduling) as plane:
         api = Api(plane.kubeconfig)
-        version = KubernetesClient.from_kubeconfig(str(plane.kubeconfig)).version()["gitVersion"]
-        # AKS-like nodes, made Ready (no kubelet: the status is written as one would, and the lifecycle taints lifted as
-        # the node-lifecycle controller would), and the driver's slices.
-        for node in fixture.nodes:
-            make_ready(api, node)
-        refused, _ = apply_all(api, fixture.slices)
-        assert refused == [], refused
-
-        # Everything render writes is accepted; without helm the two DaemonSets come from the package's own values.
-        objects = rendered(stack_name, tmp_path / "out")
-        charts = helm_objects(tmp_path / "out", version.lstrip("v").split("+")[0])
-        if charts is None:
-            name, spec, selector = plugin_template(config)
-            objects += [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": exp.driver_namespace}},
-                        daemon_set(name, exp.driver_namespace or "", spec, selector)]
-            objects += [o for ns, items in fixture.daemon_sets.items() if ns == exp.metrics_namespace for o in
-                        [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}, *items]]
-            # The chart's MIG DeviceClass, which MIG claim templates name (the real chart creates it when rendered).
-            objects += [o for o in fixture.device_classes if o["metadata"]["name"] == "mig.nvidia.com"]
-        refused, skipped = apply_all(api, objects + (charts or []))
+        version, refused, skipped = put_platform(api, stack_name, fixture, tmp_path / "out")
         assert refused == [], f"refused by kube-apiserver {version}: {refused}"
         assert not [s for s in skipped if not s.startswith(("ServiceMonitor/", "PodMonitor/", "PrometheusRule/"))]
 

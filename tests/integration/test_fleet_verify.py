@@ -21,20 +21,16 @@ import pytest
 
 from components.verify.expected import expected
 from components.verify.fleet import targets_for, verify_fleet
-from components.verify.kube import KubernetesClient
 from tests.conftest import ROOT
 from tests.integration.controlplane import TOKEN, ControlPlane, assets
 from tests.integration.test_control_plane import (
     Api,
-    apply_all,
     findings,
-    helm_objects,
-    make_ready,
     owned_pods,
-    rendered,
+    put_platform,
     run_daemon_pods,
 )
-from tests.verify_cluster import daemon_set, healthy, plugin_template, stack
+from tests.verify_cluster import healthy, stack
 
 FOLDER, WHY = assets()
 pytestmark = pytest.mark.skipif(FOLDER is None, reason=WHY)
@@ -48,20 +44,7 @@ def deploy(plane: ControlPlane, stack_name: str, out: Path) -> tuple[Any, Api, l
     exp = expected(config)
     fixture = healthy(config)
     api = Api(plane.kubeconfig)
-    version = KubernetesClient.from_kubeconfig(str(plane.kubeconfig)).version()["gitVersion"]
-    for node in fixture.nodes:
-        make_ready(api, node)
-    refused, _ = apply_all(api, fixture.slices)
-    assert refused == [], refused
-    objects = rendered(stack_name, out)
-    charts = helm_objects(out, version.lstrip("v").split("+")[0])
-    if charts is None:  # without helm, the two DaemonSets come from the package's own values (as test_control_plane)
-        name, spec, selector = plugin_template(config)
-        objects += [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": exp.driver_namespace}},
-                    daemon_set(name, exp.driver_namespace or "", spec, selector)]
-        objects += [o for ns, items in fixture.daemon_sets.items() if ns == exp.metrics_namespace for o in
-                    [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}, *items]]
-    refused, _ = apply_all(api, objects + (charts or []))
+    version, refused, _ = put_platform(api, stack_name, fixture, out)
     assert refused == [], f"{stack_name}: refused by kube-apiserver {version}: {refused}"
     gpu = [n["metadata"]["name"] for n in fixture.nodes if n["metadata"]["labels"]["kubernetes.azure.com/mode"] == "user"]
     for ns in filter(None, (exp.driver_namespace, exp.metrics_namespace)):
