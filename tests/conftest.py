@@ -59,6 +59,15 @@ def scratch_project(folder: Path) -> Path:
     return folder
 
 
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The package's wheel installed in a fresh virtualenv, and a consumer project (tests/test_package.py builds them):
+    once per session, not once per module that installs it (a build and a virtualenv cost seconds)."""
+    from tests.test_package import build_installed
+
+    return build_installed(tmp_path_factory)
+
+
 @pytest.fixture
 def project_dir() -> Path:
     """The repository's Pulumi project."""
