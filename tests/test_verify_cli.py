@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
@@ -138,11 +140,39 @@ def kubeconfig(tmp_path: Path, server: str, token: str = TOKEN) -> Path:
     return path
 
 
-def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def process_cli(*args: str) -> subprocess.CompletedProcess:
+    """`python -m components` as a process of its own (no KUBECONFIG from the environment)."""
     full = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"}
-    full.update(env or {})
     return subprocess.run([sys.executable, "-m", "components", *args], cwd=ROOT, capture_output=True, text=True,
                           env=full, timeout=180)
+
+
+@dataclass(frozen=True)
+class Done:
+    """A command's exit status and what it wrote, as `subprocess.run` reports them."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Callable[..., Done]:
+    """The command in this process (`cli.main`, what `python -m components` runs in its child), with no KUBECONFIG
+    unless `env` sets one. Starting the command as a process of its own (imports, the Kubernetes client, the CEL
+    parser: about a second of CPU each time) is tested once, in the JSON test; the others check what the command
+    decides and prints."""
+
+    def run(*args: str, env: dict[str, str] | None = None) -> Done:
+        monkeypatch.delenv("KUBECONFIG", raising=False)
+        for key, value in (env or {}).items():
+            monkeypatch.setenv(key, value)
+        capsys.readouterr()
+        status = main(list(args))
+        out, err = capsys.readouterr()
+        return Done(status, out, err)
+
+    return run
 
 
 @pytest.fixture(scope="module")
@@ -163,15 +193,15 @@ def test_the_real_adapter_reads_a_healthy_cluster_through_the_kubeconfig(tmp_pat
 
 
 def test_the_cli_prints_json_and_exits_0_on_a_healthy_cluster(tmp_path, dev):
-    with FakeApi(healthy(dev)) as api:
-        result = cli("verify", "--stack", "dev", "--json", "--kubeconfig", str(kubeconfig(tmp_path, api.url)))
+    with FakeApi(healthy(dev)) as api:  # the one run as a process of its own: `python -m components verify`
+        result = process_cli("verify", "--stack", "dev", "--json", "--kubeconfig", str(kubeconfig(tmp_path, api.url)))
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     assert doc["summary"]["status"] == "ok" and {c["status"] for c in doc["checks"]} <= {"ok", "skip"}
     assert "reading" in result.stderr  # progress on stderr
 
 
-def test_the_cli_text_report_and_exit_4_when_broken(tmp_path, dev):
+def test_the_cli_text_report_and_exit_4_when_broken(tmp_path, dev, cli):
     cluster = healthy(dev)
     cluster.slices = []
     with FakeApi(cluster) as api:
@@ -187,7 +217,7 @@ def test_a_forbidden_read_is_a_failed_check(tmp_path, dev):
     assert access and "403" in access[0]["message"] and doc["summary"]["exit"] == 4
 
 
-def test_refused_credentials_are_one_line_exit_2(tmp_path, dev):
+def test_refused_credentials_are_one_line_exit_2(tmp_path, dev, cli):
     with FakeApi(healthy(dev), token="other") as api:
         with pytest.raises(UnreachableError, match="401"):
             components.verify(dev, kubeconfig=str(kubeconfig(tmp_path, api.url)))
@@ -215,7 +245,7 @@ def test_the_adapter_writes_reads_logs_and_proxies(tmp_path, dev):
     assert ("GET", "/api/v1/namespaces/gpu-metrics/pods/dcgm-1:9400/proxy/metrics") in methods
 
 
-def test_no_cluster_reachable_is_one_line_exit_2_without_traceback(tmp_path):
+def test_no_cluster_reachable_is_one_line_exit_2_without_traceback(tmp_path, cli):
     import socket
 
     with socket.socket() as s:  # a port nothing listens on
@@ -233,7 +263,7 @@ def test_no_cluster_reachable_is_one_line_exit_2_without_traceback(tmp_path):
     ({}, "pulumi stack output kubeconfig --show-secrets"),
     ({"KUBECONFIG": "/nonexistent/config"}, "KUBECONFIG=/nonexistent/config: no such file"),
 ])
-def test_no_kubeconfig_says_how_to_get_one(env, words):
+def test_no_kubeconfig_says_how_to_get_one(env, words, cli):
     result = cli("verify", "--stack", "dev", env=env)
     assert result.returncode == 2 and words in result.stderr and len(result.stderr.splitlines()) == 1
 
