@@ -59,6 +59,30 @@ def scratch_project(folder: Path) -> Path:
     return folder
 
 
+# Modules whose tests take seconds each (they start processes, build a wheel or wait for a time limit), longest first.
+# They run first: pytest-xdist's worksteal hands each worker a contiguous share of the collection and lets an idle one
+# take the tail of another's, so long tests at the end of the order would leave a core idle at the end of the run.
+SLOW_FIRST = (
+    "test_contract.py",
+    "test_docs_snippets.py",
+    "test_package.py",
+    "test_watchdog.py",
+    "test_program_isolation.py",
+    "test_verify_cli.py",
+    "test_docs.py",
+    "test_plugin.py",
+    "test_observability.py",
+    "test_lint.py",
+    "test_engine_scale.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The modules of SLOW_FIRST first, in that order; every other test keeps its place after them."""
+    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(SLOW_FIRST)))  # stable: each module's order is kept
+
+
 @pytest.fixture(scope="session")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The package's wheel installed in a fresh virtualenv, and a consumer project (tests/test_package.py builds them):
