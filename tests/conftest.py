@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import copy
+import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +84,31 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The modules of SLOW_FIRST first, in that order; every other test keeps its place after them."""
     rank = {name: i for i, name in enumerate(SLOW_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(SLOW_FIRST)))  # stable: each module's order is kept
+
+
+# Run in a fresh interpreter by `fresh_process`: what `import components` loads, then what planning dev loads.
+FRESH_PROCESS_PROBE = """import contextlib, io, json, sys
+import components
+imported = sorted(sys.modules)
+from components.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    status = main(["plan", "--stack", "dev", "--json"])
+with open(sys.argv[1], "w", encoding="utf-8") as out:
+    json.dump({"imported": imported, "status": status, "planned": sorted(sys.modules)}, out)
+"""
+
+
+@pytest.fixture(scope="session")
+def fresh_process(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One fresh interpreter in the repository: ``imported``, the modules loaded after `import components`; ``status``
+    and ``planned``, the exit status of `cli.main(["plan", "--stack", "dev", "--json"])` run next and the modules
+    loaded then. For the tests of what the offline path never loads (one process for all of them, not one each)."""
+    out = tmp_path_factory.mktemp("fresh") / "modules.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PULUMI_")}
+    done = subprocess.run([sys.executable, "-c", FRESH_PROCESS_PROBE, str(out)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(out.read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="session")

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -242,11 +240,9 @@ def test_monitoring_diff_rules_name_real_inputs():
         assert hasattr(args, snake), (rule.type, rule.path)
 
 
-def test_monitoring_off_loads_no_monitoring_sdk():
+def test_monitoring_off_loads_no_monitoring_sdk(fresh_process):
     # pulumi_azure_native registers every module as a lazy stub; a module really loaded has imported its submodules.
-    code = ("import sys; from components.offline import load_project, run_project; from pathlib import Path; "
-            "run_project(load_project(Path('.')), 'dev', preview=True); "
-            "print(sorted(m for m in sys.modules if m.startswith(('pulumi_azure_native.monitor.', "
-            "'pulumi_azure_native.alertsmanagement.', 'pulumi_azure_native.dashboard.', 'components.observability'))))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    # `fresh_process` planned dev (monitoring off) in a fresh interpreter, as `python -m components plan` does.
+    assert fresh_process["status"] == 0
+    assert [m for m in fresh_process["planned"] if m.startswith(('pulumi_azure_native.monitor.',
+            'pulumi_azure_native.alertsmanagement.', 'pulumi_azure_native.dashboard.', 'components.observability'))] == []
