@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import copy
+import functools
 import gc
 import json
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +98,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The modules of SLOW_FIRST first, in that order; every other test keeps its place after them."""
     rank = {name: i for i, name in enumerate(SLOW_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(SLOW_FIRST)))  # stable: each module's order is kept
+
+
+@pytest.fixture(scope="session")
+def shipped_plan() -> Callable[..., Any]:
+    """The repository's own stacks (stacks/Pulumi.<stack>.yaml) planned offline, each (stack, preview) once per
+    session and worker: `shipped_plan("prod")` is `run_project(load_project(ROOT), "prod", preview=True)`. For tests
+    that only read a plan; a test that changes one plans its own, or deep-copies what it changes."""
+    from components.offline import load_project, run_project
+
+    project = load_project(ROOT)
+
+    @functools.cache
+    def plan(stack: str, preview: bool = True) -> Any:
+        return run_project(project, stack, preview=preview)
+
+    return plan
 
 
 # Run in a fresh interpreter by `fresh_process`: what `import components` loads, then what planning dev loads.

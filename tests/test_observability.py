@@ -14,7 +14,7 @@ from components.config.monitoring import AlertsConfig
 from components.observability.counters import COUNTERS, counters_for, emitted_metrics
 from components.observability.dashboard import QUERYABLE, dashboard, dashboard_json, promql_metrics
 from components.observability.rules import GPU_RECORDING, RECORDED_METRICS, aks_recording_groups, azure_rules, gpu_alerts
-from components.offline import capture, load_project, run_project
+from components.offline import capture
 from components.offline.plan import Plan
 from components.platform import GpuPlatform
 from components.policies import check_plan
@@ -47,8 +47,8 @@ def _plan(monitoring: dict[str, Any] | None, preview: bool = True) -> Plan:
 
 
 @pytest.fixture(scope="module")
-def prod() -> Plan:
-    return run_project(load_project(ROOT), "prod", preview=True)
+def prod(shipped_plan) -> Plan:
+    return shipped_plan("prod")
 
 
 def _scrape_objects(plan: Plan) -> list[Any]:
