@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import copy
+import functools
+import gc
+import json
 import os
 import shutil
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +63,91 @@ def scratch_project(folder: Path) -> Path:
     shutil.copy(ROOT / "__main__.py", folder / "__main__.py")
     (folder / "stacks").mkdir()
     return folder
+
+
+# Modules whose tests take seconds each (they start processes, build a wheel or wait for a time limit), longest first.
+# They run first: pytest-xdist's worksteal hands each worker a contiguous share of the collection and lets an idle one
+# take the tail of another's, so long tests at the end of the order would leave a core idle at the end of the run.
+SLOW_FIRST = (
+    "test_contract.py",
+    "test_docs_snippets.py",
+    "test_package.py",
+    "test_watchdog.py",
+    "test_program_isolation.py",
+    "test_verify_cli.py",
+    "test_docs.py",
+    "test_plugin.py",
+    "test_observability.py",
+    "test_lint.py",
+    "test_engine_scale.py",
+)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Garbage collection tuned as `python -m components` tunes it (components/__main__.py): what collection loaded
+    (the SDKs, pydantic's models, the tests) is frozen, never scanned again, and the young generation is collected less
+    often while plans allocate hundreds of thousands of short-lived objects. It was about a sixth of the tests' own CPU
+    time. Cyclic garbage is still collected, and pytest collects once more at the end to report what a finaliser
+    raised (a coroutine never awaited)."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 100)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The modules of SLOW_FIRST first, in that order; every other test keeps its place after them."""
+    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(SLOW_FIRST)))  # stable: each module's order is kept
+
+
+@pytest.fixture(scope="session")
+def shipped_plan() -> Callable[..., Any]:
+    """The repository's own stacks (stacks/Pulumi.<stack>.yaml) planned offline, each (stack, preview) once per
+    session and worker: `shipped_plan("prod")` is `run_project(load_project(ROOT), "prod", preview=True)`. For tests
+    that only read a plan; a test that changes one plans its own, or deep-copies what it changes."""
+    from components.offline import load_project, run_project
+
+    project = load_project(ROOT)
+
+    @functools.cache
+    def plan(stack: str, preview: bool = True) -> Any:
+        return run_project(project, stack, preview=preview)
+
+    return plan
+
+
+# Run in a fresh interpreter by `fresh_process`: what `import components` loads, then what planning dev loads.
+FRESH_PROCESS_PROBE = """import contextlib, io, json, sys
+import components
+imported = sorted(sys.modules)
+from components.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    status = main(["plan", "--stack", "dev", "--json"])
+with open(sys.argv[1], "w", encoding="utf-8") as out:
+    json.dump({"imported": imported, "status": status, "planned": sorted(sys.modules)}, out)
+"""
+
+
+@pytest.fixture(scope="session")
+def fresh_process(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One fresh interpreter in the repository: ``imported``, the modules loaded after `import components`; ``status``
+    and ``planned``, the exit status of `cli.main(["plan", "--stack", "dev", "--json"])` run next and the modules
+    loaded then. For the tests of what the offline path never loads (one process for all of them, not one each)."""
+    out = tmp_path_factory.mktemp("fresh") / "modules.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PULUMI_")}
+    done = subprocess.run([sys.executable, "-c", FRESH_PROCESS_PROBE, str(out)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The package's wheel installed in a fresh virtualenv, and a consumer project (tests/test_package.py builds them):
+    once per session, not once per module that installs it (a build and a virtualenv cost seconds)."""
+    from tests.test_package import build_installed
+
+    return build_installed(tmp_path_factory)
 
 
 @pytest.fixture

@@ -75,9 +75,9 @@ def test_urns_carry_the_parents_full_qualified_type():
     assert make_urn("s", "p", child, "x:y:Leaf", "l") == "urn:pulumi:s::p::a:b:Outer$a:b:Middle$x:y:Leaf::l"
 
 
-def test_a_first_preview_invents_nothing():
+def test_a_first_preview_invents_nothing(shipped_plan):
     for stack in ("dev", "prod"):
-        text = run_project(load_project(ROOT), stack, preview=True).to_json()
+        text = shipped_plan(stack, preview=True).to_json()
         written = (ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text(encoding="utf-8")
         # ARM IDs and GUIDs only where the stack file wrote them: none of a resource not created yet, no resourceUID,
         # principal or tenant made up. A role's ID is no resource: the role is a catalog constant, and its subscription

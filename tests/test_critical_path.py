@@ -9,7 +9,7 @@ import yaml
 
 from components.cli import main
 from components.config import StackConfig
-from components.offline import Plan, Registration, capture, load_project, run_project
+from components.offline import Plan, Registration, capture
 from components.platform import GpuPlatform
 from components.review.critical_path import (
     TYPICAL,
@@ -205,8 +205,8 @@ def test_manual_recipe_runs_every_command_after_the_other():
 
 # --- the real prod plan ------------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def prod() -> Plan:
-    return run_project(load_project(ROOT), "prod", preview=True)
+def prod(shipped_plan) -> Plan:
+    return shipped_plan("prod")
 
 
 def test_prod_reaches_the_floor(prod):

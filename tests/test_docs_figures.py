@@ -9,23 +9,29 @@ import re
 import pytest
 import yaml
 
-from components.cli.docs import PERFORMANCE, README, read_block
+from components.cli.docs import PERFORMANCE, README, expected_files, read_block
 from components.cli.docs_figures import (
     CRITICAL_PATH_BLOCK,
     STACKS_BLOCK,
+    StackPlans,
     chain_in_words,
     critical_path_table,
     stacks_table,
 )
-from components.offline import load_project, run_project
 from tests.conftest import ROOT
 
 REGENERATE = "out of date: run `python -m components docs` and commit the result"
 
 
 @pytest.fixture(scope="module")
-def table() -> str:
-    return critical_path_table(ROOT)
+def plans() -> StackPlans:
+    """The shipped stacks' first-preview plans (`run_project(..., preview=True)`), made once for the module."""
+    return StackPlans(ROOT)
+
+
+@pytest.fixture(scope="module")
+def table(plans: StackPlans) -> str:
+    return critical_path_table(ROOT, plans)
 
 
 @pytest.mark.parametrize("document", [README, PERFORMANCE])
@@ -34,14 +40,13 @@ def test_the_committed_figures_are_the_generated_ones(document, table):
     assert committed == table, f"the critical-path table in {document} is {REGENERATE}"
 
 
-def test_the_figures_are_the_critical_path_of_the_shipped_stacks(table):
+def test_the_figures_are_the_critical_path_of_the_shipped_stacks(table, plans):
     from components.review.critical_path import critical_path
 
-    project = load_project(ROOT)
     rows = {line.split(" | ")[0].lstrip("| ").split(" (")[0]: line for line in table.splitlines()[2:]}
     assert list(rows) == ["dev", "prod without its own subnet", "prod"]
     for stack in ("dev", "prod"):
-        result = critical_path(run_project(project, stack, preview=True))
+        result = critical_path(plans(stack))
         cells = rows[stack].split(" | ")
         assert re.fullmatch(rf"\*\*{result.minutes:g} min\*\*: .*", cells[1]), cells[1]
         assert cells[3].startswith(f"**{result.manual_minutes:g} min**"), cells[3]
@@ -63,24 +68,23 @@ def test_a_chain_counts_repeats():
 
 # --- the stacks table: its figures read from the stack files and the plans ---------------------------------------------
 @pytest.fixture(scope="module")
-def stacks() -> dict[str, list[str]]:
-    table = stacks_table(ROOT)
+def stacks(plans: StackPlans) -> dict[str, list[str]]:
+    table = stacks_table(ROOT, plans)
     return {line.split(" | ")[0].strip("| `"): line.split(" | ") for line in table.splitlines()[2:]}
 
 
-def test_the_committed_stacks_table_is_the_generated_one():
+def test_the_committed_stacks_table_is_the_generated_one(plans):
     committed = read_block((ROOT / README).read_text(encoding="utf-8"), STACKS_BLOCK)
-    assert committed == stacks_table(ROOT), f"the stacks table in {README} is {REGENERATE}"
+    assert committed == stacks_table(ROOT, plans), f"the stacks table in {README} is {REGENERATE}"
 
 
-def test_the_stacks_table_quotes_each_stacks_version_and_resource_count(stacks):
-    project = load_project(ROOT)
+def test_the_stacks_table_quotes_each_stacks_version_and_resource_count(stacks, plans):
     assert list(stacks) == ["dev", "prod"]
     for name, cells in stacks.items():
         config = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{name}.yaml").read_text())["config"]
         version = config["aks-dra-vgpu:cluster"]["kubernetesVersion"]
         assert cells[1].startswith(f"Kubernetes {version}, "), cells[1]
-        assert cells[4].rstrip(" |") == str(len(run_project(project, name, preview=True).resources))
+        assert cells[4].rstrip(" |") == str(len(plans(name).resources))
     assert stacks["dev"][1].startswith("Kubernetes 1.35, Free tier, 1 system node")  # not 1.34, as the README said
     assert stacks["prod"][4].rstrip(" |") == "38"  # not 37
     assert "3 system nodes across zones" in stacks["prod"][1] and "autoscaling 0-3 on a capacity reservation" in \
@@ -95,3 +99,20 @@ def test_a_changed_stack_file_changes_the_table(tmp_path):
     dev = tmp_path / "stacks" / "Pulumi.dev.yaml"
     dev.write_text(dev.read_text().replace('kubernetesVersion: "1.35"', 'kubernetesVersion: "1.36"'))
     assert "| `dev` | Kubernetes 1.36, " in stacks_table(tmp_path)
+
+
+def test_one_docs_run_plans_each_shipped_stack_once_and_writes_what_is_committed(monkeypatch):
+    # The graph, the critical-path table and the stacks table quote dev's and prod's plans: one run makes each once.
+    import components.offline
+
+    made: list[str] = []
+    real = components.offline.run_project
+
+    def counted(project, stack, **options):
+        made.append(stack)
+        return real(project, stack, **options)
+
+    monkeypatch.setattr(components.offline, "run_project", counted)
+    generated = expected_files(ROOT)
+    assert sorted(made) == ["dev", "prod"]
+    assert {path: text for path, text in generated.items() if (ROOT / path).read_text(encoding="utf-8") != text} == {}

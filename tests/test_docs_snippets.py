@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT
-from tests.test_package import IMPORT_NAME, _run, installed  # noqa: F401 (`installed` is the fixture)
+from tests.test_package import IMPORT_NAME, _run
 
 SNIPPET = re.compile(r"^```python\n(.*?)^```", re.M | re.S)
 SNIPPETS = {
@@ -39,7 +39,7 @@ def test_docs_have_python_snippets_and_each_imports_the_installed_name():
 
 
 @pytest.mark.parametrize("where", sorted(SNIPPETS))
-def test_a_docs_snippet_runs_beside_a_consumers_own_components(installed, tmp_path: Path, where):  # noqa: F811
+def test_a_docs_snippet_runs_beside_a_consumers_own_components(installed, tmp_path: Path, where):
     python, _ = installed
     consumer = tmp_path / "consumer"
     (consumer / "components").mkdir(parents=True)

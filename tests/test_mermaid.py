@@ -10,7 +10,7 @@ import pytest
 
 from components.cli import main
 from components.cli.docs import GRAPH_BLOCK, markers, mermaid_block, read_block
-from components.offline import Plan, Registration, load_project, run_project
+from components.offline import Plan, Registration
 from components.review.mermaid import RESERVED_IDS, assign_ids, escape_label, sanitize_id, to_mermaid
 from tests.conftest import ROOT
 
@@ -120,10 +120,9 @@ def test_checker_rejects_broken_graphs(text, problem):
 
 # --- the real plans ------------------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def plans() -> dict[str, Plan]:
-    """The dev and prod plans, captured once for the module."""
-    project = load_project(ROOT)
-    return {stack: run_project(project, stack) for stack in ("dev", "prod")}
+def plans(shipped_plan) -> dict[str, Plan]:
+    """The dev and prod plans (first previews), captured once for the session."""
+    return {stack: shipped_plan(stack) for stack in ("dev", "prod")}
 
 
 @pytest.mark.parametrize("stack", ["dev", "prod"])

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -16,7 +14,7 @@ from components.config.monitoring import AlertsConfig
 from components.observability.counters import COUNTERS, counters_for, emitted_metrics
 from components.observability.dashboard import QUERYABLE, dashboard, dashboard_json, promql_metrics
 from components.observability.rules import GPU_RECORDING, RECORDED_METRICS, aks_recording_groups, azure_rules, gpu_alerts
-from components.offline import capture, load_project, run_project
+from components.offline import capture
 from components.offline.plan import Plan
 from components.platform import GpuPlatform
 from components.policies import check_plan
@@ -49,8 +47,8 @@ def _plan(monitoring: dict[str, Any] | None, preview: bool = True) -> Plan:
 
 
 @pytest.fixture(scope="module")
-def prod() -> Plan:
-    return run_project(load_project(ROOT), "prod", preview=True)
+def prod(shipped_plan) -> Plan:
+    return shipped_plan("prod")
 
 
 def _scrape_objects(plan: Plan) -> list[Any]:
@@ -253,11 +251,9 @@ def test_monitoring_diff_rules_name_real_inputs():
         assert hasattr(args, snake), (rule.type, rule.path)
 
 
-def test_monitoring_off_loads_no_monitoring_sdk():
+def test_monitoring_off_loads_no_monitoring_sdk(fresh_process):
     # pulumi_azure_native registers every module as a lazy stub; a module really loaded has imported its submodules.
-    code = ("import sys; from components.offline import load_project, run_project; from pathlib import Path; "
-            "run_project(load_project(Path('.')), 'dev', preview=True); "
-            "print(sorted(m for m in sys.modules if m.startswith(('pulumi_azure_native.monitor.', "
-            "'pulumi_azure_native.alertsmanagement.', 'pulumi_azure_native.dashboard.', 'components.observability'))))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    # `fresh_process` planned dev (monitoring off) in a fresh interpreter, as `python -m components plan` does.
+    assert fresh_process["status"] == 0
+    assert [m for m in fresh_process["planned"] if m.startswith(('pulumi_azure_native.monitor.',
+            'pulumi_azure_native.alertsmanagement.', 'pulumi_azure_native.dashboard.', 'components.observability'))] == []

@@ -138,9 +138,9 @@ pulumi.export("poolName", pool.pool_name)
 """
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A fresh virtualenv with the package's wheel installed (no link to this checkout), and a consumer project.
+def build_installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A fresh virtualenv with the package's wheel installed (no link to this checkout), and a consumer project: the
+    session's `installed` fixture (tests/conftest.py), built once for this module and tests/test_docs_snippets.py.
 
     The wheel is built by the project's own build backend from a copy of the sources; the virtualenv reaches the
     dependencies (pulumi, pydantic, …) of the one running the tests through a path file, not this package.

@@ -17,7 +17,6 @@ import pytest
 from components.catalog import CHART_DEVICE_CLASSES
 from components.cli import EXIT_OK, EXIT_POLICY, main
 from components.kubernetes.dra_samples import scanner_skips
-from components.offline import load_project, run_project
 from components.policies import (
     POLICIES,
     Violation,
@@ -39,9 +38,9 @@ CLUSTER = "azure-native:containerservice:ManagedCluster"
 
 
 @pytest.fixture(scope="module")
-def dev_plan():
+def dev_plan(shipped_plan):
     """The dev stack's offline plan, made once: what the components really declare (prod runs through the CLI below)."""
-    return run_project(load_project(ROOT), "dev")
+    return shipped_plan("dev")
 
 
 @pytest.fixture

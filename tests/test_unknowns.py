@@ -13,7 +13,7 @@ from typing import Any
 import pulumi
 
 from components.cli import main
-from components.offline import capture, load_project, run_project
+from components.offline import capture
 from components.offline.mocks import computed_on_create
 from components.offline.plan import UNKNOWN, UNKNOWN_VALUE
 from tests.conftest import ROOT
@@ -26,16 +26,16 @@ def _role_and_grafana(plan: Any) -> tuple[Any, Any]:
     return plan.one(ROLE, "gpu-prometheus-grafana-reader"), plan.one(GRAFANA)
 
 
-def test_prod_grafana_reader_waits_for_the_grafanas_identity():
-    plan = run_project(load_project(ROOT), "prod", preview=True)
+def test_prod_grafana_reader_waits_for_the_grafanas_identity(shipped_plan):
+    plan = shipped_plan("prod", preview=True)
     role, grafana = _role_and_grafana(plan)
     assert role.inputs["principalId"] == UNKNOWN
     assert grafana.urn in role.dependencies
     assert plan.outputs["grafanaEndpoint"] == UNKNOWN and plan.outputs["monitorWorkspaceId"] == UNKNOWN
 
 
-def test_after_create_the_principal_and_endpoint_have_values():
-    plan = run_project(load_project(ROOT), "prod", preview=False)
+def test_after_create_the_principal_and_endpoint_have_values(shipped_plan):
+    plan = shipped_plan("prod", preview=False)
     role, grafana = _role_and_grafana(plan)
     assert re.fullmatch(r"[0-9a-f-]{36}", role.inputs["principalId"])
     assert grafana.urn in role.dependencies

@@ -97,7 +97,10 @@ def finished(proc: subprocess.Popen[str], pid_file: Path) -> tuple[int, str, str
 
 
 SLEEPS = "import time\ntime.sleep(3600)\n"
-HOLDS_THE_LOCK = "sum(range(10 ** 15))\n"  # one C call: only the supervising process can stop it
+# One C call that keeps the interpreter lock (a PyDLL function does not let go of it, unlike time.sleep): only the
+# supervising process can stop it. Asleep, not counting, so it burns no CPU meanwhile (tests/test_program_isolation.py
+# stops the real-world kinds: a huge sum, a catastrophic regular expression).
+HOLDS_THE_LOCK = "import ctypes\nctypes.PyDLL(None).sleep(3600)\n"
 
 
 @pytest.mark.parametrize(("stuck", "helper"), [

@@ -17,7 +17,7 @@ from ..config.reference import REGENERATE, STACK_SCHEMA, config_reference, stack
 from ..host.contract import schema_text as plugin_schema
 from ..kubernetes.claim_templates import claim_template_name, pair_template_name
 from ..kubernetes.selectors import SIZE_CLASSES, max_memory_mib, min_memory_mib
-from .docs_figures import CRITICAL_PATH_BLOCK, STACKS_BLOCK, critical_path_table, stacks_table
+from .docs_figures import CRITICAL_PATH_BLOCK, STACKS_BLOCK, StackPlans, critical_path_table, stacks_table
 
 CONFIG_REFERENCE = Path("docs/configuration.md")
 PLUGIN_SCHEMA = Path("components/host/schema.json")
@@ -147,12 +147,11 @@ def mermaid_block(diagram: str) -> str:
     return f"```mermaid\n{diagram}```\n"
 
 
-def resource_graph(project_dir: Path, stack: str = GRAPH_STACK) -> str:
-    """The Mermaid graph of a stack's offline plan."""
-    from ..offline import load_project, run_project
+def resource_graph(project_dir: Path, stack: str = GRAPH_STACK, stack_plans: StackPlans | None = None) -> str:
+    """The Mermaid graph of a stack's offline plan (`stack_plans`: plans already made for `project_dir`)."""
     from ..review.mermaid import to_mermaid
 
-    return to_mermaid(run_project(load_project(project_dir), stack, preview=True))
+    return to_mermaid((stack_plans or StackPlans(project_dir))(stack))
 
 
 def _read(root: Path, path: Path) -> str:
@@ -189,7 +188,8 @@ def expected_files(project_dir: Path) -> dict[Path, str]:
 
     safe_changes = _read(root, SAFE_CHANGES)
     performance = _read(root, PERFORMANCE)
-    critical = critical_path_table(root)
+    plans = StackPlans(root)  # dev's and prod's plans, each made once for the three blocks that quote them
+    critical = critical_path_table(root, plans)
     from .docs_upstream import (
         DRIVER_UPGRADE_BLOCK,
         SHARED_SIZING_BLOCK,
@@ -221,10 +221,10 @@ def expected_files(project_dir: Path) -> dict[Path, str]:
         ),
         README: replace_block(
             replace_block(
-                replace_block(readme, GRAPH_BLOCK, mermaid_block(resource_graph(root)), str(README)), CRITICAL_PATH_BLOCK,
-                critical, str(README),
+                replace_block(readme, GRAPH_BLOCK, mermaid_block(resource_graph(root, stack_plans=plans)), str(README)),
+                CRITICAL_PATH_BLOCK, critical, str(README),
             ),
-            STACKS_BLOCK, stacks_table(root), str(README),
+            STACKS_BLOCK, stacks_table(root, plans), str(README),
         ),
         PERFORMANCE: replace_block(performance, CRITICAL_PATH_BLOCK, critical, str(PERFORMANCE)),
     }

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..config import GpuPoolConfig
+    from ..offline import Plan
 
 CRITICAL_PATH_BLOCK = "critical-path"
 NO_SUBNET = "prod without its own subnet"
@@ -33,6 +34,25 @@ def chain_in_words(kinds: list[str]) -> str:
     return " -> ".join(words)
 
 
+class StackPlans:
+    """The first-preview plan of each of a project's stacks, made once: one `docs` run quotes dev's and prod's plans in
+    three places (graph, critical path, stacks table), and the files it reads do not change while it runs."""
+
+    def __init__(self, project_dir: Path):
+        from ..offline import load_project
+
+        self.project = load_project(project_dir)
+        self._plans: dict[str, Plan] = {}
+
+    def __call__(self, stack: str) -> Plan:
+        """`stack`'s plan (`run_project(..., preview=True)`), made on the first call."""
+        if stack not in self._plans:
+            from ..offline import run_project
+
+            self._plans[stack] = run_project(self.project, stack, preview=True)
+        return self._plans[stack]
+
+
 def _prod_without_subnet(project_dir: Path):
     """Prod's plan with `cluster.network` left out: the pools join AKS's own network (and may run side by side)."""
     from ..config import stack_config_from_mapping
@@ -47,17 +67,17 @@ def _prod_without_subnet(project_dir: Path):
     return capture(lambda: GpuPlatform("gpu", stack), preview=True)
 
 
-def critical_path_table(project_dir: Path) -> str:
+def critical_path_table(project_dir: Path, stack_plans: StackPlans | None = None) -> str:
     """Markdown: per stack, the critical path of a first `pulumi up`, its floor and the manual recipe run one command
-    after the other (`python -m components plan --stack <s> --critical-path` prints the same, in full)."""
-    from ..offline import load_project, run_project
+    after the other (`python -m components plan --stack <s> --critical-path` prints the same, in full). `stack_plans`:
+    plans already made for `project_dir` (one docs run shares them)."""
     from ..review.critical_path import critical_path
 
-    project = load_project(project_dir)
+    plan_of = stack_plans or StackPlans(project_dir)
     plans = [
-        ("dev", run_project(project, "dev", preview=True)),
+        ("dev", plan_of("dev")),
         (NO_SUBNET, _prod_without_subnet(project_dir)),
-        ("prod", run_project(project, "prod", preview=True)),
+        ("prod", plan_of("prod")),
     ]
     rows = ["| stack | critical path | floor | manual recipe, one command after the other |", "|---|---|---|---|"]
     for name, plan in plans:
@@ -94,13 +114,15 @@ def _pool_in_words(pool: GpuPoolConfig) -> str:
     return f"`{pool.vm_size}` ({share}, {pool.size.gpu_memory_gib} GB) {count}" + "".join(f" {e}" for e in extras)
 
 
-def stacks_table(project_dir: Path) -> str:
+def stacks_table(project_dir: Path, stack_plans: StackPlans | None = None) -> str:
     """Markdown: the shipped stacks, their figures read from their stack files and their offline plans (the Kubernetes
-    version, the system nodes, each GPU pool, the number of resources), so the README cannot quote stale ones."""
+    version, the system nodes, each GPU pool, the number of resources), so the README cannot quote stale ones.
+    `stack_plans`: plans already made for `project_dir` (one docs run shares them)."""
     from ..config import stack_config_from_mapping
-    from ..offline import load_project, read_stack_config, run_project
+    from ..offline import read_stack_config
 
-    project = load_project(project_dir)
+    plan_of = stack_plans or StackPlans(project_dir)
+    project = plan_of.project
     rows = ["| stack | cluster | GPU pools | samples | resources |", "|---|---|---|---|---|"]
     for name in STACKS:
         raw, _secrets = read_stack_config(project, name)
@@ -117,5 +139,5 @@ def stacks_table(project_dir: Path) -> str:
         shown = ["DeviceClass", "claim templates", *(["shared claim"] if samples.shared_claim else [])]
         job = "the sample Job (it waits until a pool has a node: see below)" if samples.workload else "no Job"
         rows.append(f"| `{name}` | {described} | {', '.join(_pool_in_words(p) for p in pools)}; {taints} "
-                    f"| {', '.join(shown)}; {job} | {len(run_project(project, name, preview=True).resources)} |")
+                    f"| {', '.join(shown)}; {job} | {len(plan_of(name).resources)} |")
     return "\n".join(rows) + "\n"
