@@ -16,7 +16,7 @@ import pulumi_kubernetes as k8s
 import pytest
 
 from components.catalog.roles import ROLE_NAMES
-from components.offline import UNKNOWN, capture, load_project, run_project
+from components.offline import UNKNOWN, capture
 from components.offline.capture import CaptureTimeoutError
 from components.offline.mocks import SUBSCRIPTION
 from components.offline.urns import make_urn
