@@ -13,9 +13,11 @@ import copy
 import json
 import threading
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlparse
+
+from tests.loopback import LoopbackServer
 
 TOKEN = "arm-test-token"
 SUB, RG, FLEET = "00000000-0000-0000-0000-000000000000", "rg-fleet", "gpu-fleet"
@@ -30,7 +32,7 @@ def _status(state: str) -> dict[str, Any]:
     return {"status": {"state": state}}
 
 
-class FakeArm:
+class FakeArm(LoopbackServer):
     """Update runs and gates of one fleet; `groups` maps each group to its members' names."""
 
     def __init__(self, groups: dict[str, list[str]], *, forbidden: bool = False, fleet_path: str = FLEET_PATH):
@@ -80,18 +82,8 @@ class FakeArm:
             def do_PATCH(self):
                 self._handle("PATCH")
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        super().__init__(Handler)
         self.lock = threading.Lock()
-
-    def __enter__(self) -> FakeArm:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
     # --- the resources ------------------------------------------------------------------------------------------------
     def add_run(self, name: str, strategy: dict[str, Any], started: bool = True) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from components.rollout.arm import ROLE, ROLE_ID, ArmClient, ArmError, AzCliToke
 from components.rollout.flow import Follow, create_and_start, follow_run
 from components.rollout.updaterun import GATE_DISPLAY_NAME, FleetRef, Stage, run_body, run_name_problem, upgrade
 from tests.fake_arm import FLEET, RG, SUB, TOKEN, FakeArm
+from tests.loopback import LoopbackServer
 
 STAGES = [Stage("canary", ("canary",), 0), Stage("wave-1", ("wave-1",), 3600)]
 GROUPS = {"canary": ["eu-canary"], "wave-1": ["us-wave"]}
@@ -183,8 +184,7 @@ def test_no_az_session_says_how_to_get_a_token():
 def test_a_busy_arm_is_asked_again_for_reads_only():
     """A 503 while polling a run that lasts hours must not end the rollout; a refused write is never sent twice."""
     import json
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from http.server import BaseHTTPRequestHandler
 
     seen: list[str] = []
 
@@ -208,17 +208,12 @@ def test_a_busy_arm_is_asked_again_for_reads_only():
         def do_POST(self):
             self._answer()
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Busy)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        client = ArmClient(lambda: "t", base_url=f"http://127.0.0.1:{server.server_address[1]}", sleep=lambda _s: None)
+    with LoopbackServer(Busy) as server:
+        client = ArmClient(lambda: "t", base_url=server.url, sleep=lambda _s: None)
         assert client.request("GET", "/x", "2026-06-01") == {"ok": True} and seen == ["GET", "GET"]
         with pytest.raises(ArmError, match="503 ServerBusy: try later"):
             client.request("POST", "/x/stop", "2026-06-01")
         assert seen == ["GET", "GET", "POST"]
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_an_attached_run_of_another_strategy_has_its_own_first_stage_as_canary():

@@ -11,10 +11,9 @@ import shutil
 import ssl
 import subprocess
 import sys
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
@@ -26,6 +25,7 @@ from components.cli.verify import add_verify_arguments
 from components.verify import UnreachableError
 from components.verify.kube import KubeconfigError, KubernetesClient
 from tests.conftest import ROOT
+from tests.loopback import LoopbackServer
 from tests.verify_cluster import Cluster, healthy, stack
 
 TOKEN = "test-token-1234"
@@ -56,7 +56,7 @@ def routes(cluster: Cluster) -> dict[str, dict]:
     return found
 
 
-class FakeApi:
+class FakeApi(LoopbackServer):
     """A loopback HTTP server answering like kube-apiserver from recorded JSON; records what it was asked."""
 
     def __init__(self, cluster: Cluster, *, token: str = TOKEN, forbidden: tuple[str, ...] = (),
@@ -120,23 +120,12 @@ class FakeApi:
             def do_DELETE(self):
                 self._handle("DELETE")
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        scheme = "http"
+        super().__init__(Handler)
         if tls:  # HTTPS with the given (certificate, key)
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(*map(str, tls))
             self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
-            scheme = "https"
-        self.url = f"{scheme}://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> FakeApi:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+            self.scheme = "https"
 
 
 def kubeconfig(tmp_path: Path, server: str, token: str = TOKEN, insecure: bool = False) -> Path:
@@ -300,14 +289,9 @@ def test_a_plain_web_server_is_not_a_kubernetes_api_server(tmp_path, cli):
 
     site = tmp_path / "site"
     site.mkdir()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Quiet, directory=str(site)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
+    with LoopbackServer(partial(Quiet, directory=str(site))) as server:
+        url = server.url
         result = cli("verify", "--stack", "dev", "--kubeconfig", str(kubeconfig(tmp_path, url)))
-    finally:
-        server.shutdown()
-        server.server_close()
     assert result.returncode == 2, result
     assert result.stderr.splitlines() == [f"verify: {url} is not a Kubernetes API server: GET /version answered 404 "
                                           "File not found"]
