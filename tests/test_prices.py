@@ -95,7 +95,7 @@ def test_the_packaged_table_prices_the_mig_sizes_where_a_meter_exists_and_nowher
 
     book = price_book()
     row = {name: r.prices for name, r in book.regions.items()}
-    # karpenter-provider-azure zz_generated.pricing.go @2b431da1, as DOMAIN's review read it
+    # Azure/karpenter-provider-azure pkg/providers/pricing/zz_generated.pricing.go @2b431da1 (generated 2026-06-18)
     assert (row["eastus"]["Standard_NC24ads_A100_v4"], row["westeurope"]["Standard_NC24ads_A100_v4"]) == (3.673, 4.775)
     assert (row["eastus"]["Standard_NC40ads_H100_v5"], row["westeurope"]["Standard_NC40ads_H100_v5"]) == (6.98, 9.08)
     assert (row["eastus"]["Standard_ND96amsr_A100_v4"], row["westeurope"]["Standard_ND96amsr_A100_v4"]) == (32.77, 40.962)

@@ -28,7 +28,7 @@ from ..catalog import (
 # partitioning profile. it is valid to use mig-capable gpus without a partitioning profile").
 PARTITIONING_SOURCE = "Azure/AgentBaker parts/linux/cloud-init/artifacts/cse_main.sh"
 # kubernetes-sigs/dra-driver-nvidia-gpu: the DynamicMIG gate (alpha, 25.12+) makes the plugin own MIG layout and tear
-# down GPU instances it did not create (DOMAIN review; pkg/featuregates/featuregates.go, cmd/gpu-kubelet-plugin).
+# down GPU instances it did not create (pkg/featuregates/featuregates.go, cmd/gpu-kubelet-plugin).
 DYNAMIC_MIG_GATE = "DynamicMIG"
 
 
