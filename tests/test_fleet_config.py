@@ -183,3 +183,19 @@ def test_one_stage_for_every_member_and_the_member_limit() -> None:
                                                                        {"name": "r", "groups": ["a"]}]})
     found = [str(p) for p in fleet_problems("f.yaml", two, None, many)]
     assert "f.yaml: fleet: 1001 member stacks; a fleet holds at most 1000" in found
+
+
+def test_a_member_naming_a_fleet_stack_that_does_not_exist_is_told_with_the_fleets_rules(tmp_path: Path) -> None:
+    # A typo in fleetStack leaves a stack out of every fleet: the fleet's review names it beside what it leaves empty.
+    eus = example("fleet-eus")
+    eus[f"{NS}:fleetMembership"]["fleetStack"] = "fleeet"
+    project = project_with(tmp_path, {"fleet": example("fleet"), "fleet-weu": example("fleet-weu"), "fleet-eus": eus})
+    found = problems_of(load_fleet, project, "fleet")
+    assert ("stacks/Pulumi.fleet-eus.yaml: fleetMembership.fleetStack: 'fleeet' has no stack file in this project, so "
+            "this stack joins no fleet; fleet stacks: fleet") in found
+    assert any("group 'wave-1' has no member" in p for p in found)
+    # A member of another fleet stack that exists is that fleet's business, not this one's.
+    eus[f"{NS}:fleetMembership"]["fleetStack"] = "fleet2"
+    other = project_with(tmp_path / "other", {"fleet": example("fleet"), "fleet2": example("fleet"),
+                                              "fleet-weu": example("fleet-weu"), "fleet-eus": eus})
+    assert not any("fleetStack" in p for p in problems_of(load_fleet, other, "fleet"))

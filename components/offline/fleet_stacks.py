@@ -78,12 +78,18 @@ def load_fleet(project_dir: Path, fleet_stack: str) -> FleetSet:
         profile = _part(AutoUpgradeConfig, raw.get("autoUpgrade"))
     members: list[MemberStack] = []
     views: list[MemberView] = []
-    for stack in project.stacks():
+    stacks = project.stacks()
+    for stack in stacks:
         if stack == fleet_stack:
             continue
         found = read_stack_file(project, stack)
         raw = _raw(found.config.get(f"{project.name}:{FLEET_MEMBERSHIP_KEY}"))
-        if raw.get("fleetStack") != fleet_stack:
+        named = raw.get("fleetStack")
+        if isinstance(named, str) and named not in stacks:  # a member of no fleet at all: a typo of this one, maybe
+            problems.append(at(shown_file(project, project.stack_file(stack)), f"{FLEET_MEMBERSHIP_KEY}.fleetStack",
+                               f"'{named}' has no stack file in this project, so this stack joins no fleet; fleet "
+                               f"stacks: {', '.join(fleet_stacks(project)) or 'none'}"))
+        if named != fleet_stack:
             continue
         file = project.stack_file(stack)
         member_shown = shown_file(project, file)
