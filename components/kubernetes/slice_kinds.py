@@ -22,8 +22,8 @@ from typing import Any, Literal
 
 from ..catalog import A10_SIZES, GPU_DRIVER_NAME
 from ..catalog.mig import MIG_SIZES, MigGpu, MigSlice, mig_slice
+from .selectors import min_memory_mib as nominal_min_memory_mib
 from .selectors import size_class_of, size_class_selector
-from .selectors import usable_memory_gib as a10_usable_memory_gib
 
 MIG_DEVICE_CLASS = "mig.nvidia.com"
 """The chart's DeviceClass for MIG devices: `device.driver == 'gpu.nvidia.com' && ...type == 'mig'` (never ours)."""
@@ -118,8 +118,9 @@ def order(kind: Slice) -> tuple[int, int, str, str]:
 
 # --- memory ----------------------------------------------------------------------------------------------------------
 def min_memory_mib(kind: Slice, margin_percent: int) -> int:
-    """The least memory (MiB) a device of this kind may report and still count: nominal less the margin."""
-    return math.floor(kind.memory_gib * 1024 * (100 - margin_percent) / 100)
+    """The least memory (MiB) a device of this kind may report and still count: nominal less the margin (the same
+    rule for both families: `selectors.min_memory_mib`)."""
+    return nominal_min_memory_mib(kind.memory_gib, margin_percent)
 
 
 def max_memory_mib(kind: Slice, margin_percent: int) -> int:
@@ -129,8 +130,6 @@ def max_memory_mib(kind: Slice, margin_percent: int) -> int:
 
 def usable_memory_gib(kind: Slice, margin_percent: int) -> float:
     """The GPU memory a workload may count on in one such slice: what it reports at the least."""
-    if kind.family == "a10":
-        return a10_usable_memory_gib(kind.memory_gib, margin_percent)
     return min_memory_mib(kind, margin_percent) / 1024
 
 
@@ -153,7 +152,8 @@ def memory_at_least_selector(memory_gib: int) -> str:
 
 
 # --- live devices ----------------------------------------------------------------------------------------------------
-def _attribute(device: dict[str, Any], name: str) -> Any:
+def device_attribute(device: dict[str, Any], name: str) -> Any:
+    """A published device's attribute value (unqualified, or in the driver's domain), or None."""
     attrs = device.get("attributes") or {}
     value = attrs.get(name) or attrs.get(f"{GPU_DRIVER_NAME}/{name}") or {}
     return next(iter(value.values()), None) if value else None
@@ -162,9 +162,9 @@ def _attribute(device: dict[str, Any], name: str) -> Any:
 def slice_of(device: dict[str, Any], memory_mib: float | None, margin_percent: int) -> Slice | None:
     """Which slice a published device is (API JSON; `memory_mib` its memory capacity), or None when it is none the
     package knows: an A10 device outside every band, a MIG profile of no catalog GPU of its architecture."""
-    kind = _attribute(device, "type")
+    kind = device_attribute(device, "type")
     if kind == "mig":
-        profile, architecture = _attribute(device, "profile"), _attribute(device, "architecture")
+        profile, architecture = device_attribute(device, "profile"), device_attribute(device, "architecture")
         return next((k for k in mig_kinds() if k.profile == profile and k.architecture == architecture), None)
     if kind == "gpu" and memory_mib is not None:
         size = size_class_of(memory_mib, margin_percent)

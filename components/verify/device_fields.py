@@ -3,18 +3,12 @@ memory capacity, unqualified names being the NVIDIA driver's own domain."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..catalog import GPU_DRIVER_NAME
+from ..kubernetes.slice_kinds import device_attribute as attribute  # the reader `slice_of` uses
 from .cel import any_quantity_mib
 from .client import Obj
 
-
-def attribute(device: Obj, name: str) -> Any:
-    """A device attribute's value (unqualified, or in the driver's domain), or None."""
-    attrs = device.get("attributes") or {}
-    value = attrs.get(name) or attrs.get(f"{GPU_DRIVER_NAME}/{name}") or {}
-    return next(iter(value.values()), None) if value else None
+__all__ = ["attribute", "memory_mib"]
 
 
 def memory_mib(device: Obj) -> float | None:
