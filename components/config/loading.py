@@ -110,6 +110,13 @@ def _decode(raw: Any) -> Any:
     return raw
 
 
+def decoded_section(raw: Any) -> dict[str, Any]:
+    """A stack-config section as a mapping (Pulumi's JSON text decoded as `load_stack_config` decodes it), or {} when
+    it is not one."""
+    value = _decode(raw)
+    return value if isinstance(value, dict) else {}
+
+
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 

@@ -22,6 +22,7 @@ from .pools import GpuPoolConfig
 from .salvage import salvage
 from .samples import SamplesConfig, extended_resource_problem
 from .syntax import CLUSTER_NAME, POOL_NAME
+from .validation import validated_or_none as _part
 from .versions import pool_skew_problem
 
 
@@ -218,13 +219,6 @@ def _pool_subnets(cluster: ClusterConfig, pools: Pools) -> list[tuple[str, str]]
             problems.append((key, f"is in virtual network '{own.names[0]}', not in cluster.network.vnetSubnetId's "
                              f"'{parent.names[0]}'; AKS needs every pool's subnet in one virtual network"))
     return problems
-
-
-def _part(model: type[Model], data: Any) -> Any:
-    try:
-        return model.model_validate(data)
-    except (ValidationError, ValueError, TypeError):
-        return None
 
 
 def _part_chart(raw_driver: Any) -> str | None:

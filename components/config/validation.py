@@ -23,6 +23,15 @@ def validate(model: type[BaseModel], data: Any, prefix: str = "", keys: KeyStyle
         raise ConfigError(problems) from None
 
 
+def validated_or_none(model: type[BaseModel], data: Any) -> Any:
+    """`data` validated into `model`, or None when it does not validate (a part checked on its own, its problems
+    reported elsewhere)."""
+    try:
+        return model.model_validate(data)
+    except (ValidationError, ValueError, TypeError):
+        return None
+
+
 def python_args_error(model: type[BaseModel], exc: ValidationError, data: Any = None) -> ConfigError:
     """The error a Python caller gets for bad arguments: one line per problem, named as the arguments are (with what
     the model-level rules find on the arguments that validated, when `data` gives them)."""

@@ -7,13 +7,10 @@ the fleet stack is answered from the fleet stack's file (`fleet_outputs`), so no
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from pydantic import ValidationError
 
 from ..config import ConfigError, Problem, StackConfig, stack_config_from_mapping
 from ..config.fleet import (
@@ -26,8 +23,10 @@ from ..config.fleet import (
 )
 from ..config.fleet_loading import fleet_config_from_mapping, is_fleet_stack
 from ..config.fleet_rules import MemberView, at, fleet_problems
+from ..config.loading import decoded_section
 from ..config.syntax import CLUSTER_NAME
 from ..config.upgrades import UpgradesConfig
+from ..config.validation import validated_or_none as _part
 from .mocks import SUBSCRIPTION
 from .project import Project, StackFileError, load_project, stack_name
 from .stacks import StackFile, read_stack_file
@@ -73,7 +72,7 @@ def load_fleet(project_dir: Path, fleet_stack: str) -> FleetSet:
         strategy, profile = fleet.update_strategy, fleet.auto_upgrade
     except ConfigError as exc:
         problems += [at(shown, p.path, p.message) for p in exc.problems]
-        raw = _raw(fleet_found.config.get(f"{project.name}:{FLEET_KEY}"))
+        raw = decoded_section(fleet_found.config.get(f"{project.name}:{FLEET_KEY}"))
         strategy = _part(UpdateStrategyConfig, raw.get("updateStrategy"))
         profile = _part(AutoUpgradeConfig, raw.get("autoUpgrade"))
     members: list[MemberStack] = []
@@ -83,7 +82,7 @@ def load_fleet(project_dir: Path, fleet_stack: str) -> FleetSet:
         if stack == fleet_stack:
             continue
         found = read_stack_file(project, stack)
-        raw = _raw(found.config.get(f"{project.name}:{FLEET_MEMBERSHIP_KEY}"))
+        raw = decoded_section(found.config.get(f"{project.name}:{FLEET_MEMBERSHIP_KEY}"))
         named = raw.get("fleetStack")
         if isinstance(named, str) and named not in stacks:  # a member of no fleet at all: a typo of this one, maybe
             problems.append(at(shown_file(project, project.stack_file(stack)), f"{FLEET_MEMBERSHIP_KEY}.fleetStack",
@@ -145,7 +144,7 @@ def fleet_outputs(fleet: FleetConfig, subscription: str = SUBSCRIPTION) -> dict[
 def referenced_fleet(project: Project, config: Mapping[str, Any]) -> tuple[str, FleetConfig] | None:
     """The fleet stack a member stack's config map names, and its settings, read from its file in the project (None
     when the config names none); StackFileError when it names a stack that is not a valid fleet stack."""
-    raw = _raw(config.get(f"{project.name}:{FLEET_MEMBERSHIP_KEY}"))
+    raw = decoded_section(config.get(f"{project.name}:{FLEET_MEMBERSHIP_KEY}"))
     name = raw.get("fleetStack")
     if not isinstance(name, str):
         return None
@@ -186,8 +185,8 @@ def _name_key(membership: FleetMembershipConfig) -> str:
 
 def _partial_view(shown: str, config: Mapping[str, Any], project: str) -> MemberView:
     """What the fleet rules can read of a member stack that did not validate whole."""
-    membership = _part(FleetMembershipConfig, _raw(config.get(f"{project}:{FLEET_MEMBERSHIP_KEY}")))
-    cluster = _raw(config.get(f"{project}:cluster"))
+    membership = _part(FleetMembershipConfig, decoded_section(config.get(f"{project}:{FLEET_MEMBERSHIP_KEY}")))
+    cluster = decoded_section(config.get(f"{project}:cluster"))
     upgrades = _part(UpgradesConfig, cluster.get("upgrades", {}))
     cluster_name = cluster.get("name") if isinstance(cluster.get("name"), str) else None
     if cluster_name is not None and not CLUSTER_NAME.fullmatch(cluster_name):
@@ -195,22 +194,3 @@ def _partial_view(shown: str, config: Mapping[str, Any], project: str) -> Member
     name = (membership.member_name or cluster_name) if membership else None
     return MemberView(shown, membership.group if membership else None, name,
                       _name_key(membership) if membership else "cluster.name", upgrades)
-
-
-def _raw(value: Any) -> dict[str, Any]:
-    """A section's raw value as a mapping (JSON text decoded, as Pulumi hands it over), or {}."""
-    if isinstance(value, str):
-
-
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return {}
-    return value if isinstance(value, dict) else {}
-
-
-def _part(model: type, data: Any) -> Any:
-    try:
-        return model.model_validate(data)
-    except (ValidationError, ValueError, TypeError):
-        return None
