@@ -14,7 +14,9 @@ from .problems import program_problems
 from .running import run_plan
 
 
-def _fleet_set(project_dir: str, fleet_stack: str) -> Any:
+def load_fleet_set(project_dir: str, fleet_stack: str) -> Any:
+    """The fleet stack and its member stacks, validated (`plan --fleet`, `diff --fleet`, `verify --fleet`,
+    `fleet-rollout`); BadInputError with one line per problem across the stacks."""
     from ..offline.fleet_stacks import load_fleet
 
     with program_problems(Path(project_dir)):
@@ -26,7 +28,7 @@ def cmd_plan_fleet(args: argparse.Namespace) -> int:
     document (``<stack>.json``) for `diff --fleet`; `--critical-path` the first `up` and a rollout's duration."""
     from ..review.fleet import format_summary, member_line
 
-    fleet = _fleet_set(args.project_dir, args.fleet)
+    fleet = load_fleet_set(args.project_dir, args.fleet)
     # `load_fleet` checked the rules across the fleet's stacks once: each stack's plan does not check them again.
     plans = {fleet.stack: run_plan(args.project_dir, fleet.stack, args.timeout, fleet_checked=True)}
     for member in fleet.members:
@@ -133,7 +135,7 @@ def _diff_summary(project_dir: str, fleet_stack: str, results: dict[str, Any]) -
     """The per-member summary of a fleet's diff, from the fleet as the project's stack files now say it."""
     from ..review.fleet import format_summary, member_line
 
-    fleet = _fleet_set(project_dir, fleet_stack)
+    fleet = load_fleet_set(project_dir, fleet_stack)
     lines = [member_line(m.stack, m.member_name, m.config, m.group, fleet.fleet, results[m.stack][1],
                          results[m.stack][0])
              for m in fleet.members if m.stack in results]

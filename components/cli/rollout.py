@@ -21,9 +21,10 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import urlparse
 
+from .fleet import load_fleet_set
 from .output import BadInputError, printable, printable_lines, write
 from .verify import _seconds
-from .verify_fleet import context_overrides, load_fleet_set
+from .verify_fleet import context_overrides
 
 SUBSCRIPTION_ENVS = ("ARM_SUBSCRIPTION_ID", "AZURE_SUBSCRIPTION_ID")
 DEFAULT_POLL = 60.0

@@ -13,26 +13,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
+from .fleet import load_fleet_set
 from .output import BadInputError, printable, printable_lines, write
-
-
-def load_fleet_set(project_dir: str, fleet_stack: str) -> Any:
-    """The fleet stack and its member stacks, validated; BadInputError with one line per problem across the stacks."""
-    from ..config import ConfigError
-    from ..offline import StackFileError
-    from ..offline.fleet_stacks import load_fleet
-    from ..offline.project import stack_name
-
-    try:
-        stack_name(fleet_stack)
-        return load_fleet(Path(project_dir), fleet_stack)
-    except StackFileError as exc:
-        raise BadInputError(exc.lines) from None
-    except ConfigError as exc:
-        raise BadInputError([str(p) for p in exc.problems]) from None
 
 
 def context_overrides(values: list[str] | None) -> dict[str, str]:
