@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal
 
 from ..catalog import A10_SIZES, GPU_DRIVER_NAME
@@ -105,10 +106,12 @@ def devices_per_node(vm_size: str, aks_profile: str | None = None) -> int:
     return A10_SIZES[vm_size].devices_per_node
 
 
-def mig_kinds() -> list[Slice]:
-    """Every MIG slice the catalog knows, once per GPU model (the PCIe and SXM A100 80GB are one model)."""
+@cache
+def mig_kinds() -> tuple[Slice, ...]:
+    """Every MIG slice the catalog knows, once per GPU model (the PCIe and SXM A100 80GB are one model), best fit
+    first. The catalog is constant, so this is worked out once (`slice_of` asks it for every published device)."""
     found = {mig_kind(size.gpu, piece) for size in MIG_SIZES.values() for piece in size.gpu.slices.values()}
-    return sorted(found, key=order)
+    return tuple(sorted(found, key=order))
 
 
 def order(kind: Slice) -> tuple[int, int, str, str]:
