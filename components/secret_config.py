@@ -24,6 +24,7 @@ from typing import Any
 import pulumi
 
 from .config import StackConfig
+from .config.credentials import plain_credentials
 from .config.loading import SECRET_SHOWN
 
 FREE_FORM = frozenset({"extraValues", "tags", "labels", "taints"})
@@ -31,9 +32,10 @@ _OPAQUE = (pulumi.Output, pulumi.Resource, pulumi.Asset, pulumi.Archive)
 
 
 def secret_texts(config: StackConfig) -> frozenset[str]:
-    """The texts the user marked secret: the placeholder of each secure value where the engine never decrypted them
-    (offline), else the text values of the secret sections' free-form maps (numbers and booleans carry no secret worth
-    hiding), and of each secret taint its key and value, which tolerations carry apart."""
+    """The texts to keep secret: those the user marked (the placeholder of each secure value where the engine never
+    decrypted them, offline; else the text values of the secret sections' free-form maps, and of each secret taint its
+    key and value, which tolerations carry apart), and every value that looks like a credential written in plain
+    text (`config.credentials`)."""
     data = config.model_dump(by_alias=True, mode="json")
     texts: set[str] = set()
     for section in config.secret_sections:
@@ -41,10 +43,20 @@ def secret_texts(config: StackConfig) -> frozenset[str]:
         # A section that holds the placeholder was read from a stack file offline: its secure values are known one by
         # one, and its plain texts are no secret (a tag `env: prod` beside a secure tag stays `prod`).
         texts |= {SECRET_SHOWN} if SECRET_SHOWN in found else found
+    # A value that looks like a credential written in plain text is kept secret too (plan, state, diff), while
+    # `load_stack_config` warns to make it secure: the stack file itself still holds it.
+    for section, value in data.items():
+        texts.update(_at(value, c.parts[1:]) for c in plain_credentials(value, section))
     if "gpuPools" in config.secret_sections and SECRET_SHOWN not in texts:
         for pool in config.gpu_pools:
             texts.update(part for taint in pool.parsed_taints for part in (taint.key, taint.value) if part)
     return frozenset(texts)
+
+
+def _at(value: Any, parts: tuple[str | int, ...]) -> str:
+    for part in parts:
+        value = value[part]
+    return value
 
 
 def _texts(value: Any, free: bool) -> Iterator[str]:
