@@ -13,7 +13,7 @@ from .config.args import component_args
 from .kubernetes.dra_driver import NvidiaDraDriver, NvidiaDraDriverArgs
 from .kubernetes.dra_samples import DraSamples, DraSamplesArgs
 from .outputs import lift, output, register_declared
-from .secret_config import secret_inputs, secret_texts
+from .secret_config import driver_values_secret, secret_inputs, secret_texts
 
 
 class GpuPlatformArgs(StackConfig):
@@ -128,7 +128,7 @@ class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
                 NvidiaDraDriverArgs(**args.dra_driver.model_dump(), pools=args.gpu_pools),
                 on_cluster,
                 # The values come from draDriver and from the pools' labels and taints: secret if any of them is.
-                secret_values=bool(args.secret_sections & {"draDriver", "gpuPools"}),
+                secret_values=driver_values_secret(args),
                 metrics=_driver_scraped(args),
             )
         self.samples = None

@@ -1,13 +1,19 @@
-"""Values from secret config stay secret in every resource that carries them.
+"""Values from secret config stay secret in every resource that carries them, and nothing else becomes secret.
 
-Pulumi marks a config key secret as a whole (``pulumi config set --secret``, or any ``secure:`` value inside it), and
-the program sees the key's value in plain text. Whatever the program builds from it must be passed as a secret again,
-or the value lands in the state file and in every preview. The NVIDIA driver's Helm values are marked explicitly (they
-mix several sections, see `platform.py`); this module is the net for the rest: a transformation on the platform that
-passes as a secret every input property of every child resource whose plain value holds a text of a secret section's
-free-form maps (`FREE_FORM`: where a credential can be written), the text itself or within a longer text when it is at
-least `MIN_EMBEDDED` characters long. Settings with a fixed syntax (names, versions, sizes) stay readable, so a plan
-of a stack with one secret Helm value still shows, and diffs, everything else.
+Pulumi marks a config key secret as a whole (``pulumi config set --secret``, or any ``secure:`` value inside it: a key
+whose value holds a secure value is a secure object, decrypted whole for the program; pulumi/pulumi
+`sdk/go/common/resource/config/map.go`, Get/Set with ``NewSecureObjectValue``), and the program sees the key's value in
+plain text. Whatever the program builds from it must be passed as a secret again, or the value lands in the state file
+and in every preview. The NVIDIA driver's Helm values are marked explicitly (they mix several sections, see
+`platform.py`); this module is the net for the rest: a transformation on the platform that passes as a secret every
+input property of every child resource that carries a secret text *whole* (a tag's value, a label's value, a taint),
+never one that merely contains it (an identity ID ending in ``-prod`` holds the tag value ``prod`` but is not secret).
+
+Which texts are secret: offline, a ``secure:`` value is never decrypted, so each one the user marked is the placeholder
+``[secret]`` and only those are secret. In a real run Pulumi names the secret sections only, so every text of their
+free-form maps (`FREE_FORM`: where a credential can be written) counts, matched whole. Settings with a fixed syntax
+(names, versions, sizes, IDs) stay readable, so a plan of a stack with one secret tag still shows, and diffs,
+everything else.
 """
 
 from __future__ import annotations
@@ -18,21 +24,39 @@ from typing import Any
 import pulumi
 
 from .config import StackConfig
+from .config.credentials import plain_credentials
+from .config.loading import SECRET_SHOWN
 
-MIN_EMBEDDED = 4
 FREE_FORM = frozenset({"extraValues", "tags", "labels", "taints"})
 _OPAQUE = (pulumi.Output, pulumi.Resource, pulumi.Asset, pulumi.Archive)
 
 
 def secret_texts(config: StackConfig) -> frozenset[str]:
-    """The text values of the free-form maps inside the stack's secret sections (numbers and booleans carry no secret
-    worth hiding), and of each secret taint its key and value, which tolerations carry apart."""
+    """The texts to keep secret: those the user marked (the placeholder of each secure value where the engine never
+    decrypted them, offline; else the text values of the secret sections' free-form maps, and of each secret taint its
+    key and value, which tolerations carry apart), and every value that looks like a credential written in plain
+    text (`config.credentials`)."""
     data = config.model_dump(by_alias=True, mode="json")
-    texts = {text for section in config.secret_sections for text in _texts(data.get(section), False)}
-    if "gpuPools" in config.secret_sections:
+    texts: set[str] = set()
+    for section in config.secret_sections:
+        found = set(_texts(data.get(section), False))
+        # A section that holds the placeholder was read from a stack file offline: its secure values are known one by
+        # one, and its plain texts are no secret (a tag `env: prod` beside a secure tag stays `prod`).
+        texts |= {SECRET_SHOWN} if SECRET_SHOWN in found else found
+    # A value that looks like a credential written in plain text is kept secret too (plan, state, diff), while
+    # `load_stack_config` warns to make it secure: the stack file itself still holds it.
+    for section, value in data.items():
+        texts.update(_at(value, c.parts[1:]) for c in plain_credentials(value, section))
+    if "gpuPools" in config.secret_sections and SECRET_SHOWN not in texts:
         for pool in config.gpu_pools:
             texts.update(part for taint in pool.parsed_taints for part in (taint.key, taint.value) if part)
     return frozenset(texts)
+
+
+def _at(value: Any, parts: tuple[str | int, ...]) -> str:
+    for part in parts:
+        value = value[part]
+    return value
 
 
 def _texts(value: Any, free: bool) -> Iterator[str]:
@@ -48,13 +72,14 @@ def _texts(value: Any, free: bool) -> Iterator[str]:
 
 
 def holds_secret(value: Any, texts: frozenset[str]) -> bool:
-    """Whether a plain input value (maps, lists, input types) holds one of `texts`; Outputs are left to their source."""
+    """Whether a plain input value (maps, lists, input types) holds one of `texts` as a whole text (a map's key or
+    value, a list's item), never inside a longer one; Outputs are left to their source."""
     seen: set[int] = set()
     stack = [value]
     while stack:
         node = stack.pop()
         if isinstance(node, str):
-            if node in texts or any(len(t) >= MIN_EMBEDDED and t in node for t in texts):
+            if node in texts:
                 return True
         elif isinstance(node, _OPAQUE) or id(node) in seen:
             continue
@@ -82,3 +107,17 @@ def secret_inputs(texts: frozenset[str]) -> pulumi.ResourceTransformation:
         return pulumi.ResourceTransformationResult(props, args.opts)
 
     return transform
+
+
+def driver_values_secret(config: StackConfig) -> bool:
+    """Whether the NVIDIA driver's Helm values may carry a secret: draDriver is a secret section, or gpuPools is and
+    its secret may be a pool's label or taint (the values carry those, never a pool's tags). Offline the secure values
+    are known one by one; in a real run any value of the section may be the secret one."""
+    if "draDriver" in config.secret_sections:
+        return True
+    if "gpuPools" not in config.secret_sections:
+        return False
+    pools = config.model_dump(by_alias=True, mode="json")["gpuPools"]
+    if SECRET_SHOWN not in set(_texts(pools, True)):
+        return True
+    return SECRET_SHOWN in set(_texts([{k: p.get(k) for k in ("labels", "taints")} for p in pools], True))

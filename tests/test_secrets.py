@@ -128,8 +128,9 @@ def test_a_secret_config_value_never_appears_in_the_plan(sections, preview):
 
 
 def test_without_secret_keys_the_same_values_are_plain(preview):
-    # The control: the same config, not secret, shows the value (so the test above can fail).
-    sections = {"draDriver": {"extraValues": {"registry": {"password": PLAIN_SECRET}}}}
+    # The control: such a config, not secret, shows the value (so the test above can fail); under a key that names no
+    # credential (a plain `password` is kept secret by its key: test_plain_credentials.py).
+    sections = {"draDriver": {"extraValues": {"registry": {"mirror": PLAIN_SECRET}}}}
     plan = capture(platform_program, config=as_config({**MINIMAL_STACK, **sections}), preview=preview)
     assert PLAIN_SECRET in plan.to_json()
     assert plan.one(RELEASE).inputs["values"] != SECRET

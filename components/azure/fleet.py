@@ -11,10 +11,13 @@ wait plus `verify`, docs/fleet.md says how.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pulumi
 import pulumi_azure_native.containerservice as containerservice
 import pulumi_azure_native.resources as resources
 
+from ..config.credentials import plain_credentials
 from ..config.fleet import FleetConfig, FleetHubConfig, UpdateStrategyConfig
 from ..outputs import output, register_declared
 
@@ -68,7 +71,11 @@ class GpuFleet(GpuFleetOutputs, pulumi.ComponentResource):
     def __init__(self, name: str, args: GpuFleetArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("aks-dra-vgpu:index:GpuFleet", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        tags = args.tags or None
+        tags: Any = args.tags or None
+        if tags and plain_credentials(tags, "tags"):
+            # A tag that looks like a credential stays out of the plan, the state and the diff (the fleet stack is
+            # warned to make it secure, `config.loading.warn_plain_credentials`).
+            tags = pulumi.Output.secret(tags)
         if args.create_resource_group:
             group = resources.ResourceGroup(f"{name}-rg", resource_group_name=args.resource_group_name,
                                             location=args.location, tags=tags, opts=child)

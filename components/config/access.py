@@ -10,6 +10,7 @@ from pydantic.alias_generators import to_snake
 
 from .azure import check_cidr, network_problems
 from .base import Model, unset
+from .credentials import looks_like
 from .errors import KeyedProblemsError
 from .syntax import GUID, INTERACTIVE_LOGINS, StrInput
 from .types import CloudName, SubnetId
@@ -133,6 +134,10 @@ class AuthConfig(Model):
     @classmethod
     def _guid(cls, v: StrInput | None) -> StrInput | None:
         if isinstance(v, str) and not GUID.fullmatch(v):
+            if looks_like("clientSecret", v):  # a credential pasted in the wrong place is never repeated
+                raise ValueError("is not a GUID and looks like a client secret (not shown); write the application's "
+                                 "client ID, a GUID such as '00000000-0000-0000-0000-000000000000', and keep the secret "
+                                 "out of the stack file")
             raise ValueError(f"'{v}' is not a GUID; copy the ID from Entra ID, e.g. '00000000-0000-0000-0000-000000000000'")
         return v
 

@@ -14,7 +14,7 @@ import pulumi
 
 from .errors import ConfigError, Problem
 from .fleet import FLEET_KEY, FleetConfig, raw_duplicate_problems
-from .loading import NEAR_MISS_CUTOFF, PROJECT, STACK_KEYS, _decode, redact
+from .loading import NEAR_MISS_CUTOFF, PROJECT, STACK_KEYS, _decode, redact, warn_plain_credentials
 from .validation import validate
 
 
@@ -63,7 +63,9 @@ def load_fleet_config(project: str | None = None) -> FleetConfig:
     if value is not None:
         found[f"{namespace}:{FLEET_KEY}"] = value
     secret = [full for full in found if pulumi.runtime.is_config_secret(full)]
-    return fleet_config_from_mapping(found, namespace, secret)
+    fleet = fleet_config_from_mapping(found, namespace, secret)
+    warn_plain_credentials(found, namespace, secret)
+    return fleet
 
 
 def running_fleet_stack(project: str | None = None) -> bool:

@@ -181,4 +181,14 @@ def load_stack_config(project: str | None = None) -> StackConfig:
         if value is not None:
             found[f"{namespace}:{key}"] = value
     secret = [full for full in found if pulumi.runtime.is_config_secret(full)]
-    return stack_config_from_mapping(found, namespace, secret)
+    stack = stack_config_from_mapping(found, namespace, secret)
+    warn_plain_credentials(found, namespace, secret)
+    return stack
+
+
+def warn_plain_credentials(config: Mapping[str, Any], namespace: str, secret: Collection[str]) -> None:
+    """One warning per value of the stack's config that looks like a credential in plain text (never the value)."""
+    from .credentials import config_credentials, credential_warning
+
+    for found in config_credentials(config, namespace, secret):
+        pulumi.log.warn(credential_warning(found, namespace, pulumi.get_stack()))

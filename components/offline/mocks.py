@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from .plan import UNKNOWN_VALUE
+from .plan import SIG_KEY, SIG_SECRET, UNKNOWN_VALUE
 
 SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"
 # Who runs Pulumi offline, in an update run: azure-native's client config (authorization.get_client_config).
@@ -200,10 +200,14 @@ def _as_azure_returns(type_: str, outputs: dict[str, Any]) -> dict[str, Any]:
     """Outputs in the shape Azure answers where it differs from the inputs: a ManagedCluster's user-assigned identities
     go in as a list of IDs (azure-native's input type) and come back as a map of ID -> identity (its output type)."""
     identity = outputs.get("identity")
-    if type_ == "azure-native:containerservice:ManagedCluster" and isinstance(identity, dict):
-        ids = identity.get("userAssignedIdentities")
+    # A secret input comes back a secret output of the same shape (the engine keeps the mark): look inside it.
+    secret = isinstance(identity, dict) and identity.get(SIG_KEY) == SIG_SECRET
+    plain = identity.get("value") if secret else identity
+    if type_ == "azure-native:containerservice:ManagedCluster" and isinstance(plain, dict):
+        ids = plain.get("userAssignedIdentities")
         if isinstance(ids, list):
-            outputs["identity"] = {**identity, "userAssignedIdentities": {str(i): {} for i in ids}}
+            plain = {**plain, "userAssignedIdentities": {str(i): {} for i in ids}}
+            outputs["identity"] = {SIG_KEY: SIG_SECRET, "value": plain} if secret else plain
     return outputs
 
 

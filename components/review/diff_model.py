@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import copy
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..config.credentials import plain_credentials
 from ..config.syntax import MISSING
 from ..offline.plan import SECRET
 from .replacement import Replacement
@@ -13,6 +16,7 @@ from .rules.model import Refuser, Rule
 Operation = Literal["create", "update", "replace", "refused", "delete"]
 OPERATIONS: tuple[Operation, ...] = ("create", "update", "replace", "refused", "delete")
 HIDDEN = "(not shown: the other side is secret)"
+CREDENTIAL = "(not shown: looks like a credential)"
 # Exit status of `diff`: no change, changes, a change that would fail or must not be applied.
 EXIT_NO_CHANGE, EXIT_CHANGES, EXIT_REFUSED = 0, 3, 4
 
@@ -44,7 +48,8 @@ class ValueChange:
             old = HIDDEN
         if old == SECRET and new is not MISSING:
             new = HIDDEN
-        return old, new
+        key = re.split(r"[.\[]", self.path.rstrip("]"))[-1].strip('"')
+        return _without_credentials(old, key), _without_credentials(new, key)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON shape: absent sides are left out."""
@@ -173,3 +178,18 @@ class DiffResult:
 def rule_dict(rule: Rule) -> dict[str, str]:
     """A rule as the JSON document shows it."""
     return {"effect": rule.effect, "mechanism": rule.mechanism, "why": rule.why, "source": rule.source}
+
+
+def _without_credentials(value: Any, key: str) -> Any:
+    """The value with every part that looks like a credential written in plain text (under its key) not shown: a plan
+    made by a program that passed one on in plain text must not put it in a diff or a PR comment."""
+    found = plain_credentials({key: value}, "")
+    if not found:
+        return value
+    holder = {key: copy.deepcopy(value)}
+    for credential in found:
+        parent: Any = holder
+        for part in credential.parts[1:-1]:
+            parent = parent[part]
+        parent[credential.parts[-1]] = CREDENTIAL
+    return holder[key]
