@@ -23,7 +23,7 @@ from typing import Literal
 from ..catalog import A10_SIZES, MIG_PROFILES, MIG_SIZES
 from ..config import GpuPoolConfig
 from ..kubernetes.mig_claims import mig_template_name
-from ..kubernetes.slice_kinds import Slice, devices_per_node, mig_kinds, order, pool_slice, usable_memory_gib
+from ..kubernetes.slice_kinds import Slice, devices_per_node, holds, mig_kinds, order, pool_slice, usable_memory_gib
 from ..kubernetes.tolerations import pool_tolerations
 from .model import Placement, Workload
 from .prices import PriceTable
@@ -56,6 +56,10 @@ class Offer:
         """What a workload may count on in one slice: its nominal memory less the margin."""
         return usable_memory_gib(self.kind, margin_percent)
 
+    def holds(self, workload: Workload, margin_percent: int) -> bool:
+        """Whether one slice holds the workload at the margin (`slice_kinds.holds`, the rule `usable_gib` prints)."""
+        return holds(self.kind, margin_percent, workload.memory_gib)
+
     def nodes(self, replicas: int) -> int:
         """Nodes that hold this many single-slice replicas."""
         return math.ceil(replicas / self.per_node)
@@ -87,7 +91,7 @@ def rank(o: Offer) -> tuple[bool, float, int, int, str, str]:
 
 def holding(workload: Workload, margin_percent: int, found: list[Offer]) -> list[Offer]:
     """The offers one of whose slices holds the workload at the margin, cheapest first."""
-    return sorted((o for o in found if o.usable_gib(margin_percent) >= workload.memory_gib), key=rank)
+    return sorted((o for o in found if o.holds(workload, margin_percent)), key=rank)
 
 
 def mig_ready(workload: Workload) -> str | None:
@@ -108,7 +112,7 @@ def stack_mig_pools(workload: Workload, margin_percent: int, pools: list[GpuPool
     """The stack's MIG pools that may run this workload: of the smallest slice that holds it, of one VM size and
     profile (the first such pool's); spot pools for a workload that opts in (others when none), never otherwise."""
     fit = [i for i, p in enumerate(pools) if p.is_mig and p.mig_profile
-           and _pool_offer(p, prices).usable_gib(margin_percent) >= workload.memory_gib]
+           and _pool_offer(p, prices).holds(workload, margin_percent)]
     on_demand = [i for i in fit if pools[i].spot is None]
     spot = [i for i in fit if pools[i].spot is not None]
     chosen = (spot or on_demand) if workload.spot else on_demand
@@ -181,7 +185,7 @@ def compare(placements: list[Placement], margin_percent: int, prices: PriceTable
 def too_small(workload: Workload, margin_percent: int) -> Slice | None:
     """The MIG slice (least nominal memory) whose nominal memory holds the workload but whose usable memory does not:
     the one a reader would reach for, and why it is not the answer."""
-    found = [k for k in mig_kinds() if k.memory_gib >= workload.memory_gib > usable_memory_gib(k, margin_percent)]
+    found = [k for k in mig_kinds() if k.memory_gib >= workload.memory_gib and not holds(k, margin_percent, workload.memory_gib)]
     return min(found, key=order, default=None)
 
 
