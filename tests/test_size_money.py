@@ -48,3 +48,34 @@ def test_a_workload_of_exactly_a_7g_141gbs_usable_memory_is_placed_on_it(capsys)
     doc = size_json(capsys, "--workload", "x=127", "--family", "mig")
     assert doc["workloads"][0]["vmSize"] is None
     assert "at most 126.9 GiB usable: 7g.141gb on H200 141GB" in doc["problems"][0]["message"]
+
+
+def _sizing_imports() -> dict[str, set[str]]:
+    """Each module of components/sizing and the sibling modules it imports (at run time or for type checking)."""
+    import ast
+
+    folder = ROOT / "components" / "sizing"
+    found: dict[str, set[str]] = {}
+    for path in folder.glob("*.py"):
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                names |= {node.module.split(".")[0]} if node.module else {a.name for a in node.names}
+        found[path.stem] = names
+    return found
+
+
+def test_the_sizing_model_holds_types_only_and_no_module_of_sizing_imports_one_that_imports_it():
+    graph = _sizing_imports()
+    assert graph["model"] == set()
+
+    def reach(start: str) -> set[str]:
+        seen, todo = set(), [start]
+        while todo:
+            for n in graph.get(todo.pop(), ()):
+                if n not in seen:
+                    seen.add(n)
+                    todo.append(n)
+        return seen
+
+    assert [m for m in graph if m in reach(m)] == []

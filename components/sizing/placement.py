@@ -20,7 +20,12 @@ from ..config import GpuPoolConfig
 from ..kubernetes.claim_templates import PAIR_SIZE, claim_template_name, pair_template_name
 from ..kubernetes.selectors import SIZE_CLASSES, holds, usable_memory_gib, vm_sizes_of_class
 from ..kubernetes.tolerations import pool_tolerations
-from .model import Finding, Placement, Workload, a_slice
+from .model import UNIT, Finding, Placement, Workload
+
+
+def a_slice(gib: int) -> str:
+    """'a 4 GiB slice', 'an 8 GiB slice' (the article as the number is said)."""
+    return f"{'an' if gib in (8, 18, 80) else 'a'} {gib} {UNIT} slice"
 
 
 def size_class_for(memory_gib: float, margin_percent: int) -> int | None:

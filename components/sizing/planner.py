@@ -24,9 +24,10 @@ from ..kubernetes.selectors import usable_memory_gib as a10_usable_gib
 from ..kubernetes.slice_kinds import devices_per_node, mig_kinds, usable_memory_gib
 from .cost import WHOLE_A10, costs, whole_gpus
 from .families import FAMILIES, Family, compare, mig_note, mig_ready, place_mig
-from .model import SLICE_SIZES, Change, CostLine, Finding, Placement, PoolPlan, SizingPlan, Workload
+from .model import SLICE_SIZES, Change, CostLine, Finding, Placement, PoolPlan, Workload
 from .packing import pack_shared
 from .placement import devices_of, margin_note, no_fit, nodes_for, nodes_of, place, size_class_for
+from .plan import SizingPlan
 from .prices import PriceTable
 from .stack_pools import check_stack, suggest_pools
 

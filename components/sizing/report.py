@@ -13,7 +13,8 @@ from ..kubernetes.selectors import usable_memory_gib
 from ..kubernetes.slice_kinds import Slice, pool_slice
 from ..kubernetes.slice_kinds import usable_memory_gib as slice_usable_gib
 from . import family_report, regions, shared_report
-from .model import CostLine, Placement, PoolPlan, SizingPlan
+from .model import CostLine, Placement, PoolPlan
+from .plan import SizingPlan
 from .planner import usable_sizes
 from .tables import md_table, text_table
 
