@@ -79,3 +79,52 @@ def test_the_sizing_model_holds_types_only_and_no_module_of_sizing_imports_one_t
         return seen
 
     assert [m for m in graph if m in reach(m)] == []
+
+
+def _placed(doc: dict) -> dict[str, tuple[str, str | None]]:
+    return {w["name"]: (w["vmSize"], w["gpuInstanceProfile"]) for w in doc["workloads"]}
+
+
+def test_40_gib_costs_no_more_than_the_7g_80gb_that_also_holds_60(capsys):
+    forty, sixty = size_json(capsys, "--workload", "llm=40"), size_json(capsys, "--workload", "llm=60")
+    assert _placed(sixty) == {"llm": ("Standard_NC24ads_A100_v4", "MIG7g")}
+    assert _placed(forty) == {"llm": ("Standard_NC24ads_A100_v4", "MIG7g")}
+    assert forty["cost"]["plan"]["hourly"] == sixty["cost"]["plan"]["hourly"] == 3.67
+
+
+def test_a_second_workload_goes_where_the_whole_plan_is_cheapest(capsys):
+    # the H100 NVL node with llm and embed on its two 3g.47gb: 6.98; the A100 (3.673) and a 12 GiB A10 (1.60): 5.273
+    doc = size_json(capsys, "--workload", "llm=40", "--workload", "embed=8")
+    assert _placed(doc) == {"llm": ("Standard_NC24ads_A100_v4", "MIG7g"), "embed": ("Standard_NV18ads_A10_v5", None)}
+    assert doc["cost"]["plan"]["hourly"] == round(3.673 + 1.6, 2)
+
+
+def test_workloads_fill_the_slices_of_a_node_already_bought(capsys):
+    # two 40 GiB workloads share one H100 NVL node (two 3g.47gb, 6.98) rather than two A100 nodes (7.346)
+    doc = size_json(capsys, "--workload", "a=40", "--workload", "b=40")
+    assert _placed(doc) == {"a": ("Standard_NC40ads_H100_v5", "MIG3g"), "b": ("Standard_NC40ads_H100_v5", "MIG3g")}
+    (pool,) = doc["pools"]
+    assert (pool["devices"], pool["nodes"], doc["cost"]["plan"]["hourly"]) == (2, 1, 6.98)
+    # six 7 GiB replicas on one A100's seven 1g.10gb (3.673) rather than six 8 GiB A10 slices (6 x 0.908)
+    doc = size_json(capsys, "--workload", "inference=7x6", "--slice", "training=24x2")
+    assert _placed(doc)["inference"] == ("Standard_NC24ads_A100_v4", "MIG1g")
+    assert doc["cost"]["plan"]["hourly"] == round(3.673 + 2 * 3.2, 2)
+    a10 = size_json(capsys, "--workload", "inference=7x6", "--slice", "training=24x2", "--family", "a10")
+    assert a10["cost"]["plan"]["hourly"] == round(6 * 0.908 + 2 * 3.2, 2)
+
+
+def test_the_margin_is_kept_when_choosing_by_cost(capsys):
+    # 9 GiB fits a 1g.10gb (9.0 usable) of the A100's seven (3.673); 9.1 does not, and goes to the H100 NVL's seven
+    # 1g.12gb (10.8 usable, 6.98), still less than seven 12 GiB A10 slices (7 x 1.60)
+    assert _placed(size_json(capsys, "--workload", "a=9x7"))["a"] == ("Standard_NC24ads_A100_v4", "MIG1g")
+    assert _placed(size_json(capsys, "--workload", "a=9.1x7"))["a"] == ("Standard_NC40ads_H100_v5", "MIG1g")
+
+
+def test_a_baseline_that_is_the_plan_is_printed_once(capsys):
+    _, out = size(capsys, "--workload", "llm=40")
+    table = out.split("cost:\n", 1)[1].split("problems:", 1)[0]
+    assert table.count("3.67 USD") == 1
+    assert "One whole GPU per replica: the same cost and GPU memory as right-sized (this plan)." in table
+    assert "The MIG pools as planned: the same cost and GPU memory as right-sized (this plan)." in table
+    doc = size_json(capsys, "--workload", "llm=40")
+    assert set(doc["cost"]) >= {"plan", "wholeA10PerWorkload", "largestSizePool"}  # JSON keeps every line

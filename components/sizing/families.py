@@ -6,10 +6,10 @@ the one answer that knows both families; the catalogs (`catalog.sizes`, `catalog
 
 - The price of a slice is the node's price divided by the slices a node holds (`devices_per_node`: an A10 size's
   vGPUs, or a MIG size's GPUs x the slices its profile lays out on each).
-- A workload asked for by memory is placed as before on the A10 slices when one holds it (every A10 answer is
-  unchanged); one no A10 slice holds, and every one with `--family mig`, gets the MIG slice cheapest a slice that holds
-  it with the memory margin (ties: the node with fewer slices, then less memory). Slices asked for by name (`--slice`)
-  and two-device workloads are A10 notions and stay A10's.
+- A workload asked for by memory first gets, by the family rules, the A10 slice of the smallest class that holds it,
+  else the MIG slice cheapest a slice that holds it with the memory margin (ties: the node with fewer slices, then less
+  memory); `choice` then moves it to the slices of the cheapest plan, whole nodes paid for. Slices asked for by name
+  (`--slice`) and two-device workloads are A10 notions and stay A10's.
 - With a stack, a workload goes to the stack's MIG pools of the smallest slice that holds it (a spot pool only for a
   workload that opts in), else the cheapest MIG slice is suggested as a new pool.
 """
@@ -162,22 +162,18 @@ class FamilyRow:
 
 
 def compare(placements: list[Placement], margin_percent: int, prices: PriceTable) -> list[FamilyRow]:
-    """For each workload placed, the A10 slice the plan's rules give it and the MIG slice cheapest a slice that holds
-    it, cheapest a slice first (a workload for one family alone gets one row)."""
-    mig_offers = offers(prices, "mig")
+    """For each workload placed, the slice the plan gives it and, of each family, the slice cheapest a slice that
+    holds it (when another), cheapest a slice first (a workload for one family alone gets that family's rows)."""
     rows: list[FamilyRow] = []
     for p in placements:
         if p.vm_size is None:
             continue
-        here = []
-        if p.aks_profile is None:
-            a10 = offer(p.vm_size, None, prices)
-            here.append(FamilyRow(p.workload, a10, a10.usable_gib(margin_percent), True))
-        found = holding(p.workload, margin_percent, mig_offers) if mig_ready(p.workload) is None else []
-        if found:
-            best = found[0]
-            mine = p.aks_profile is not None and (best.vm_size, best.aks_profile) == (p.vm_size, p.aks_profile)
-            here.append(FamilyRow(p.workload, best, best.usable_gib(margin_percent), mine))
+        planned = offer(p.vm_size, p.aks_profile, prices)
+        here = [FamilyRow(p.workload, planned, planned.usable_gib(margin_percent), True)]
+        for family in FAMILIES if mig_ready(p.workload) is None else ():
+            best = next(iter(holding(p.workload, margin_percent, offers(prices, family))), None)
+            if best is not None and (best.vm_size, best.aks_profile) != (p.vm_size, p.aks_profile):
+                here.append(FamilyRow(p.workload, best, best.usable_gib(margin_percent), False))
         rows += sorted(here, key=lambda r: (rank(r.offer), not r.planned))
     return rows
 
@@ -195,7 +191,7 @@ def mig_note(p: Placement, margin_percent: int, prices: PriceTable, pool_names: 
     o = offer(p.vm_size, p.aks_profile, prices)
     w = p.workload
     where = (f"on {', '.join(pool_names[i] for i in p.stack_pools)} ({o.vm_size}, {o.aks_profile})" if p.stack_pools
-             else f"the MIG slice cheapest a slice that holds it: {o.vm_size} ({o.aks_profile})")
+             else f"the cheapest plan's slice for it (whole nodes paid for): {o.vm_size} ({o.aks_profile})")
     money = ("" if o.node_hourly is None or o.per_slice is None else
              f" at {o.node_hourly:.2f} {prices.currency} an hour holds {o.per_node}, {o.per_slice:.2f} "
              f"{prices.currency} a slice")

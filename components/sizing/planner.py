@@ -22,6 +22,7 @@ from ..config import GpuPoolConfig, StackConfig
 from ..kubernetes.selectors import SIZE_CLASSES
 from ..kubernetes.selectors import usable_memory_gib as a10_usable_gib
 from ..kubernetes.slice_kinds import devices_per_node, mig_kinds, usable_memory_gib
+from .choice import choose
 from .cost import WHOLE_A10, costs, whole_gpus
 from .families import FAMILIES, Family, compare, mig_note, mig_ready, place_mig
 from .model import SLICE_SIZES, Change, CostLine, Finding, Placement, PoolPlan, Workload
@@ -126,7 +127,8 @@ def plan_sizing(
     klass = samples.device_class_name if device_class is None else device_class
     stack_pools = stack.gpu_pools if stack else []
     families = FAMILIES if compare_families and family is None and stack is None else families_of(family, stack)
-    placements = [_place(w, margin, klass, stack_pools, prices, families) for w in workloads]
+    placements = choose([_place(w, margin, klass, stack_pools, prices, families) for w in workloads], margin, klass,
+                        prices, families)
     findings = list(price_findings or [])
     findings += [_no_fit(i, p.workload, margin, families) for i, p in enumerate(placements) if p.vm_size is None]
     notes = [n for n in (margin_note(p, margin) for p in placements if p.aks_profile is None) if n]
