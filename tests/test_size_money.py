@@ -128,3 +128,13 @@ def test_a_baseline_that_is_the_plan_is_printed_once(capsys):
     assert "The MIG pools as planned: the same cost and GPU memory as right-sized (this plan)." in table
     doc = size_json(capsys, "--workload", "llm=40")
     assert set(doc["cost"]) >= {"plan", "wholeA10PerWorkload", "largestSizePool"}  # JSON keeps every line
+
+
+def test_size_given_a_fleet_stack_says_so_and_names_each_member_to_size(capsys):
+    status = main(["size", "--project-dir", str(ROOT), "--stack", "fleet", "--workload", "a=3"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert ("'fleet' is a fleet stack (it sets `fleet`: the Fleet, its update strategy and auto-upgrade profile), which "
+            "has no GPU pools to size; size each member stack instead: `size --stack fleet-eus`, "
+            "`size --stack fleet-weu`") in err
+    assert "unknown key" not in err
