@@ -138,3 +138,12 @@ def test_size_given_a_fleet_stack_says_so_and_names_each_member_to_size(capsys):
             "has no GPU pools to size; size each member stack instead: `size --stack fleet-eus`, "
             "`size --stack fleet-weu`") in err
     assert "unknown key" not in err
+
+
+def test_a_size_without_a_price_in_the_region_is_said_not_costed_at_zero(capsys):
+    doc = size_json(capsys, "--workload", "x=126.9", "--family", "mig")  # ND96isr_H200_v5: no price in eastus
+    (warning,) = [p for p in doc["problems"] if p["kind"] == "no-price"]
+    assert warning["message"].startswith("no price known for Standard_ND96isr_H200_v5 in eastus")
+    assert doc["cost"]["plan"]["hourly"] is None
+    _, out = size(capsys, "--workload", "x=126.9", "--family", "mig")
+    assert "0.00 USD" not in out

@@ -137,8 +137,9 @@ def plan_sizing(
     pools = _pool_plans(placed)
     for vm_size in sorted({p.vm_size for p in pools} | set(whole_gpus(placed))):
         if prices.hourly(vm_size) is None:
-            findings.append(Finding("warning", "no-price", f"the price table has no price for {vm_size}; costs left out",
-                                    "prices"))
+            findings.append(Finding("warning", "no-price", f"no price known for {vm_size} in {prices.region} (the "
+                                    "price table has none there, which is not to say Azure does not sell it); its "
+                                    "costs are left out, not counted as 0", "prices"))
     if stack is not None:
         findings += check_stack(stack, pools, [p.workload for p in placements if p.vm_size is None])
     snippet, changes = suggest_pools(pools, stack, written_pools)
