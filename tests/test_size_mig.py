@@ -24,14 +24,16 @@ def size(capsys, *argv: str) -> tuple[int, str]:
     return status, capsys.readouterr().out
 
 
-def test_a_40_gib_workload_gets_one_mig_slice_that_holds_it_with_the_margin_not_two_a10s(capsys):
-    status, out = size(capsys, "--workload", "big=40")
+def test_two_40_gib_replicas_get_one_mig_slice_each_that_holds_it_with_the_margin_not_two_a10s(capsys):
+    # two replicas fill the H100 NVL node's two 3g.47gb (6.98) for less than two A100 nodes (2 x 3.67); one alone goes
+    # to the A100 (test_size_money)
+    status, out = size(capsys, "--workload", "big=40x2")
     assert status == 0
-    assert ("big: 40 GiB gets 3g.47gb on H100 NVL 94GB (42.3 GiB usable of 47 at the 10 % margin), the MIG slice "
-            "cheapest a slice that holds it: Standard_NC40ads_H100_v5 (MIG3g) at 6.98 USD an hour holds 2, 3.49 USD a "
-            "slice; a 3g.40gb (36.0 GiB usable) is too small once the margin is taken") in out
+    assert ("big: 40 GiB gets 3g.47gb on H100 NVL 94GB (42.3 GiB usable of 47 at the 10 % margin), the cheapest plan's "
+            "slice for it (whole nodes paid for): Standard_NC40ads_H100_v5 (MIG3g) at 6.98 USD an hour holds 2, 3.49 "
+            "USD a slice; a 3g.40gb (36.0 GiB usable) is too small once the margin is taken") in out
     assert "Standard_NV72ads_A10_v5" not in out and "--slice big=48" not in out
-    _, out = size(capsys, "--workload", "big=40", "--json")
+    _, out = size(capsys, "--workload", "big=40x2", "--json")
     doc = json.loads(out)
     (w,) = doc["workloads"]
     assert (w["family"], w["vmSize"], w["gpuInstanceProfile"], w["migProfile"], w["gpuModel"], w["usableGiB"]) == (
@@ -39,7 +41,7 @@ def test_a_40_gib_workload_gets_one_mig_slice_that_holds_it_with_the_margin_not_
     assert w["claimTemplate"] == "mig-h100-nvl-94gb-3g47gb"
     (pool,) = doc["pools"]
     assert (pool["vmSize"], pool["gpuInstanceProfile"], pool["devices"], pool["nodes"], pool["hourly"]) == (
-        "Standard_NC40ads_H100_v5", "MIG3g", 1, 1, 6.98)
+        "Standard_NC40ads_H100_v5", "MIG3g", 2, 1, 6.98)
     assert doc["gpuPools"] == [{"name": "nc40adsh100", "vmSize": "Standard_NC40ads_H100_v5",
                                 "gpuInstanceProfile": "MIG3g", "autoscaling": {"minCount": 1, "maxCount": 1}}]
     assert doc["cost"]["plan"]["hourly"] == 6.98 and doc["fits"] is True
@@ -54,7 +56,6 @@ def test_the_3g_40gb_is_too_small_once_the_margin_is_taken():
 
 @pytest.mark.parametrize("argv", [
     ["--workload", "embed=3x6", "--workload", "chat=6x3", "--workload", "asr=10x2", "--workload", "finetune=20"],
-    ["--workload", "inference=7x6", "--slice", "training=24x2"],
     ["--slice", "a=8x2", "--slice", "p=48", "--workload", "b=7"],
     ["--workload", "infer=5x4", "--workload", "embed=2x6", "--sharing", "memory"],
     ["--workload", "training=24x2", "--workload", "inference=7x2", "--stack", "prod"],
@@ -78,8 +79,9 @@ def test_a10_and_mig_are_compared_per_workload_cheapest_a_slice_first(capsys):
                     ("a10", "Standard_NV12ads_A10_v5", None, 0.908, 3, 2.724, True)]
     _, text = size(capsys, "--workload", "chat=7x3")
     assert "A10 and MIG slices per workload (cheapest a slice first, at the 10 % margin):" in text
-    assert ("chat: 1g.10gb on A100 80GB costs 0.52 USD a slice against 0.91 for the planned 8 GiB slice; alone, its "
-            "replicas pay 3.67 USD an hour on 1 Standard_NC24ads_A100_v4 against 2.72 USD.") in text
+    assert ("chat: 1g.10gb on A100 80GB costs 0.52 USD a slice against 0.91 for the planned 8 GiB slice, but its "
+            "replicas would pay 3.67 USD an hour for 1 whole Standard_NC24ads_A100_v4 against 2.72 USD alone on the "
+            "planned slice; the plan is the cheapest for all the workloads together.") in text
     assert text.splitlines()[-1] == "everything fits"
 
 
@@ -114,16 +116,16 @@ def test_a_stacks_mig_pools_are_used_in_their_own_numbers(capsys):
     placed = {w["name"]: (w["vmSize"], w["stackPools"], w["gpuInstanceProfile"]) for w in doc["workloads"]}
     assert placed == {"chat": ("Standard_NV12ads_A10_v5", ["a10s"], None),
                       "big": ("Standard_NC24ads_A100_v4", ["a100mig"], "MIG3g"),
-                      "huge": ("Standard_NC40ads_H100_v5", [], "MIG3g")}
+                      "huge": ("Standard_NC24ads_A100_v4", [], "MIG7g")}
     messages = {p["key"]: p["message"] for p in doc["problems"]}
     assert messages["gpuPools[1].count"] == ("a100mig (Standard_NC24ads_A100_v4) has count 1 (2 devices); big needs 2 "
                                              "nodes (3 devices): raise a100mig's count to 2")
-    assert messages["gpuPools"] == ("no pool offers 3g.47gb slices of H100 NVL 94GB (Standard_NC40ads_H100_v5, "
-                                    "gpuInstanceProfile MIG3g) to huge: add one (see the gpuPools snippet)")
+    assert messages["gpuPools"] == ("no pool offers 7g.80gb slices of A100 80GB (Standard_NC24ads_A100_v4, "
+                                    "gpuInstanceProfile MIG7g) to huge: add one (see the gpuPools snippet)")
     written = yaml.safe_load((ROOT / "stacks" / "Pulumi.mig.yaml").read_text())["config"]["aks-dra-vgpu:gpuPools"]
     assert doc["gpuPools"][0] == written[0] and doc["gpuPools"][1] == {**written[1], "count": 2}
-    assert doc["gpuPools"][2] == {"name": "nc40adsh100", "vmSize": "Standard_NC40ads_H100_v5",
-                                  "gpuInstanceProfile": "MIG3g", "autoscaling": {"minCount": 1, "maxCount": 1}}
+    assert doc["gpuPools"][2] == {"name": "nc24adsa100", "vmSize": "Standard_NC24ads_A100_v4",
+                                  "gpuInstanceProfile": "MIG7g", "autoscaling": {"minCount": 1, "maxCount": 1}}
 
 
 def test_an_unused_mig_pool_is_named_by_its_slices(capsys):
@@ -134,7 +136,7 @@ def test_an_unused_mig_pool_is_named_by_its_slices(capsys):
 
 
 def test_regions_say_where_a_mig_size_is_lacking(capsys):
-    _, out = size(capsys, "--workload", "big=40", "--regions", "eastus,francecentral,westeurope", "--json")
+    _, out = size(capsys, "--workload", "big=40x2", "--regions", "eastus,francecentral,westeurope", "--json")
     rows = {r["region"]: r for r in json.loads(out)["regions"]["rows"]}
     assert rows["eastus"]["hourly"] == 6.98 and rows["westeurope"]["hourly"] == 9.08
     assert rows["francecentral"]["missing"] == ["Standard_NC40ads_H100_v5"]  # no meter there: absent, not invented

@@ -13,7 +13,7 @@ from components.cli import main
 from components.sizing.prices import price_book
 from tests.conftest import ROOT
 
-WORKLOADS = ("--workload", "embed=3x4", "--workload", "train=20x2")  # 4 x NV6 and 2 x NV36
+WORKLOADS = ("--workload", "embed=3x4", "--workload", "train=20x2", "--family", "a10")  # 4 x NV6 and 2 x NV36
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

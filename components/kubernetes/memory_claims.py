@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .selectors import size_class_selector, usable_memory_gib
+from .selectors import holds, size_class_selector, usable_memory_gib
 
 MAX_ALTERNATIVES = 8  # resource.k8s.io/v1 DeviceRequest.firstAvailable: at most 8 sub-requests
 
@@ -31,7 +31,7 @@ def memory_template_key(memory_gib: int) -> str:
 
 def memory_classes(memory_gib: int, sizes: list[int], margin_percent: int) -> list[int]:
     """The size classes (smallest first) whose slices, empty, hold this request at the margin."""
-    return [size for size in sorted(sizes) if usable_memory_gib(size, margin_percent) >= memory_gib]
+    return [size for size in sorted(sizes) if holds(size, margin_percent, memory_gib)]
 
 
 def memory_problem(memory_gib: int, sizes: list[int], margin_percent: int) -> str | None:

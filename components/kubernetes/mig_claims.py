@@ -27,6 +27,7 @@ from .slice_kinds import (
     PARENT_ATTRIBUTE,
     Slice,
     gpu_slug,
+    holds,
     memory_at_least_selector,
     order,
     pool_slice,
@@ -109,7 +110,7 @@ def mig_alternatives(own: Slice, offered: list[Slice], exact: bool) -> list[Slic
 
 def memory_slices(memory_gib: int, offered: list[Slice], margin_percent: int) -> list[Slice]:
     """The slices on offer that hold this much memory at the margin, best fit first."""
-    return [k for k in sorted(set(offered), key=order) if usable_memory_gib(k, margin_percent) >= memory_gib]
+    return [k for k in sorted(set(offered), key=order) if holds(k, margin_percent, memory_gib)]
 
 
 def memory_problem(memory_gib: int, offered: list[Slice], margin_percent: int) -> str | None:

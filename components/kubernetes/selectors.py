@@ -60,8 +60,20 @@ def max_memory_mib(gpu_memory_gib: int, margin_percent: int) -> int:
 
 
 def usable_memory_gib(gpu_memory_gib: int, margin_percent: int) -> float:
-    """The GPU memory a workload may count on in a slice of this size: what the slice reports at the least."""
-    return min_memory_mib(gpu_memory_gib, margin_percent) / 1024
+    """The GPU memory (GiB) a workload may count on in a slice of this nominal size: nominal less the margin, to a
+    tenth of a GiB, rounded down.
+
+    The one rule for "does it hold it?" (`holds`) and for what every report prints as usable (`:.1f`), so the two
+    never disagree: at the default 10 % margin a 4 GiB slice holds 3.6 GiB, and a workload of 3.6 GiB goes there. (The
+    band's floor in whole MiB, `min_memory_mib`, is the same figure before the tenth is taken, rounded down to whole
+    MiB as devices report it: never less than this figure by more than a MiB.)
+    """
+    return (gpu_memory_gib * (100 - margin_percent) // 10) / 10
+
+
+def holds(gpu_memory_gib: int, margin_percent: int, memory_gib: float) -> bool:
+    """Whether a slice of this nominal size holds a workload needing `memory_gib` at the margin (`usable_memory_gib`)."""
+    return memory_gib <= usable_memory_gib(gpu_memory_gib, margin_percent)
 
 
 def size_class_of(memory_mib: float, margin_percent: int) -> int | None:

@@ -23,8 +23,10 @@ from typing import Any, Literal
 
 from ..catalog import A10_SIZES, GPU_DRIVER_NAME
 from ..catalog.mig import MIG_SIZES, MigGpu, MigSlice, mig_slice
+from .selectors import holds as nominal_holds
 from .selectors import min_memory_mib as nominal_min_memory_mib
 from .selectors import size_class_of, size_class_selector
+from .selectors import usable_memory_gib as nominal_usable_gib
 
 MIG_DEVICE_CLASS = "mig.nvidia.com"
 """The chart's DeviceClass for MIG devices: `device.driver == 'gpu.nvidia.com' && ...type == 'mig'` (never ours)."""
@@ -132,8 +134,14 @@ def max_memory_mib(kind: Slice, margin_percent: int) -> int:
 
 
 def usable_memory_gib(kind: Slice, margin_percent: int) -> float:
-    """The GPU memory a workload may count on in one such slice: what it reports at the least."""
-    return min_memory_mib(kind, margin_percent) / 1024
+    """The GPU memory a workload may count on in one such slice (both families: `selectors.usable_memory_gib`, the
+    figure every report prints and every fit is decided by)."""
+    return nominal_usable_gib(kind.memory_gib, margin_percent)
+
+
+def holds(kind: Slice, margin_percent: int, memory_gib: float) -> bool:
+    """Whether one such slice holds a workload needing `memory_gib` at the margin (the one rule: `selectors.holds`)."""
+    return nominal_holds(kind.memory_gib, margin_percent, memory_gib)
 
 
 # --- CEL -------------------------------------------------------------------------------------------------------------

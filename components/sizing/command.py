@@ -21,6 +21,7 @@ from pydantic import Field, field_validator, model_validator
 
 from ..config import ConfigError, KeyedProblemsError, Model, Problem, StackConfig, stack_config_from_mapping, validate
 from ..config.base import unset
+from ..config.fleet_loading import is_fleet_stack
 from .model import SLICE_SIZES, Finding
 from .planner import Workload, plan_sizing
 from .report import to_json, to_markdown, to_text
@@ -206,6 +207,8 @@ def read_stack_file(project_dir: str, stack: str) -> tuple[StackConfig, list[dic
         found = read_file(project, stack)
     except StackFileError as exc:
         raise ConfigError([Problem("", line) for line in exc.lines]) from None
+    if is_fleet_stack(found.config, project.name):
+        raise ConfigError([Problem("--stack", fleet_stack_problem(project_dir, stack))])
     try:
         validated = stack_config_from_mapping(found.config, project.name)
     except ConfigError as exc:
@@ -218,6 +221,22 @@ def read_stack_file(project_dir: str, stack: str) -> tuple[StackConfig, list[dic
         written = json.loads(written)
     ok = isinstance(written, list) and len(written) == len(validated.gpu_pools) and all(isinstance(p, dict) for p in written)
     return validated, written if ok else None
+
+
+def fleet_stack_problem(project_dir: str, stack: str) -> str:
+    """What to say when `--stack` names a fleet stack: it has no GPU pools to size; size each member instead."""
+    from ..offline import StackFileError
+    from ..offline.fleet_stacks import load_fleet
+
+    try:
+        members = [m.stack for m in load_fleet(Path(project_dir), stack).members]
+    except (ConfigError, StackFileError):
+        members = []
+    todo = ("; size each member stack instead: " + ", ".join(f"`size --stack {m}`" for m in members) if members
+            else "; size one of its member stacks instead (`size --stack <member>`, a stack whose fleetMembership."
+                 f"fleetStack is '{stack}')")
+    return (f"'{stack}' is a fleet stack (it sets `fleet`: the Fleet, its update strategy and auto-upgrade profile), "
+            f"which has no GPU pools to size{todo}")
 
 
 def read_stack(project_dir: str, stack: str) -> StackConfig:

@@ -6,10 +6,10 @@ the one answer that knows both families; the catalogs (`catalog.sizes`, `catalog
 
 - The price of a slice is the node's price divided by the slices a node holds (`devices_per_node`: an A10 size's
   vGPUs, or a MIG size's GPUs x the slices its profile lays out on each).
-- A workload asked for by memory is placed as before on the A10 slices when one holds it (every A10 answer is
-  unchanged); one no A10 slice holds, and every one with `--family mig`, gets the MIG slice cheapest a slice that holds
-  it with the memory margin (ties: the node with fewer slices, then less memory). Slices asked for by name (`--slice`)
-  and two-device workloads are A10 notions and stay A10's.
+- A workload asked for by memory first gets, by the family rules, the A10 slice of the smallest class that holds it,
+  else the MIG slice cheapest a slice that holds it with the memory margin (ties: the node with fewer slices, then less
+  memory); `choice` then moves it to the slices of the cheapest plan, whole nodes paid for. Slices asked for by name
+  (`--slice`) and two-device workloads are A10 notions and stay A10's.
 - With a stack, a workload goes to the stack's MIG pools of the smallest slice that holds it (a spot pool only for a
   workload that opts in), else the cheapest MIG slice is suggested as a new pool.
 """
@@ -23,7 +23,7 @@ from typing import Literal
 from ..catalog import A10_SIZES, MIG_PROFILES, MIG_SIZES
 from ..config import GpuPoolConfig
 from ..kubernetes.mig_claims import mig_template_name
-from ..kubernetes.slice_kinds import Slice, devices_per_node, mig_kinds, order, pool_slice, usable_memory_gib
+from ..kubernetes.slice_kinds import Slice, devices_per_node, holds, mig_kinds, order, pool_slice, usable_memory_gib
 from ..kubernetes.tolerations import pool_tolerations
 from .model import Placement, Workload
 from .prices import PriceTable
@@ -56,6 +56,10 @@ class Offer:
         """What a workload may count on in one slice: its nominal memory less the margin."""
         return usable_memory_gib(self.kind, margin_percent)
 
+    def holds(self, workload: Workload, margin_percent: int) -> bool:
+        """Whether one slice holds the workload at the margin (`slice_kinds.holds`, the rule `usable_gib` prints)."""
+        return holds(self.kind, margin_percent, workload.memory_gib)
+
     def nodes(self, replicas: int) -> int:
         """Nodes that hold this many single-slice replicas."""
         return math.ceil(replicas / self.per_node)
@@ -87,7 +91,7 @@ def rank(o: Offer) -> tuple[bool, float, int, int, str, str]:
 
 def holding(workload: Workload, margin_percent: int, found: list[Offer]) -> list[Offer]:
     """The offers one of whose slices holds the workload at the margin, cheapest first."""
-    return sorted((o for o in found if o.usable_gib(margin_percent) >= workload.memory_gib), key=rank)
+    return sorted((o for o in found if o.holds(workload, margin_percent)), key=rank)
 
 
 def mig_ready(workload: Workload) -> str | None:
@@ -108,7 +112,7 @@ def stack_mig_pools(workload: Workload, margin_percent: int, pools: list[GpuPool
     """The stack's MIG pools that may run this workload: of the smallest slice that holds it, of one VM size and
     profile (the first such pool's); spot pools for a workload that opts in (others when none), never otherwise."""
     fit = [i for i, p in enumerate(pools) if p.is_mig and p.mig_profile
-           and _pool_offer(p, prices).usable_gib(margin_percent) >= workload.memory_gib]
+           and _pool_offer(p, prices).holds(workload, margin_percent)]
     on_demand = [i for i in fit if pools[i].spot is None]
     spot = [i for i in fit if pools[i].spot is not None]
     chosen = (spot or on_demand) if workload.spot else on_demand
@@ -158,22 +162,18 @@ class FamilyRow:
 
 
 def compare(placements: list[Placement], margin_percent: int, prices: PriceTable) -> list[FamilyRow]:
-    """For each workload placed, the A10 slice the plan's rules give it and the MIG slice cheapest a slice that holds
-    it, cheapest a slice first (a workload for one family alone gets one row)."""
-    mig_offers = offers(prices, "mig")
+    """For each workload placed, the slice the plan gives it and, of each family, the slice cheapest a slice that
+    holds it (when another), cheapest a slice first (a workload for one family alone gets that family's rows)."""
     rows: list[FamilyRow] = []
     for p in placements:
         if p.vm_size is None:
             continue
-        here = []
-        if p.aks_profile is None:
-            a10 = offer(p.vm_size, None, prices)
-            here.append(FamilyRow(p.workload, a10, a10.usable_gib(margin_percent), True))
-        found = holding(p.workload, margin_percent, mig_offers) if mig_ready(p.workload) is None else []
-        if found:
-            best = found[0]
-            mine = p.aks_profile is not None and (best.vm_size, best.aks_profile) == (p.vm_size, p.aks_profile)
-            here.append(FamilyRow(p.workload, best, best.usable_gib(margin_percent), mine))
+        planned = offer(p.vm_size, p.aks_profile, prices)
+        here = [FamilyRow(p.workload, planned, planned.usable_gib(margin_percent), True)]
+        for family in FAMILIES if mig_ready(p.workload) is None else ():
+            best = next(iter(holding(p.workload, margin_percent, offers(prices, family))), None)
+            if best is not None and (best.vm_size, best.aks_profile) != (p.vm_size, p.aks_profile):
+                here.append(FamilyRow(p.workload, best, best.usable_gib(margin_percent), False))
         rows += sorted(here, key=lambda r: (rank(r.offer), not r.planned))
     return rows
 
@@ -181,7 +181,7 @@ def compare(placements: list[Placement], margin_percent: int, prices: PriceTable
 def too_small(workload: Workload, margin_percent: int) -> Slice | None:
     """The MIG slice (least nominal memory) whose nominal memory holds the workload but whose usable memory does not:
     the one a reader would reach for, and why it is not the answer."""
-    found = [k for k in mig_kinds() if k.memory_gib >= workload.memory_gib > usable_memory_gib(k, margin_percent)]
+    found = [k for k in mig_kinds() if k.memory_gib >= workload.memory_gib and not holds(k, margin_percent, workload.memory_gib)]
     return min(found, key=order, default=None)
 
 
@@ -191,7 +191,7 @@ def mig_note(p: Placement, margin_percent: int, prices: PriceTable, pool_names: 
     o = offer(p.vm_size, p.aks_profile, prices)
     w = p.workload
     where = (f"on {', '.join(pool_names[i] for i in p.stack_pools)} ({o.vm_size}, {o.aks_profile})" if p.stack_pools
-             else f"the MIG slice cheapest a slice that holds it: {o.vm_size} ({o.aks_profile})")
+             else f"the cheapest plan's slice for it (whole nodes paid for): {o.vm_size} ({o.aks_profile})")
     money = ("" if o.node_hourly is None or o.per_slice is None else
              f" at {o.node_hourly:.2f} {prices.currency} an hour holds {o.per_node}, {o.per_slice:.2f} "
              f"{prices.currency} a slice")

@@ -11,8 +11,9 @@ from .tables import md_table, text_table
 HEADER = ["workload", "family", "slice", "VM size", "usable GiB", "slices a node", "per slice an hour",
           "nodes for its replicas", "their cost an hour"]
 EXPLAIN = ("A slice's price is its node's price over the slices a node holds; a workload alone pays for whole nodes "
-           "(the last two columns), several workloads on one MIG pool share them. The plan keeps the A10 slice "
-           "wherever one holds the workload; --family mig plans on MIG slices alone.")
+           "(the last two columns), several workloads on one kind of slice share them. The plan is the cheapest for "
+           "all the workloads together, whole nodes paid for and slices already bought filled first; --family a10 or "
+           "--family mig plans on one family alone.")
 
 
 def _money(value: float | None, currency: str) -> str:
@@ -49,9 +50,10 @@ def _verdicts(rows: list[FamilyRow], currency: str) -> list[str]:
         if planned is None or first is planned or first.offer.per_slice is None or planned.offer.per_slice is None:
             continue
         lines.append(f"{name}: {first.offer.label} costs {first.offer.per_slice:.2f} {currency} a slice against "
-                     f"{planned.offer.per_slice:.2f} for the planned {planned.offer.label}; alone, its replicas pay "
-                     f"{_money(first.hourly, currency)} an hour on {first.nodes} {first.offer.vm_size} against "
-                     f"{_money(planned.hourly, currency)}.")
+                     f"{planned.offer.per_slice:.2f} for the planned {planned.offer.label}, but its replicas would pay "
+                     f"{_money(first.hourly, currency)} an hour for {first.nodes} whole {first.offer.vm_size} against "
+                     f"{_money(planned.hourly, currency)} alone on the planned slice; the plan is the cheapest for all "
+                     "the workloads together.")
     return lines
 
 

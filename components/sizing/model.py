@@ -1,18 +1,13 @@
-"""The sizing planner's plain data: what is asked for (workloads), what it decides (placements, pools, changes to the
-stack's pools, costs) and what it reports (findings)."""
+"""The sizing planner's plain data types: what is asked for (workloads), what it decides (placements, pools, changes
+to the stack's pools, costs) and what it reports (findings). Types only: it imports no module of the planner (the whole
+plan, which holds the packing, the regions and the family comparison, is `plan.SizingPlan`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from ..catalog import PAIR_SIZE, SIZE_CLASSES
-from .prices import PriceTable
-
-if TYPE_CHECKING:  # packing builds on this module's data
-    from .families import FamilyRow
-    from .packing import SharedPlan
-    from .regions import RegionComparison
 
 # One unit in every line of the sizing output: GiB. The catalog's GPU memory per device (catalog/sizes.py,
 # `gpu_memory_gib`: 4, 8, 12, 24) is what Microsoft's size table lists as "GPU Memory: GB" for NVadsA10_v5
@@ -21,11 +16,6 @@ if TYPE_CHECKING:  # packing builds on this module's data
 # docs/sizing.md "What is and is not verified" lists as reported, not measured), the unit workloads, claims
 # (`memory: 8Gi`) and the margin are counted in.
 UNIT = "GiB"
-
-
-def a_slice(gib: int) -> str:
-    """'a 4 GiB slice', 'an 8 GiB slice' (the article as the number is said)."""
-    return f"{'an' if gib in (8, 18, 80) else 'a'} {gib} {UNIT} slice"
 
 
 SLICE_SIZES: tuple[int, ...] = (*SIZE_CLASSES, 2 * PAIR_SIZE)  # 4, 8, 12, 24 and 48: two whole A10s on one node
@@ -136,30 +126,3 @@ class CostLine:
     def utilisation(self) -> float | None:
         """Memory asked for / memory provisioned, or None when nothing is provisioned."""
         return self.requested_gib / self.provisioned_gib if self.provisioned_gib else None
-
-
-@dataclass
-class SizingPlan:
-    """Everything the planner decided, in the order people read it."""
-
-    margin_percent: int
-    device_class: str
-    placements: list[Placement]
-    pools: list[PoolPlan]
-    costs: dict[str, CostLine]
-    prices: PriceTable
-    findings: list[Finding] = field(default_factory=list)
-    gpu_pools: list[dict[str, Any]] = field(default_factory=list)
-    changes: list[Change] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # one line per workload the margin moved up a size
-    pool_names: list[str] = field(default_factory=list)  # the stack's gpuPools names, by index (none without a stack)
-    has_stack: bool = False
-    shared: SharedPlan | None = None  # the packing onto shared slices, when asked for (or the stack shares)
-    regions: RegionComparison | None = None  # the plan at other regions' prices (`--regions`)
-    families: tuple[str, ...] = ("a10",)  # the families of slice the plan chose from
-    compared: list[FamilyRow] = field(default_factory=list)  # A10 and MIG slices per workload, when both were open
-
-    @property
-    def fits(self) -> bool:
-        """Whether everything fits: no error among the findings."""
-        return not any(f.severity == "error" for f in self.findings)

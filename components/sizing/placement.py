@@ -18,14 +18,19 @@ from collections.abc import Iterable
 from ..catalog import A10_SIZES, A10Size
 from ..config import GpuPoolConfig
 from ..kubernetes.claim_templates import PAIR_SIZE, claim_template_name, pair_template_name
-from ..kubernetes.selectors import SIZE_CLASSES, usable_memory_gib, vm_sizes_of_class
+from ..kubernetes.selectors import SIZE_CLASSES, holds, usable_memory_gib, vm_sizes_of_class
 from ..kubernetes.tolerations import pool_tolerations
-from .model import Finding, Placement, Workload, a_slice
+from .model import UNIT, Finding, Placement, Workload
+
+
+def a_slice(gib: int) -> str:
+    """'a 4 GiB slice', 'an 8 GiB slice' (the article as the number is said)."""
+    return f"{'an' if gib in (8, 18, 80) else 'a'} {gib} {UNIT} slice"
 
 
 def size_class_for(memory_gib: float, margin_percent: int) -> int | None:
     """The smallest size class whose usable memory holds this much, or None."""
-    return next((s for s in SIZE_CLASSES if usable_memory_gib(s, margin_percent) >= memory_gib), None)
+    return next((s for s in SIZE_CLASSES if holds(s, margin_percent, memory_gib)), None)
 
 
 def _size_class(workload: Workload, margin_percent: int) -> int | None:
@@ -34,7 +39,7 @@ def _size_class(workload: Workload, margin_percent: int) -> int | None:
     size = size_class_for(workload.memory_gib, margin_percent)
     if workload.devices == 2 and size is not None:
         size = PAIR_SIZE  # only Standard_NV72ads_A10_v5 nodes have two devices
-        if usable_memory_gib(size, margin_percent) < workload.memory_gib:
+        if not holds(size, margin_percent, workload.memory_gib):
             size = None
     return size
 

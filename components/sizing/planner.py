@@ -22,11 +22,13 @@ from ..config import GpuPoolConfig, StackConfig
 from ..kubernetes.selectors import SIZE_CLASSES
 from ..kubernetes.selectors import usable_memory_gib as a10_usable_gib
 from ..kubernetes.slice_kinds import devices_per_node, mig_kinds, usable_memory_gib
+from .choice import choose
 from .cost import WHOLE_A10, costs, whole_gpus
 from .families import FAMILIES, Family, compare, mig_note, mig_ready, place_mig
-from .model import SLICE_SIZES, Change, CostLine, Finding, Placement, PoolPlan, SizingPlan, Workload
+from .model import SLICE_SIZES, Change, CostLine, Finding, Placement, PoolPlan, Workload
 from .packing import pack_shared
 from .placement import devices_of, margin_note, no_fit, nodes_for, nodes_of, place, size_class_for
+from .plan import SizingPlan
 from .prices import PriceTable
 from .stack_pools import check_stack, suggest_pools
 
@@ -125,7 +127,8 @@ def plan_sizing(
     klass = samples.device_class_name if device_class is None else device_class
     stack_pools = stack.gpu_pools if stack else []
     families = FAMILIES if compare_families and family is None and stack is None else families_of(family, stack)
-    placements = [_place(w, margin, klass, stack_pools, prices, families) for w in workloads]
+    placements = choose([_place(w, margin, klass, stack_pools, prices, families) for w in workloads], margin, klass,
+                        prices, families)
     findings = list(price_findings or [])
     findings += [_no_fit(i, p.workload, margin, families) for i, p in enumerate(placements) if p.vm_size is None]
     notes = [n for n in (margin_note(p, margin) for p in placements if p.aks_profile is None) if n]
@@ -134,8 +137,9 @@ def plan_sizing(
     pools = _pool_plans(placed)
     for vm_size in sorted({p.vm_size for p in pools} | set(whole_gpus(placed))):
         if prices.hourly(vm_size) is None:
-            findings.append(Finding("warning", "no-price", f"the price table has no price for {vm_size}; costs left out",
-                                    "prices"))
+            findings.append(Finding("warning", "no-price", f"no price known for {vm_size} in {prices.region} (the "
+                                    "price table has none there, which is not to say Azure does not sell it); its "
+                                    "costs are left out, not counted as 0", "prices"))
     if stack is not None:
         findings += check_stack(stack, pools, [p.workload for p in placements if p.vm_size is None])
     snippet, changes = suggest_pools(pools, stack, written_pools)

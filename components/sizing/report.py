@@ -13,7 +13,8 @@ from ..kubernetes.selectors import usable_memory_gib
 from ..kubernetes.slice_kinds import Slice, pool_slice
 from ..kubernetes.slice_kinds import usable_memory_gib as slice_usable_gib
 from . import family_report, regions, shared_report
-from .model import CostLine, Placement, PoolPlan, SizingPlan
+from .model import CostLine, Placement, PoolPlan
+from .plan import SizingPlan
 from .planner import usable_sizes
 from .tables import md_table, text_table
 
@@ -208,9 +209,9 @@ def _rows(plan: SizingPlan) -> dict[str, tuple[list[str], list[list[str]]]]:
         for p in plan.pools
     ]
     costs = [
-        [plan.costs[k].label, _fmt_money(plan.costs[k].hourly, currency), _fmt_money(plan.costs[k].monthly, currency),
-         f"{plan.costs[k].requested_gib:g} / {plan.costs[k].provisioned_gib:g}", _fmt_share(plan.costs[k])]
-        for k in COST_ORDER
+        [line.label, _fmt_money(line.hourly, currency), _fmt_money(line.monthly, currency),
+         f"{line.requested_gib:g} / {line.provisioned_gib:g}", _fmt_share(line)]
+        for line in _distinct_costs(plan)[0]
     ]
     problems = [[f.severity, f.key or "-", f.message] for f in plan.findings]
     return {
@@ -241,6 +242,25 @@ def _changes_lines(plan: SizingPlan) -> list[str]:
     return ["Changes to the stack's gpuPools (every other setting as written):", *[f"- {c}" for c in plan.changes]]
 
 
+def _figures(line: CostLine) -> tuple[float | None, float, float]:
+    return None if line.hourly is None else round(line.hourly, 2), line.requested_gib, line.provisioned_gib
+
+
+def _distinct_costs(plan: SizingPlan) -> tuple[list[CostLine], list[str]]:
+    """The cost lines to print, a baseline that comes to the same figures as a line above it left out (the plan
+    itself, or one whole GPU per replica where that is the plan), and one sentence per line left out."""
+    shown: list[CostLine] = []
+    same: list[str] = []
+    for key in COST_ORDER:
+        line = plan.costs[key]
+        twin = next((s for s in shown if _figures(s) == _figures(line)), None)
+        if twin is None:
+            shown.append(line)
+        else:
+            same.append(f"{line.label[:1].upper()}{line.label[1:]}: the same cost and GPU memory as {twin.label}.")
+    return shown, same
+
+
 def to_text(plan: SizingPlan) -> str:
     """The report for a terminal: aligned tables, the problems, and the gpuPools snippet."""
     out = [f"Sizing (a slice counts for its nominal GPU memory less {plan.margin_percent} %)", _usable_line(plan), ""]
@@ -249,6 +269,8 @@ def to_text(plan: SizingPlan) -> str:
             out += [f"{title}: none", ""]
             continue
         out += [f"{title}:", *text_table(header, rows), ""]
+        if title == "cost" and _distinct_costs(plan)[1]:
+            out += [*_distinct_costs(plan)[1], ""]
         if title == "workloads" and plan.notes:
             out += [*plan.notes, ""]
     out += [_prices_line(plan), ""]
@@ -281,7 +303,8 @@ def to_markdown(plan: SizingPlan, heading_level: int = 3) -> str:
         if key == "workloads" and plan.notes:
             out += [*(f"- {n}" for n in plan.notes), ""]
         if key == "cost":
-            out += [_prices_line(plan), ""]
+            same = _distinct_costs(plan)[1]
+            out += [*(f"- {n}" for n in same), *([""] if same else []), _prices_line(plan), ""]
     changes = _changes_lines(plan)
     if changes:
         out += [*changes, ""]
