@@ -71,7 +71,7 @@ def test_plan_fleet_json_and_out_then_diff_fleet(capsys, tmp_path: Path) -> None
                          "--project-dir", str(project))
     assert status == 0 and "no changes: fleet, fleet-eus, fleet-weu" in out
 
-    # A hub added (create-only: the fleet is replaced) and a member's group moved (in place).
+    # A hub added (in place: Azure upgrades a hubless fleet; each member is then reconciled) and a member's group moved.
     edit(project, "fleet", lambda c: c[f"{NS}:fleet"].update(hub={"dnsPrefix": "fleet-gpu-prod"}))
     edit(project, "fleet", lambda c: c[f"{NS}:fleet"]["updateStrategy"]["stages"][1].update(groups=["wave-2"]))
     edit(project, "fleet-eus", lambda c: c[f"{NS}:fleetMembership"].update(group="wave-2"))
@@ -79,9 +79,8 @@ def test_plan_fleet_json_and_out_then_diff_fleet(capsys, tmp_path: Path) -> None
     status, out, _ = run(capsys, "diff", "--fleet", str(tmp_path / "old"), str(tmp_path / "new"),
                          "--project-dir", str(project))
     assert status == 3
-    assert "+- Fleet fleet-fleet  REPLACE" in out
-    assert "hubProfile: (absent) -> {\"dnsPrefix\": \"fleet-gpu-prod\"}   [forces replacement: create-only" in out
-    assert "upgrade-hub-cluster-type.md" in out
+    assert "~  Fleet fleet-fleet  update" in out and "REPLACE" not in out
+    assert "az fleet member reconcile" in out
     assert "~  FleetMember gpu-fleet-member  update" in out
     assert 'group: "wave-1" -> "wave-2"' in out
     assert "no changes: fleet-weu" in out

@@ -59,17 +59,42 @@ def by_name(result, name: str):
     return next(r for r in result.resources if r.name == name)
 
 
-def test_removing_the_hub_replaces_the_fleet_and_its_children_with_the_source() -> None:
-    hubless = {k: v for k, v in FLEET_DATA.items() if k != "hub"}
-    result = diff_plans(fleet_plan(FLEET_DATA).to_dict(), fleet_plan(hubless).to_dict())
-    fleet = by_name(result, "fleet-fleet")
-    assert fleet.operation == "replace"
+HUBLESS = {k: v for k, v in FLEET_DATA.items() if k != "hub"}
+
+
+def test_a_hub_added_to_a_hubless_fleet_is_an_update_in_place_then_each_member_is_reconciled() -> None:
+    # pulumi-azure-native: hubProfile has no x-ms-mutability, its create-only fields are nested (no ForceNew).
+    result = diff_plans(fleet_plan(HUBLESS).to_dict(), fleet_plan(FLEET_DATA).to_dict())
+    (fleet,) = result.resources
+    assert (fleet.name, fleet.operation, fleet.replacement) == ("fleet-fleet", "update", None)
     (change,) = fleet.changes
     (rule,) = change.rules
-    assert rule.effect == "replace" and "A hub can never be removed" in rule.why
+    assert (rule.effect, change.path) == ("note", "hubProfile")
+    assert "Azure upgrades the fleet to a hub in place" in rule.why
+    assert "az fleet member reconcile" in rule.why
     assert rule.source.endswith("articles/kubernetes-fleet/upgrade-hub-cluster-type.md")
-    assert by_name(result, "fleet-strategy").operation == "replace"
-    assert by_name(result, "fleet-auto-upgrade").operation == "replace"
+    assert result.exit_status == 3
+
+
+def test_removing_the_hub_is_refused_by_azure_and_replaces_nothing() -> None:
+    result = diff_plans(fleet_plan(FLEET_DATA).to_dict(), fleet_plan(HUBLESS).to_dict())
+    (fleet,) = result.resources
+    assert (fleet.name, fleet.operation, fleet.refused_by) == ("fleet-fleet", "refused", "Azure")
+    (change,) = fleet.changes
+    (rule,) = change.rules
+    assert rule.effect == "refused" and rule.when == "removed"
+    assert "a hub removed: Pulumi updates the fleet in place" in rule.why
+    assert "cannot be downgraded to hubless" in rule.why
+    assert result.exit_status == 4
+
+
+def test_changing_an_existing_hub_is_refused_by_azure() -> None:
+    for hub in ({"dnsPrefix": "fleet-b", "vmSize": "Standard_D4ds_v5"}, {"dnsPrefix": "fleet-a"}):
+        result = diff_plans(fleet_plan(FLEET_DATA).to_dict(), fleet_plan({**FLEET_DATA, "hub": hub}).to_dict())
+        (fleet,) = result.resources
+        assert (fleet.operation, fleet.refused_by) == ("refused", "Azure")
+        assert all(r.effect == "refused" and r.when == "changed" for c in fleet.changes for r in c.rules)
+        assert "a hub's settings changed" in fleet.changes[0].rules[0].why
 
 
 def test_a_new_stage_wait_is_in_place_and_a_new_channel_a_new_profile() -> None:
@@ -97,3 +122,20 @@ def test_a_member_whose_cluster_is_replaced_joins_as_a_new_member_and_a_new_grou
     (only,) = result.resources
     assert (only.name, only.operation) == ("gpu-fleet-member", "update")
     assert "changed in place (PATCH" in only.changes[0].rules[0].why
+
+
+def test_a_rule_may_hold_only_when_its_value_is_added_removed_or_changed() -> None:
+    from components.config.syntax import MISSING
+    from components.review.diff_values import presence
+    from components.review.replacement_rules import RULES, parse_path, rules_table
+
+    pattern = ("hubProfile",)
+    assert presence(pattern, {}, {"hubProfile": {}}) == "added"
+    assert presence(pattern, {"hubProfile": {"dnsPrefix": "a"}}, {}) == "removed"
+    assert presence(pattern, {"hubProfile": {"dnsPrefix": "a"}}, {"hubProfile": {"dnsPrefix": "b"}}) == "changed"
+    assert presence(pattern, {"hubProfile": {}}, {"hubProfile": MISSING}) == "removed"
+    # "*" would collect several values: a presence rule names one value.
+    assert all("*" not in parse_path(r.path) for r in RULES if r.when is not None and r.path is not None)
+    table = rules_table()
+    assert "| `azure-native:containerservice:Fleet` | `hubProfile` (set where it was unset) | in place |" in table
+    assert "| `azure-native:containerservice:Fleet` | `hubProfile` (removed) | attempted in place and refused" in table

@@ -84,3 +84,12 @@ def test_the_example_stack_passes_the_gpu_pool_policy(base):
     for r in base["resources"]:
         if r["type"] == POOL:
             assert check_gpu_pool(POOL, r["inputs"]) == [], r["name"]
+
+
+def test_the_plan_tree_shows_the_mig_pools_profile_beside_its_size_and_only_there() -> None:
+    from components.review.tree import render_tree
+
+    tree = render_tree(run_project(load_project(ROOT), "mig")).splitlines()
+    size = tree.index("        vmSize: Standard_NC24ads_A100_v4")
+    assert tree[size + 1] == "        gpuInstanceProfile: MIG3g"  # immutable: a new value replaces the pool
+    assert sum("gpuInstanceProfile" in line for line in tree) == 1  # the A10 pool has none

@@ -53,12 +53,36 @@ def test_a_healthy_mig_and_a10_cluster_is_all_ok(mig):
     assert any(c["check"] == "device-class" and "matches all 1 GPU device(s)" in c["message"] for c in doc["checks"])
 
 
-def test_a_gpu_announced_whole_beside_its_slices_fails_naming_the_fix(mig):
+def test_a_gpu_announced_whole_beside_its_slices_under_a_fixed_chart_fails_with_the_restart(mig):
+    # The mig stack installs 0.4.1, which carries the fix for #719: the whole GPU is one seen before MIG mode.
     doc = run(mig, with_devices(mig, [whole_gpu(0, VM), *mig_devices(VM, PROFILE)]))
     check = slice_check(doc)
     assert check["status"] == "fail" and "announces 1 GPU(s) whole (gpu-0) beside 2 MIG slice(s)" in check["message"]
-    assert "#719, #776" in check["message"] and "#mig-gpu-announced-whole" in check["message"]
+    assert "chart 0.4.1 does not announce a MIG GPU whole" in check["message"]
+    assert f"restart the kubelet plugin pod on {MIG_NODE}" in check["message"]
+    assert "use 25" not in check["message"] and "#mig-gpu-announced-whole" in check["message"]
     assert doc["summary"]["exit"] == 4
+
+
+def test_a_gpu_announced_whole_under_a_chart_without_the_fix_names_the_charts_that_have_it(mig):
+    from dataclasses import replace
+
+    from components.catalog.charts import DRIVER_CHARTS
+    from components.verify.checks_mig import mig_node_check
+
+    pool = next(p for p in mig.gpu_pools if p.is_mig)
+    devices = [whole_gpu(0, VM), *mig_devices(VM, PROFILE)]
+    old = replace(DRIVER_CHARTS["25.8.1"], version="25.8.0", announces_mig_parent=True)
+    for chart, named in ((old, "here chart 25.8.0"), (None, "here a driver this stack does not install")):
+        check = mig_node_check(MIG_NODE, pool, devices, 10, None, chart)
+        assert check.status == "fail", check
+        assert "charts 25.8.0 and older do this (driver #719, fixed by #776, backported to 25.8.1 by #781)" in check.message
+        assert named in check.message
+        assert "use 25.8.1+ or 0.4.0+ (see docs/troubleshooting.md#mig-gpu-announced-whole)" in check.message
+    # Every chart the package knows carries the fix (25.8.1 the backport, 0.4.0 and later #776).
+    for version in ("25.8.1", "0.4.0"):
+        check = mig_node_check(MIG_NODE, pool, devices, 10, None, DRIVER_CHARTS[version])
+        assert f"chart {version} does not announce a MIG GPU whole" in check.message
 
 
 @pytest.mark.parametrize("devices, seen", [

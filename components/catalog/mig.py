@@ -7,8 +7,10 @@ Data only. Sources:
 - slice names and counts per GPU: NVIDIA/gpu-operator ``assets/state-mig-manager/0400_configmap.yaml`` (the
   ``all-<profile>`` layouts and their GPU comments);
 - which GPU-instance profile each AKS ``MIGng`` lays out, and how many per GPU: Azure/AgentBaker
-  ``parts/linux/cloud-init/artifacts/mig-partition.sh`` (``mig_profile_id``, ``uniform_mig_profile_layout``: MIG1g = 19
-  x7, MIG2g = 14 x3, MIG3g = 9 x2, MIG4g = 5 x1, MIG7g = 0 x1, then ``nvidia-smi mig -cgi <layout>``), the profile
+  ``parts/linux/cloud-init/artifacts/mig-partition.sh`` (on main at 06836ee, 2026-08-21: a ``case`` on the profile
+  running ``nvidia-smi mig -cgi 19,19,19,19,19,19,19`` for MIG1g, ``14,14,14``, ``9,9``, ``5``, ``0``; the functions
+  ``mig_profile_id`` and ``uniform_mig_profile_layout`` with the same layouts come with AgentBaker PR #9129, not on
+  main at that commit), the profile
   names the AgentPool API accepts (Azure/azure-rest-api-specs containerservice ``GPUInstanceProfile``).
 A profile ID names the smallest-memory ``ng`` GPU instance on every MIG GPU NVIDIA documents, so MIG1g on an A100 80GB is
 1g.10gb (never 1g.20gb) and MIG3g on an H100 NVL is 3g.47gb. That the IDs mean the same on H100 NVL and H200 is
@@ -26,7 +28,7 @@ class MigSlice:
 
     aks_profile: str  # the AgentPool's gpuInstanceProfile, "MIG1g"
     profile: str  # the slice name, as the DRA driver's `profile` attribute reads it: "1g.10gb"
-    per_gpu: int  # slices AKS lays out on each GPU (AgentBaker uniform_mig_profile_layout)
+    per_gpu: int  # slices AKS lays out on each GPU (AgentBaker mig-partition.sh)
     memory_gib: int  # nominal, from the profile name; the driver reports less (a 1g.10gb showed 9728Mi, driver #719)
     compute_units: int  # the "g" number: sevenths of the GPU's compute
     gi_profile_id: int  # the GPU-instance profile ID AgentBaker passes to `nvidia-smi mig -cgi`

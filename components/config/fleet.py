@@ -3,9 +3,10 @@
 Shapes, names and limits as Fleet's API takes them (Azure/azure-rest-api-specs, specification/containerservice/
 resource-manager/Microsoft.ContainerService/fleet/preview/2024-05-02-preview/fleets.json, the API version of
 pulumi-azure-native's default module, and stable/2026-06-01/fleets.json):
-- ``Fleet``: name 1-63 ``^[a-z0-9]([-a-z0-9]*[a-z0-9])?$``; ``hubProfile`` (``dnsPrefix`` 1-54, ``agentProfile.vmSize``)
-  is ``x-ms-mutability: [read, create]``: a hub is chosen at creation (a hubless fleet can be upgraded to one, never the
-  reverse: MicrosoftDocs/azure-aks-docs articles/kubernetes-fleet/upgrade-hub-cluster-type.md).
+- ``Fleet``: name 1-63 ``^[a-z0-9]([-a-z0-9]*[a-z0-9])?$``; ``hubProfile``'s fields (``dnsPrefix`` 1-54,
+  ``agentProfile.vmSize``) are ``x-ms-mutability: [read, create]``: a hub's settings are fixed once it exists (a hubless
+  fleet can be upgraded to one in place, never the reverse: MicrosoftDocs/azure-aks-docs
+  articles/kubernetes-fleet/upgrade-hub-cluster-type.md).
 - ``UpdateRunStrategy``: at least one stage ("Min size: 1"); ``UpdateStage.name`` 1-50 and "unique within the
   UpdateRun"; ``groups`` "Duplicate groups are not allowed. Min size: 1", and "A valid strategy contains no duplicate
   groups within or across stages"; ``UpdateGroup.name`` 1-50 "must match a group name of an existing fleet member";
@@ -47,7 +48,7 @@ NodeImageSelection = Literal["Latest", "Consistent"]
 
 
 class FleetHubConfig(Model):
-    """A hub cluster for the fleet (create-only: written at creation, never removed later)."""
+    """A hub cluster for the fleet (its settings are fixed once the hub exists, and it is never removed)."""
 
     dns_prefix: DnsPrefix | None = unset("DNS prefix of the hub's API server (1-54: letters, digits, '-'); create-only.")
     vm_size: AzureVmSize | None = unset("VM size of the hub's one node (agentProfile.vmSize); create-only.")
@@ -153,8 +154,8 @@ class FleetConfig(Model):
     location: Annotated[str, checked(region_problem)] = Field(
         description="Azure region of the fleet resource, as ARM names it (e.g. 'westeurope'); members may be anywhere.")
     hub: FleetHubConfig | None = unset(
-        "A hub cluster (unset: a hubless fleet, the default). Create-only: adding a hub to a hubless fleet is an "
-        "upgrade Fleet allows, removing one replaces the fleet.",
+        "A hub cluster (unset: a hubless fleet, the default). Adding a hub to a hubless fleet is an update in place "
+        "(then run `az fleet member reconcile` for each member); Azure refuses removing or changing a hub.",
     )
     update_strategy: UpdateStrategyConfig = Field(description="The stages update runs follow.")
     auto_upgrade: AutoUpgradeConfig | None = unset("An auto-upgrade profile that uses the update strategy.")

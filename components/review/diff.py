@@ -19,7 +19,7 @@ from typing import Any
 from ..config.syntax import MISSING
 from ..offline.urns import local_urn, provider_urn
 from .diff_model import DiffResult, Operation, ResourceDiff, ValueChange
-from .diff_values import parse_all, triggers, value_changes
+from .diff_values import parse_all, presence, triggers, value_changes
 from .diff_warnings import blocked_reasons, plan_warnings, resource_warnings
 from .equal import same
 from .grants import grant_text, granted_role
@@ -54,10 +54,15 @@ def _input_diff(old: dict[str, Any], new: dict[str, Any]) -> tuple[list[ValueCha
     rules = input_rules(type_)
     rules += [(p, replace_on_changes_rule(format_path(p))) for p in parse_all(list(new_options.get("replaceOnChanges") or []))]
     changes = []
-    for path, before, after in value_changes(old.get("inputs") or {}, new.get("inputs") or {}):
+    old_inputs, new_inputs = old.get("inputs") or {}, new.get("inputs") or {}
+    for path, before, after in value_changes(old_inputs, new_inputs):
         if any(is_prefix(p, path) for p in ignore):
             continue
-        matched = [rule for pattern, rule in rules if pattern == ("*",) or triggers(pattern, path, before, after)]
+        matched = [
+            rule for pattern, rule in rules
+            if (pattern == ("*",) or triggers(pattern, path, before, after))
+            and (rule.when is None or rule.when == presence(pattern, old_inputs, new_inputs))
+        ]
         matched += upgrade_rule(type_, format_path(path), before, after)
         changes.append(ValueChange(format_path(path), before, after, tuple(matched)))
     old_options = old.get("options") or {}

@@ -8,9 +8,9 @@ from typing import Any
 from ..config.syntax import MISSING
 from .equal import same
 from .replacement_rules import is_prefix, parse_path
-from .rules.model import Item, PathPart
+from .rules.model import Item, PathPart, Presence
 
-__all__ = ["IDENTITY_KEYS", "Item", "parse_all", "resolve_pattern", "triggers", "value_changes"]
+__all__ = ["IDENTITY_KEYS", "Item", "parse_all", "presence", "resolve_pattern", "triggers", "value_changes"]
 
 
 # What identifies an entry of a list of objects, tried in order; the first whose keys every entry on both sides has
@@ -93,6 +93,14 @@ def resolve_pattern(value: Any, parts: tuple[PathPart, ...]) -> Any:
     if isinstance(value, list) and isinstance(head, int) and head < len(value):
         return resolve_pattern(value[head], rest)
     return MISSING
+
+
+def presence(pattern: tuple[PathPart, ...], old: Any, new: Any) -> Presence:
+    """Whether the value a rule's path names in two input documents is added, removed or changed: a rule may hold for
+    one of these only (a hub added to a hubless fleet is not a hub changed)."""
+    if resolve_pattern(old, pattern) is MISSING:
+        return "added"
+    return "removed" if resolve_pattern(new, pattern) is MISSING else "changed"
 
 
 def triggers(pattern: tuple[PathPart, ...], path: tuple[PathPart, ...], old: Any, new: Any) -> bool:

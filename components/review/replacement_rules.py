@@ -133,12 +133,15 @@ _EFFECT_TEXT = {
     "note": "in place",
 }
 
+_WHEN_TEXT = {"added": "set where it was unset", "removed": "removed", "changed": "changed while set"}
+
 
 def rules_table() -> str:
     """Every rule as a Markdown table row: resource type, path (or what it follows), effect, why, source."""
     rows = ["| resource | change | effect | why | source |", "|---|---|---|---|---|"]
     for rule in RULES:
         change = f"`{rule.path}`" if rule.path else f"a replaced `{rule.after}` it depends on"
+        change += f" ({_WHEN_TEXT[rule.when]})" if rule.when else ""
         effect = _EFFECT_TEXT[rule.effect] + (" (by the engine)" if rule.mechanism == "engine" else "")
         why = rule.why.replace("|", "\\|")
         rows.append(f"| `{rule.type}` | {change} | {effect} | {why} | <{rule.source}> |")

@@ -97,7 +97,9 @@ def check_slices(snap: Snapshot, exp: Expected, plugin: dict[str, str]) -> list[
         if devices is None:
             checks.append(_empty_node(exp, name, plugin))
         elif pool.is_mig:
-            checks.append(mig_node_check(name, pool, devices, exp.margin_percent, exp.driver_namespace))
+            driver = exp.stack.dra_driver
+            chart = driver.chart if driver.enabled else None
+            checks.append(mig_node_check(name, pool, devices, exp.margin_percent, exp.driver_namespace, chart))
         else:
             checks.append(_a10_node(name, pool, devices, exp.margin_percent))
     return checks

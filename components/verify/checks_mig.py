@@ -6,12 +6,15 @@ deviceinfo.go): one `type: mig` device per MIG device it finds, named `gpu-<mino
 ID>-<placement start>` from 25.12 (25.8: `gpu-<minor>-mig-<GI profile ID>-<start>-<size>`). It enumerates the MIG devices
 once, when the plugin starts, so a plugin that started before AKS finished partitioning the GPUs (AgentBaker
 mig-partition.sh runs at boot and may reboot the node) publishes whole GPUs or too few slices until it is restarted
-(unverified on AKS: no such node was read). Charts before 25.12.0 / 0.4.1 also announce a MIG GPU whole beside its
-slices (driver #719, fixed by #776).
+(unverified on AKS: no such node was read). Charts 25.8.0 and older also announce a MIG GPU whole beside its slices
+(driver #719): 0.4.0 and later carry the fix (#776), 25.8.1 its backport (#781), as does every chart this package
+installs (catalog/charts.py, `announces_mig_parent`). So a whole GPU beside slices under such a chart is a GPU the
+plugin found before it was in MIG mode, not that bug.
 """
 
 from __future__ import annotations
 
+from ..catalog.charts import DriverChart
 from ..catalog.mig import MIG_SIZES
 from ..config import GpuPoolConfig
 from ..kubernetes.slice_kinds import devices_per_node, max_memory_mib, min_memory_mib, slice_of, slice_of_pool
@@ -27,8 +30,31 @@ def restart_advice(node: str, namespace: str | None) -> str:
             "with the plugin's labels): it reads the MIG devices once, at start")
 
 
-def mig_node_check(node: str, pool: GpuPoolConfig, devices: list[Obj], margin: int, namespace: str | None) -> Check:
-    """One MIG node's devices against its pool: count, profile, memory band, no whole GPU."""
+# Where the fix for a MIG GPU announced whole beside its slices (kubernetes-sigs/dra-driver-nvidia-gpu#719) is: #776 on
+# main (in 0.4.0 and later; 25.12.0 too), its backport #781 in 25.8.1. Only 25.8.0 and older lack it.
+FIXED_CHARTS = "25.8.1+ or 0.4.0+"
+
+
+def _whole_beside_slices(where: str, whole: list[Obj], slices: list[Obj], chart: DriverChart | None, node: str,
+                         namespace: str | None) -> Check:
+    """GPUs announced whole beside MIG slices: the old chart's bug (#719) where the chart may have it, otherwise GPUs
+    the plugin saw before AKS put them in MIG mode (a restart reads them again)."""
+    names = ", ".join(str(d.get("name")) for d in whole)
+    seen = f"{where}: announces {len(whole)} GPU(s) whole ({names}) beside {len(slices)} MIG slice(s)"
+    if chart is None or chart.announces_mig_parent:
+        installed = f"chart {chart.version}" if chart is not None else "a driver this stack does not install"
+        return fail("slice", node, f"{seen}: a claim for a whole GPU can take one that is already split; charts 25.8.0 "
+                    f"and older do this (driver #719, fixed by #776, backported to 25.8.1 by #781), here "
+                    f"{installed}: use {FIXED_CHARTS}", "mig-gpu-announced-whole")
+    return fail("slice", node, f"{seen}: chart {chart.version} does not announce a MIG GPU whole (it carries the fix "
+                f"for driver #719), so the kubelet plugin likely started before AKS put these GPU(s) in MIG mode; "
+                f"{restart_advice(node, namespace)}", "mig-gpu-announced-whole")
+
+
+def mig_node_check(node: str, pool: GpuPoolConfig, devices: list[Obj], margin: int, namespace: str | None,
+                   chart: DriverChart | None = None) -> Check:
+    """One MIG node's devices against its pool: count, profile, memory band, no whole GPU. `chart`: the driver chart
+    the stack installs (None: the stack installs none), which decides what a GPU announced whole means."""
     kind = slice_of_pool(pool)
     size = MIG_SIZES[pool.vm_size]
     wanted = devices_per_node(pool.vm_size, pool.mig_profile)
@@ -36,10 +62,7 @@ def mig_node_check(node: str, pool: GpuPoolConfig, devices: list[Obj], margin: i
     whole = [d for d in devices if attribute(d, "type") == "gpu"]
     slices = [d for d in devices if attribute(d, "type") == "mig"]
     if whole and slices:
-        names = ", ".join(str(d.get("name")) for d in whole)
-        return fail("slice", node, f"{where}: announces {len(whole)} GPU(s) whole ({names}) beside {len(slices)} MIG "
-                    "slice(s): a claim for a whole GPU can take one that is already split; the driver chart predates "
-                    "the fix (driver #719, #776): use 25.12.0+ or 0.4.1+", "mig-gpu-announced-whole")
+        return _whole_beside_slices(where, whole, slices, chart, node, namespace)
     if len(slices) != wanted:
         seen = f"{len(slices)} MIG slice(s)" + (f" and {len(whole)} whole GPU(s)" if whole else "")
         return fail("slice", node, f"{where}: publishes {seen}, expected {wanted} ({size.gpus} GPU(s) x "

@@ -33,9 +33,9 @@ Progress = Callable[[str], None]
 class MemberTarget:
     """One member to verify: its member name, its stack, what should be on its cluster, and the kubeconfig context.
 
-    `context` is the cluster's name by default: the context `az aks get-credentials` writes is named after the cluster
-    unless its --context overrides it (Azure/azure-cli src/azure-cli/azure/cli/command_modules/acs/_params.py,
-    `aks get-credentials` --context: "If specified, overwrite the default context name")."""
+    `context` is the cluster's name by default: `az aks get-credentials` merges the kubeconfig AKS returns, whose
+    context AKS names after the cluster (`<name>-admin` with --admin, whose context this default does not find:
+    pass --context member=context then); azure-cli's own --context only renames it."""
 
     member: str
     stack: str

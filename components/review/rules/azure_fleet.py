@@ -5,14 +5,22 @@ Grounded in Fleet's API (Azure/azure-rest-api-specs specification/containerservi
 Microsoft.ContainerService/fleet/preview/2024-05-02-preview/fleets.json, the API of pulumi-azure-native's default
 module; FleetMember and FleetUpdateStrategy checked in stable/2026-06-01/fleets.json too, unchanged): the URL path
 parameters (fleetName, fleetMemberName, updateStrategyName, autoUpgradeProfileName, the resource group) name another
-resource; a property whose ``x-ms-mutability`` is ``[read, create]`` is create-only, and pulumi-azure-native replaces the
-resource when one changes (provider/pkg/gen/replacement.go: create-only properties are "covered by x-ms-mutability",
-the force-new list only adds to them): ``FleetHubProfile``'s ``dnsPrefix``, ``agentProfile`` and
-``apiServerAccessProfile``, ``FleetMemberProperties.clusterResourceId`` and every AutoUpgradeProfile property.
-``FleetMemberUpdateProperties.group`` and ``FleetUpdateStrategyProperties.strategy`` (``[read, update, create]``)
-change in place. The rule on ``hubProfile`` is the conservative one: a hub written with any of its settings, or one
-removed, replaces the fleet; an empty ``hub: {}`` added to a hubless fleet may be the in-place upgrade Fleet allows,
-but the diff reports it as a replacement too rather than promise what no source says pulumi-azure-native does.
+resource; a top-level property whose ``x-ms-mutability`` is ``[read, create]`` is create-only, and pulumi-azure-native
+replaces the resource when one changes (provider/pkg/gen/properties.go, ``forceNew``; the force-new list of
+provider/pkg/gen/replacement.go only adds to them and names no Fleet resource): ``FleetMemberProperties.clusterResourceId``
+and every AutoUpgradeProfile property. ``FleetMemberUpdateProperties.group`` and ``FleetUpdateStrategyProperties.strategy``
+(``[read, update, create]``) change in place.
+
+The hub is the exception that looks like the rule. ``FleetProperties.hubProfile`` carries no ``x-ms-mutability``;
+the create-only fields sit one level down, in ``FleetHubProfile`` (``dnsPrefix``, ``agentProfile``,
+``apiServerAccessProfile``), and properties.go marks a create-only property of a referenced type
+``forceNewSetOnReferencedType``, not ``ForceNew`` ("a non-updatable property at a subtype level ... does not mandate the
+replacement of the whole resource"); provider/pkg/provider/diff.go replaces only on ``ForceNew`` keys. So Pulumi plans
+every hub change as an update in place, and what happens is Azure's (MicrosoftDocs/azure-aks-docs
+articles/kubernetes-fleet/upgrade-hub-cluster-type.md): a hubless fleet is upgraded to a hub in place (the same PUT as
+``az fleet create --enable-hub``), after which each member must be rejoined with ``az fleet member reconcile``; "a
+Kubernetes Fleet resource that already has a hub cluster can't be downgraded", and its hub settings "are immutable":
+Azure refuses removing or changing a hub at ``pulumi up``.
 """
 
 from __future__ import annotations
@@ -34,6 +42,11 @@ HUB_UPGRADE = ("https://github.com/MicrosoftDocs/azure-aks-docs/blob/main/articl
 
 _ARM_ID = "part of the ARM resource id (the URL): another value is another resource"
 _CREATE_ONLY = "create-only in Fleet's API (x-ms-mutability read, create): pulumi-azure-native replaces the"
+_HUB_IN_PLACE = ("Pulumi updates the fleet in place (hubProfile is not create-only; its create-only fields are nested, and "
+                 "pulumi-azure-native replaces only on top-level ones: provider/pkg/gen/properties.go, forceNew)")
+_HUB_REFUSED = ("Azure refuses it at `pulumi up` (a fleet with a hub cannot be downgraded to hubless, and its hub settings "
+                "are immutable); nothing is replaced. To remove or change a hub, create a new fleet beside this one and "
+                "move the members to it")
 _MEMBERS_LEAVE = ("the fleet's members leave it and its update runs and strategies go with it; every member stack must "
                   "join the new fleet again (`pulumi up` each)")
 
@@ -41,11 +54,16 @@ RULES: tuple[Rule, ...] = (
     # --- the Fleet ------------------------------------------------------------------------------------------------------
     Rule(FLEET, "resourceGroupName", "replace", "provider", f"{_ARM_ID}: {_MEMBERS_LEAVE}", src.PATH_PARAMETERS),
     Rule(FLEET, "fleetName", "replace", "provider", f"{_ARM_ID}: {_MEMBERS_LEAVE}", src.PATH_PARAMETERS, shown=1),
-    Rule(FLEET, "hubProfile", "replace", "provider",
-         f"{_CREATE_ONLY} fleet (FleetHubProfile's dnsPrefix, agentProfile, apiServerAccessProfile): {_MEMBERS_LEAVE}. "
-         "A hub can never be removed; a hubless fleet can be upgraded to a hub in place by Azure (`az fleet create "
-         "--enable-hub` on the same fleet), outside Pulumi, then `pulumi refresh`",
-         HUB_UPGRADE, shown=3),
+    Rule(FLEET, "hubProfile", "note", "api",
+         f"a hub added to a hubless fleet: {_HUB_IN_PLACE}, and Azure upgrades the fleet to a hub in place (as `az fleet "
+         "create --enable-hub` does). Then rejoin each member that was in the fleet before: `az fleet member reconcile "
+         "-g <group> -f <fleet> -n <member>` (members that join later need none)",
+         HUB_UPGRADE, shown=3, when="added"),
+    Rule(FLEET, "hubProfile", "refused", "api", f"a hub removed: {_HUB_IN_PLACE}, and {_HUB_REFUSED}",
+         HUB_UPGRADE, when="removed"),
+    Rule(FLEET, "hubProfile", "refused", "api",
+         f"a hub's settings changed (FleetHubProfile's dnsPrefix, agentProfile, apiServerAccessProfile are create-only): "
+         f"{_HUB_IN_PLACE}, and {_HUB_REFUSED}", HUB_UPGRADE, when="changed"),
     Rule(FLEET, "location", "refused", "api",
          "an Azure resource cannot move to another region: Azure refuses the in-place update; create a new fleet beside "
          "it", FLEET_API, shown=2),

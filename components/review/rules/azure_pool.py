@@ -33,7 +33,7 @@ RULES: tuple[Rule, ...] = (
          "(create-node-pools)", src.FORCE_NEW, shown=2),
     Rule(POOL, "gpuInstanceProfile", "replace", "provider",
          "in the force-new list: the GPU instance profile can't be changed after node pool creation",
-         src.GPU_INSTANCE_PROFILE_PR),
+         src.GPU_INSTANCE_PROFILE_PR, shown=3),  # the one immutable MIG setting: on view beside the size
     Rule(POOL, "networkProfile.nodePublicIPTags", "replace", "provider",
          "in the force-new list since pulumi-azure-native 3.22.0 (PR #4771; before it the whole networkProfile was)",
          src.FORCE_NEW),
@@ -41,7 +41,7 @@ RULES: tuple[Rule, ...] = (
          + ": add a new pool beside it", src.AZURERM_POOL),
     Rule(POOL, "gpuProfile.driver", "refused", "api",
          "AKS: the managementMode, migStrategy and driver fields under gpuProfile are immutable after node pool creation; "
-         + _NO_UPDATE, src.AKS_DOCS + "aks-managed-gpu-nodes", shown=11),
+         + _NO_UPDATE, src.AKS_DOCS + "aks-managed-gpu-nodes", shown=12),
     # The managed GPU profile (managementMode Managed: AKS installs the NVIDIA driver, device plugin and DCGM exporter;
     # MicrosoftDocs/azure-aks-docs, articles/aks/aks-managed-gpu-nodes.md) on an existing pool: immutable like the driver
     # field beside it, and the policy no-managed-gpu-profile forbids Managed outright.
@@ -55,14 +55,14 @@ RULES: tuple[Rule, ...] = (
          "#1790); " + _NO_UPDATE, src.AKS_DOCS + "create-node-pools"),
     Rule(POOL, "availabilityZones", "refused", "api",
          "AKS: you can't change the number of availability zones after you create a node pool; " + _NO_UPDATE,
-         src.AKS_DOCS + "reliability-availability-zones-configure", shown=8),
+         src.AKS_DOCS + "reliability-availability-zones-configure", shown=9),
     Rule(POOL, "osDiskSizeGB", "refused", "api",
          "AKS: you can't change the OS disk size after cluster or node pool creation; " + _NO_UPDATE,
          src.AKS_DOCS + "concepts-storage"),
     Rule(POOL, "osDiskType", "refused", "api",
-         "the AKS API: osDiskType may not be changed after creation; " + _NO_UPDATE, src.AKS_POOL_API, shown=16),
+         "the AKS API: osDiskType may not be changed after creation; " + _NO_UPDATE, src.AKS_POOL_API, shown=17),
     *(
-        Rule(POOL, path, "refused", "api", _CYCLED, src.AZURERM_POOL, shown=18 if path == "vnetSubnetID" else None)
+        Rule(POOL, path, "refused", "api", _CYCLED, src.AZURERM_POOL, shown=19 if path == "vnetSubnetID" else None)
         for path in ("vnetSubnetID", "podSubnetID", "kubeletDiskType", "enableNodePublicIP")
     ),
     *(
@@ -91,30 +91,30 @@ RULES: tuple[Rule, ...] = (
     *(
         Rule(POOL, path, "refused", "api", "AKS: " + why + "; " + _NO_UPDATE, src.AKS_DOCS + "spot-node-pool", shown=row)
         for path, row, why in (
-            ("scaleSetPriority", 12, "you can't change ScaleSetPriority or SpotMaxPrice after creation"),
-            ("scaleSetEvictionPolicy", 13, "the priority and eviction-policy values can only be set during node pool creation"),
-            ("spotMaxPrice", 14, "you can't change ScaleSetPriority or SpotMaxPrice after creation"),
+            ("scaleSetPriority", 13, "you can't change ScaleSetPriority or SpotMaxPrice after creation"),
+            ("scaleSetEvictionPolicy", 14, "the priority and eviction-policy values can only be set during node pool creation"),
+            ("spotMaxPrice", 15, "you can't change ScaleSetPriority or SpotMaxPrice after creation"),
         )
     ),
     Rule(POOL, "capacityReservationGroupID", "refused", "api",
          "on the stable API a pool is tied to its capacity reservation group at creation; associating one with an "
          "existing pool is an AKS preview (aks-preview `az aks nodepool update --crg-id`, which reimages the nodes); "
-         + _NO_UPDATE, src.AKS_DOCS + "use-capacity-reservation-groups", shown=17),
+         + _NO_UPDATE, src.AKS_DOCS + "use-capacity-reservation-groups", shown=18),
     Rule(POOL, "scaleDownMode", "note", "api",
          "changed in place; switching from Deallocate to Delete deletes the pool's deallocated VMs (and their disks)",
-         src.AKS_DOCS + "scale-down-mode", shown=15),
+         src.AKS_DOCS + "scale-down-mode", shown=16),
     Rule(POOL, None, "replace", "engine", "its cluster is replaced: a pool is a child of its cluster", src.AKS_POOL_API,
          after=CLUSTER),
 )
 
 IN_PLACE: tuple[InPlace, ...] = (
-    InPlace(POOL, "mode", src.AKS_DOCS + "use-system-pools", shown=3),
-    InPlace(POOL, "count", src.AKS_DOCS + "scale-cluster", shown=4),
-    InPlace(POOL, "enableAutoScaling", src.AKS_DOCS + "cluster-autoscaler", shown=5),
-    InPlace(POOL, "minCount", src.AKS_DOCS + "cluster-autoscaler", shown=6),
-    InPlace(POOL, "maxCount", src.AKS_DOCS + "cluster-autoscaler", shown=7),
-    InPlace(POOL, "nodeLabels", src.AKS_DOCS + "use-labels", shown=9),
-    InPlace(POOL, "nodeTaints", src.AKS_DOCS + "use-node-taints", shown=10),
+    InPlace(POOL, "mode", src.AKS_DOCS + "use-system-pools", shown=4),
+    InPlace(POOL, "count", src.AKS_DOCS + "scale-cluster", shown=5),
+    InPlace(POOL, "enableAutoScaling", src.AKS_DOCS + "cluster-autoscaler", shown=6),
+    InPlace(POOL, "minCount", src.AKS_DOCS + "cluster-autoscaler", shown=7),
+    InPlace(POOL, "maxCount", src.AKS_DOCS + "cluster-autoscaler", shown=8),
+    InPlace(POOL, "nodeLabels", src.AKS_DOCS + "use-labels", shown=10),
+    InPlace(POOL, "nodeTaints", src.AKS_DOCS + "use-node-taints", shown=11),
     InPlace(POOL, "upgradeSettings.maxSurge", src.AKS_DOCS + "upgrade-cluster"),
     InPlace(POOL, "tags", src.AKS_DOCS + "use-tags"),
     # Sent as a constant (components/azure/gpu_pool.py): it never changes.

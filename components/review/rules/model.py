@@ -8,6 +8,7 @@ from typing import Literal
 Effect = Literal["replace", "rebuild", "refused", "note"]
 Refuser = Literal["Azure", "the Kubernetes API server", "Pulumi", "this package"]  # "this package": its own policy
 Mechanism = Literal["provider", "api", "engine"]
+Presence = Literal["added", "removed", "changed"]  # the value at a rule's path: absent before, absent after, or neither
 class Item(str):
     """A path part naming a list entry by its identity (``key="nvidia.com/gpu",effect="NoSchedule"``), not its index.
 
@@ -54,6 +55,7 @@ class Rule:
     shown: int | None = None  # its row among the type's settings in the plan tree (components.review.tree)
     shows: str | tuple[str, ...] | None = None  # what that row shows, when not `path` (an object above several
     # rules, or the parts of an object, one row each)
+    when: Presence | None = None  # only when the value at `path` (no "*" in it) is added, removed or changed; None: any
 
 
 @dataclass(frozen=True)
