@@ -22,6 +22,7 @@ import shutil
 import subprocess
 from typing import Any
 
+CURRENT_CONTEXT = "current-context"
 EXEC_TIMEOUT = 60.0  # without a deadline: kubectl waits as long as the plugin takes; verify does not
 
 
@@ -31,7 +32,7 @@ class ExecPluginError(Exception):
 
 def context_user(config: dict[str, Any], context: str | None) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """(the user entry, the cluster entry) of the named (or current) context, as the kubeconfig writes them."""
-    name = context or config.get("current-context")
+    name = context or config.get(CURRENT_CONTEXT)
     ctx = next((c.get("context") or {} for c in config.get("contexts") or [] if c.get("name") == name), None)
     if ctx is None:
         return None, None

@@ -262,7 +262,7 @@ def _exec_user_run(file: str, context: str | None, deadline: Any) -> dict[str, A
     None when it has none."""
     import yaml
 
-    with open(file, encoding="utf-8") as f:
+    with open(file, "rb") as f:  # YAML finds its own encoding (UTF-8/16/32, as the client reads it)
         loaded = yaml.safe_load(f)
     if not isinstance(loaded, dict):
         return None  # the client says what is wrong with it
