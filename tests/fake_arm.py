@@ -35,8 +35,10 @@ def _status(state: str) -> dict[str, Any]:
 class FakeArm(LoopbackServer):
     """Update runs and gates of one fleet; `groups` maps each group to its members' names."""
 
-    def __init__(self, groups: dict[str, list[str]], *, forbidden: bool = False, fleet_path: str = FLEET_PATH):
+    def __init__(self, groups: dict[str, list[str]], *, forbidden: bool = False, fleet_path: str = FLEET_PATH,
+                 echo_token: bool = False):
         self.groups = groups
+        self.echo_token = echo_token  # every answer an error repeating the request's Authorization header and token
         self.fleet_path = fleet_path
         self.forbidden = forbidden
         self.runs: dict[str, dict[str, Any]] = {}
@@ -61,6 +63,11 @@ class FakeArm(LoopbackServer):
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length)) if length else None
                 arm.requests.append((method, url.path, body))
+                if arm.echo_token:
+                    auth = self.headers.get("Authorization") or ""
+                    return self._send(400, {"error": {"code": "InvalidRequest", "message": (
+                        f"request with Authorization: {auth} rejected; token {auth.partition(' ')[2]} is not valid "
+                        "for this request")}})
                 if self.headers.get("Authorization") != f"Bearer {TOKEN}":
                     return self._send(401, {"error": {"code": "InvalidAuthenticationToken", "message": "bad token"}})
                 if parse_qs(url.query).get("api-version") != ["2026-06-01"]:

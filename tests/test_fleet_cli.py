@@ -64,7 +64,8 @@ def test_plan_fleet_json_and_out_then_diff_fleet(capsys, tmp_path: Path) -> None
     doc = json.loads(out)
     assert sorted(doc["plans"]) == ["fleet", "fleet-eus", "fleet-weu"]
     assert {m["stack"]: m["group"] for m in doc["members"]} == {"fleet-weu": "canary", "fleet-eus": "wave-1"}
-    assert sorted(p.name for p in (tmp_path / "old").iterdir()) == ["fleet-eus.json", "fleet-weu.json", "fleet.json"]
+    assert sorted(p.name for p in (tmp_path / "old").iterdir()) == ["fleet-eus.json", "fleet-plans.manifest",
+                                                                    "fleet-weu.json", "fleet.json"]
 
     # Unchanged: exit 0, every stack named.
     status, out, _ = run(capsys, "diff", "--fleet", str(tmp_path / "old"), str(tmp_path / "old"),

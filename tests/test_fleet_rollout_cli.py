@@ -94,7 +94,7 @@ def test_a_missing_role_is_one_line_exit_2_naming_it(tmp_path, weu, capsys):
     with FakeArm(GROUPS, forbidden=True, fleet_path=FLEET_PATH) as arm:
         status = rollout(arm, kubeconfig(tmp_path, {weu.cluster.name: "http://127.0.0.1:9"}))
     out = capsys.readouterr()
-    assert status == 2 and out.out == ""
+    assert status == 2 and json.loads(out.out)["exit"] == 2  # --json: a document on failure too
     (line,) = out.err.strip().splitlines()[-1:]
     assert line.startswith("fleet-rollout: ARM refused PUT") and ROLE in line and "AuthorizationFailed" in line
 

@@ -61,6 +61,7 @@ __all__ = [
 DEBUG_ENV = "AKS_DRA_VGPU_TRACEBACK"
 DEFAULT_TIMEOUT = 120.0  # the same as offline.stacks.DEFAULT_TIMEOUT (not imported here: no SDK before the version check)
 MAX_TIMEOUT = 86400.0
+FLEET_METAVAR = "FLEET_STACK"  # every --fleet that takes a value names it so (plan, verify, fleet-rollout)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -84,10 +85,14 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         # `python -m aks_dra_vgpu` where installed, `python -m components` inside this repository.
         prog=f"python -m {__package__.rpartition('.')[0]}",
-        description="Preview what a stack declares, offline: no cloud credentials, no Pulumi CLI. Ambient PULUMI_* "
-        "environment variables are hidden from the program: the plan depends only on the project and its stack file. "
-        "PULUMI_CONFIG and PULUMI_CONFIG_<KEY> are ignored with a warning (the Pulumi CLI sets them itself for the "
-        "program it runs, so a value in the shell belongs to another run, not to this stack's file).",
+        description="Preview, size and check what a stack declares. Offline (no cloud credentials, no Pulumi CLI, "
+        "nothing leaves the machine): plan, render, diff, size, docs. Online: verify (reads, and with --smoke writes "
+        "to, a cluster through a kubeconfig) and fleet-rollout (Azure Resource Manager with a token, and the canary's "
+        "clusters). Ambient PULUMI_* environment variables are hidden from the program: the plan depends only on the "
+        "project and its stack file. PULUMI_CONFIG and PULUMI_CONFIG_<KEY> are ignored with a warning (the Pulumi CLI "
+        "sets them itself for the program it runs, so a value in the shell belongs to another run, not to this stack's "
+        "file). Every command: exit 2 bad input (one line per problem on stderr), 1 anything unexpected; --format's "
+        "default is the text for people (text; plan's text is its resource tree).",
     )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -95,7 +100,8 @@ def _parser() -> argparse.ArgumentParser:
         if fleet:  # one stack, or a fleet stack and all its member stacks
             which = p.add_mutually_exclusive_group(required=True)
             which.add_argument("--stack", help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml")
-            which.add_argument("--fleet", help="a fleet stack's name: plans it and every member stack of the project "
+            which.add_argument("--fleet", metavar=FLEET_METAVAR, help="a fleet stack's name: plans it and every member "
+                               "stack of the project "
                                "whose fleetMembership names it, with a summary per member (docs/fleet.md)")
         else:
             p.add_argument("--stack", required=True, help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml")
@@ -104,36 +110,52 @@ def _parser() -> argparse.ArgumentParser:
                        help=f"seconds the program may run, Outputs included, before the plan gives up with exit 2 "
                        f"(default: {DEFAULT_TIMEOUT:g})")
 
-    plan = sub.add_parser("plan", help="run the program under mocks and print what it declares")
+    plan = sub.add_parser("plan", help="run the program under mocks and print what it declares (offline)",
+                          description="Run the project's program for a stack under mocks (offline) and print what it "
+                          "declares: a resource tree, the plan document (JSON, for `diff`) or a Mermaid graph. Exit 0 "
+                          "planned, 2 bad input or the program failed or ran past --timeout, 4 --policy found a "
+                          "mandatory policy violated (or two resources create the same cluster-scoped DeviceClass).")
     project_args(plan, fleet=True)
     plan.add_argument("--out", help="with --fleet: also write each stack's plan document into this folder "
                       "(<stack>.json), for `diff --fleet`")
     fmt = plan.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print the plan document (deterministic JSON)")
     fmt.add_argument(
-        "--format", choices=["tree", "json", "mermaid"], default=None, help="tree (default), json or mermaid"
-    )
+        "--format", choices=["text", "tree", "json", "mermaid"], default=None,
+        help="text (default: the resource tree; 'tree' says the same), json or mermaid")
     plan.add_argument("--critical-path", action="store_true", help="estimate the `pulumi up` critical path")
     plan.add_argument("--policy", action="store_true", help="also check the plan against the policy pack")
 
-    render = sub.add_parser("render", help="write the Kubernetes manifests and Helm values a stack declares")
+    render = sub.add_parser("render", help="write the Kubernetes manifests and Helm values a stack declares (offline)",
+                            description="Write the Kubernetes manifests and Helm values a stack declares into a "
+                            "folder (offline). Exit 0 written, 2 bad input (the folder refused, the program failed).")
     project_args(render)
     render.add_argument("--out", required=True,
                         help="a folder of its own: files render did not write are never touched; the file system's "
                         "root and the folders directly below it, the home folder, the project's folder (and those "
                         "above them) and a repository's root are refused")
 
-    diff = sub.add_parser("diff", help="compare two `plan --json` documents; exit 3 when something changes")
-    diff.add_argument("old", help="the plan before (JSON file)")
-    diff.add_argument("new", help="the plan after (JSON file)")
+    diff = sub.add_parser("diff", help="compare two `plan --json` documents; exit 3 when something changes, 4 when a "
+                          "change would fail (offline)",
+                          description="Compare two plan documents (`plan --json`) as an update preview would "
+                          "(offline): what is created, updated in place, replaced, deleted, or refused. Exit 0 no "
+                          "change, 3 changes, 4 a change `pulumi up` would fail on or that must not be applied (a "
+                          "refused change: e.g. a create-only setting Azure will not change in place, or a blocked "
+                          "one), 2 bad input (not a plan document; with --fleet, folders of another fleet).")
+    diff.add_argument("old", help="the plan before (JSON file; with --fleet a folder)")
+    diff.add_argument("new", help="the plan after (JSON file; with --fleet a folder)")
     diff.add_argument("--json", action="store_true", help="print the diff as JSON")
     diff.add_argument("--fleet", action="store_true", help="OLD and NEW are folders of plan documents (`plan --fleet "
-                      "NAME --out FOLDER`), diffed stack by stack, with a summary per fleet member")
-    diff.add_argument("--project-dir", default=".", help="with --fleet: the project whose fleet stack the summary "
-                      "reads (default: current folder)")
+                      f"{FLEET_METAVAR} --out FOLDER`), diffed stack by stack, with a summary per fleet member read "
+                      "from the plans. Unlike the other commands' --fleet it takes no value: the folders' plans say "
+                      "which fleet stack they are")
+    diff.add_argument("--project-dir", default=".", help=argparse.SUPPRESS)  # read before the summary came from plans
 
     size = sub.add_parser("size", help="size GPU pools for workloads: slice sizes, claim templates, nodes, cost; exit 3 "
-                          "when something does not fit")
+                          "when something does not fit (offline)",
+                          description="Size GPU pools for workloads (offline): the slice each workload needs, claim "
+                          "templates, nodes and their cost per hour; with --stack, check that stack's pools. Exit 0 "
+                          "everything fits, 3 something does not fit, 2 bad input.")
     add_size_arguments(size)
 
     verify = sub.add_parser(
@@ -154,7 +176,11 @@ def _parser() -> argparse.ArgumentParser:
         "Docs: docs/fleet-rollout.md.")
     add_rollout_arguments(rollout)
 
-    docs = sub.add_parser("docs", help="regenerate the docs made from the code (config reference, stack schema, sizing, graph)")
+    docs = sub.add_parser("docs", help="regenerate the docs made from the code (config reference, stack schema, sizing, "
+                          "graph; offline)",
+                          description="Regenerate the files made from the code (offline): the configuration "
+                          "reference, the stack and plugin schemas, the sizing tables, the graph. Exit 0 written (or, "
+                          "with --check, up to date), 3 --check found a generated file out of date, 2 bad input.")
     docs.add_argument("--project-dir", default=".", help="the repository's folder (default: current folder)")
     docs.add_argument("--check", action="store_true", help="write nothing; exit 3 when a generated file is out of date")
     return parser

@@ -21,7 +21,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if getattr(args, "out", None):
         raise BadInputError(["plan: --out goes with --fleet (render writes a stack's manifests: `render --out`)"])
     plan = run_plan(args.project_dir, args.stack, args.timeout)
-    fmt = "json" if args.json else (args.format or "tree")
+    fmt = "json" if args.json else (args.format or "text")
+    fmt = "tree" if fmt == "text" else fmt  # the text for people is the tree (every command's --format default: text)
     if fmt == "json":
         out = plan.to_json()
     elif fmt == "mermaid":

@@ -24,7 +24,7 @@ from urllib.parse import urlparse
 from .fleet import load_fleet_set
 from .output import BadInputError, printable, printable_lines, write
 from .verify import _seconds
-from .verify_fleet import context_overrides
+from .verify_fleet import context_pairs
 
 SUBSCRIPTION_ENVS = ("ARM_SUBSCRIPTION_ID", "AZURE_SUBSCRIPTION_ID")
 DEFAULT_POLL = 60.0
@@ -80,12 +80,44 @@ def _token(endpoint: str) -> Any:
     return env_token() or AzCliToken(resource=endpoint if endpoint.rstrip("/") != PUBLIC_CLOUD else PUBLIC_CLOUD)
 
 
+def version_problem(text: str) -> str | None:
+    """Why `--kubernetes-version` cannot be a run's target, or None: X.Y.Z of a minor AKS offers, no newer than the
+    newest patch known (components/catalog/kubernetes_versions.py, the catalog stack files are checked against). A run
+    takes any text and fails member by member hours later, so it is refused before anything is created. X.Y.Z: the
+    Fleet docs name a patch (MicrosoftDocs/azure-aks-docs articles/kubernetes-fleet/update-orchestration.md,
+    `az fleet updaterun create ... --upgrade-type Full --kubernetes-version 1.26.0`)."""
+    from ..catalog.kubernetes_versions import AKS_MINORS, AKS_VERSIONS_AS_OF, supported_list
+    from ..config.versions import offered_problem, parse
+
+    try:
+        major, minor, patch = parse(text)
+    except ValueError:
+        return (f"--kubernetes-version {text!r} is not a Kubernetes version: give X.Y.Z of a minor AKS offers "
+                f"({supported_list()})")
+    problem = offered_problem(f"{major}.{minor}")  # the minor; the patch is judged below (a run names one)
+    if problem:
+        return f"--kubernetes-version {problem.replace(f'{major}.{minor}', text, 1)}"
+    entry = AKS_MINORS[(major, minor)]
+    newest = entry.newest_patch
+    if patch is None or (newest is not None and patch > newest):
+        known = f"{entry.text}.{newest}" if newest is not None else None
+        why = "an update run names a patch" if patch is None else (
+            f"not a patch AKS offers (the newest {entry.text} patch known on {AKS_VERSIONS_AS_OF.isoformat()} is "
+            f"{known})")
+        return f"--kubernetes-version {text!r}: {why}: give X.Y.Z" + (f" no newer than {known}" if known else "")
+    return None
+
+
 def _problems(args: argparse.Namespace) -> list[str]:
     from ..rollout.updaterun import run_name_problem
 
     problems = []
     if args.control_plane_only and not args.kubernetes_version:
         problems.append("fleet-rollout: --control-plane-only goes with --kubernetes-version")
+    if args.kubernetes_version is not None:
+        why = version_problem(args.kubernetes_version)
+        if why:
+            problems.append(f"fleet-rollout: {why}")
     if args.attach_run and (args.run_name or args.node_image_selection):
         problems.append("fleet-rollout: --run-name and --node-image-selection are for a run this command creates, "
                         "not with --attach-run")
@@ -103,15 +135,51 @@ def _problems(args: argparse.Namespace) -> list[str]:
     return problems
 
 
-def cmd_rollout(args: argparse.Namespace) -> int:
-    """`fleet-rollout`: the outcome, and its exit status."""
+def _checked(args: argparse.Namespace) -> tuple[Any, dict[str, str]]:
+    """(the fleet's stacks, --context overrides) once every input is checked: BadInputError with all the problems of
+    the flags, the contexts and the stack files at once, before the first ARM call."""
     problems = _problems(args)
-    overrides = context_overrides(args.context)
+    overrides, bad = context_pairs(args.context)
+    problems += [line.replace("verify --fleet:", "fleet-rollout:", 1) for line in bad]
+    try:
+        fleet_set = load_fleet_set(args.project_dir, args.fleet)
+    except BadInputError as exc:
+        raise BadInputError(problems + exc.lines) from None
+    by_name = [m.member_name for m in fleet_set.members]
+    unknown = sorted(set(overrides) - set(by_name))
+    if unknown:
+        problems.append(f"fleet-rollout: --context {', '.join(unknown)}: no such member of this fleet; members: "
+                        f"{', '.join(by_name)}")
     if problems:
         raise BadInputError(problems)
-    fleet_set = load_fleet_set(args.project_dir, args.fleet)
+    return fleet_set, overrides
+
+
+def failure_document(lines: list[str], exit_status: int) -> dict[str, Any]:
+    """What `--json` prints when the command fails before an outcome: the outcome's keys, and the problems."""
+    return {"run": None, "state": None, "action": "none", "exit": exit_status,
+            "message": lines[0] if lines else "bad input", "canaryMembers": [], "verify": None, "problems": lines}
+
+
+def cmd_rollout(args: argparse.Namespace) -> int:
+    """`fleet-rollout`: the outcome, and its exit status (with --json, a document on failure too)."""
+    from .output import EXIT_BAD_INPUT
+
+    try:
+        return _rollout(args)
+    except BadInputError as exc:
+        if args.json:
+            doc = failure_document([printable(line) for line in exc.lines], EXIT_BAD_INPUT)
+            write(sys.stdout, json.dumps(doc, indent=2) + "\n")
+        raise
+
+
+def _rollout(args: argparse.Namespace) -> int:
+    follow_clock = time.monotonic
+    started = follow_clock()  # the command's deadline counts from here: reading the stacks is part of it
+    fleet_set, overrides = _checked(args)
     from ..rollout.arm import ArmClient, ArmError
-    from ..rollout.flow import Follow, create_and_start, follow_run
+    from ..rollout.flow import EXIT_TIMED_OUT, Follow, Outcome, create_and_start, follow_run
     from ..rollout.updaterun import FleetRef, Stage, run_body, upgrade
     from ..verify.expected import expected
     from ..verify.fleet import targets_for, verify_fleet
@@ -120,31 +188,30 @@ def cmd_rollout(args: argparse.Namespace) -> int:
     stages = [Stage(s.name, tuple(s.groups), s.after_stage_wait_in_seconds) for s in fleet.update_strategy.stages]
     canary = stages[0]
     by_name = {m.member_name: m for m in fleet_set.members}
-    unknown = sorted(set(overrides) - set(by_name))
-    if unknown:
-        raise BadInputError([f"fleet-rollout: --context {', '.join(unknown)}: no such member of this fleet; members: "
-                             f"{', '.join(by_name)}"])
     subscription = args.subscription or next(os.environ[e] for e in SUBSCRIPTION_ENVS if os.environ.get(e))
     ref = FleetRef(subscription, fleet.resource_group_name, fleet.name)
+    follow = Follow(poll=args.poll, timeout=args.timeout, on_failure=args.on_failure, to_the_end=not args.no_follow,
+                    clock=follow_clock, started=started)
+    arm = ArmClient(_token(args.arm_endpoint), base_url=args.arm_endpoint, clock=follow_clock, deadline=follow.end())
 
     def say(line: str) -> None:
-        write(sys.stderr, printable(line) + "\n")
+        write(sys.stderr, printable(arm.mask(line)) + "\n")
 
     def prove(names: list[str]) -> tuple[bool, dict[str, Any]]:
         known = [by_name[n] for n in names if n in by_name]
         targets = targets_for([(m.member_name, m.stack, m.config, m.cluster_name) for m in known],
                               {k: v for k, v in overrides.items() if k in names})
         targets = [replace(t, smoke=bool(expected(t.config).templates)) for t in targets]
+        left = max(1.0, follow.end() - follow.clock())  # the proof is bounded by the command's deadline too
         doc = verify_fleet(targets, fleet=args.fleet, kubeconfig=args.kubeconfig, smoke=not args.no_smoke,
-                           wait=args.verify_wait, timeout=max(args.verify_wait + 300.0, 300.0), progress=say)
+                           wait=min(args.verify_wait, left), timeout=min(max(args.verify_wait + 300.0, 300.0), left),
+                           progress=say)
         strangers = [n for n in names if n not in by_name]
         if strangers:  # in the run but in no member stack of this project: nothing says what should be there
             doc["summary"]["unknownMembers"] = strangers
             say(f"cannot verify {', '.join(strangers)}: no member stack of {args.fleet} in this project names them")
         return bool(names) and doc["summary"]["exit"] == 0 and not strangers, doc
 
-    follow = Follow(poll=args.poll, timeout=args.timeout, on_failure=args.on_failure, to_the_end=not args.no_follow)
-    arm = ArmClient(_token(args.arm_endpoint), base_url=args.arm_endpoint)
     canary_members = [m.member_name for m in fleet_set.members if m.group in canary.groups]
     try:
         if args.attach_run:
@@ -157,15 +224,20 @@ def cmd_rollout(args: argparse.Namespace) -> int:
                             selection)
             create_and_start(arm, ref, run, body, follow, say)
         outcome = follow_run(arm, ref, run, canary, prove, follow, say, canary_members)
-    except (ArmError, ValueError) as exc:  # ValueError: a gate the run names outside this fleet is never approved
-        raise BadInputError([f"fleet-rollout: {exc}"]) from None
+    except ArmError as exc:
+        if exc.code != "Timeout":
+            raise BadInputError([f"fleet-rollout: {exc}"]) from None
+        outcome = Outcome(EXIT_TIMED_OUT, "none", run, "unknown", f"{exc}: --timeout {args.timeout:g} s ran out; "
+                          "the run is left as it is")
+    except ValueError as exc:  # a gate the run names outside this fleet is never approved
+        raise BadInputError([f"fleet-rollout: {arm.mask(str(exc))}"]) from None
     if args.json:
-        write(sys.stdout, json.dumps(outcome.to_dict(), indent=2) + "\n")
+        write(sys.stdout, arm.mask(json.dumps(outcome.to_dict(), indent=2)) + "\n")
     else:
         lines = [outcome.message]
         if outcome.report is not None:
             from ..verify.fleet import fleet_text_lines
 
             lines = [*fleet_text_lines(outcome.report), "", outcome.message]
-        write(sys.stdout, printable_lines("\n".join(lines)) + "\n")
+        write(sys.stdout, printable_lines(arm.mask("\n".join(lines))) + "\n")
     return outcome.exit

@@ -21,6 +21,15 @@ from .output import BadInputError, printable, printable_lines, write
 
 def context_overrides(values: list[str] | None) -> dict[str, str]:
     """`--context member=context` pairs; BadInputError naming each value that is not one."""
+    found, bad = context_pairs(values)
+    if bad:
+        raise BadInputError(bad)
+    return found
+
+
+def context_pairs(values: list[str] | None) -> tuple[dict[str, str], list[str]]:
+    """(the `--context member=context` pairs, a problem per value that is not one): a caller collecting every problem
+    still checks the good pairs."""
     found: dict[str, str] = {}
     bad = []
     for value in values or []:
@@ -30,9 +39,7 @@ def context_overrides(values: list[str] | None) -> dict[str, str]:
                        "context of its cluster)")
         else:
             found[member.strip()] = context.strip()
-    if bad:
-        raise BadInputError(bad)
-    return found
+    return found, bad
 
 
 def member_rows(fleet_set: Any) -> list[tuple[str, str, Any, str]]:

@@ -11,42 +11,22 @@ from dataclasses import dataclass
 
 from ..config import StackConfig
 from ..config.fleet import FleetConfig
-from ..sizing.prices import prices_for
 from ..sizing.stack_pools import max_nodes
 from .diff_model import DiffResult
+from .fleet_plans import GpuCost, PlannedFleet, PlannedMember, planned_cost
 
-
-@dataclass(frozen=True)
-class GpuCost:
-    """What a member's GPU nodes cost per hour at its region's prices: with the fewest and with the most nodes."""
-
-    currency: str
-    least: float
-    most: float
-    region: str
-    warning: str | None  # the price table fell back to another region, or lacks a size
+AnyFleet = FleetConfig | PlannedFleet  # from the stack files (plan --fleet) or from a plan (diff --fleet)
 
 
 def gpu_cost(config: StackConfig) -> GpuCost:
     """The GPU pools' cost per hour in the stack's region (on-demand prices; spot nodes cost less), from the package's
     price table (sizing.prices), fewest nodes (minCount or count) to most (maxCount or count)."""
-    table, warning = prices_for(config.cluster.location)
-    least = most = 0.0
-    unpriced = []
-    for pool in config.gpu_pools:
-        price = table.hourly(pool.vm_size)
-        if price is None:
-            unpriced.append(pool.vm_size)
-            continue
-        fewest = pool.autoscaling.min_count if pool.autoscaling else max_nodes(pool)
-        least += fewest * price
-        most += max_nodes(pool) * price
-    if unpriced:
-        warning = f"{', '.join(sorted(set(unpriced)))} not in the price table for {table.region}; left out"
-    return GpuCost(table.currency, least, most, table.region, warning)
+    pools = tuple((p.vm_size, p.autoscaling.min_count if p.autoscaling else max_nodes(p), max_nodes(p))
+                  for p in config.gpu_pools)
+    return planned_cost(PlannedMember("", "", "", "", config.cluster.location, pools))
 
 
-def stage_of(fleet: FleetConfig, group: str) -> str:
+def stage_of(fleet: AnyFleet, group: str) -> str:
     """The name and position of the stage whose groups hold `group` ('-' when none does)."""
     for index, stage in enumerate(fleet.update_strategy.stages, start=1):
         if group in stage.groups:
@@ -91,13 +71,23 @@ def member_line(stack: str, member_name: str, config: StackConfig, group: str, f
                       resources, gpu_cost(config), replaced, changes)
 
 
+def planned_member_line(stack: str, member: PlannedMember, fleet: PlannedFleet, resources: int,
+                        diff: DiffResult | None = None) -> MemberLine:
+    """A member's line from its plan document alone (`diff --fleet`): what the plans compared say, not the files now."""
+    replaced: tuple[str, ...] = ()
+    if diff is not None:
+        replaced = tuple(f"{r.type.rsplit(':', 1)[-1]} {r.name}" for r in diff.resources if r.operation == "replace")
+    return MemberLine(stack, member.member_name, member.region, member.group, stage_of(fleet, member.group), resources,
+                      planned_cost(member), replaced, diff.summary() if diff is not None else None)
+
+
 def _money(cost: GpuCost) -> str:
     if round(cost.least, 2) == round(cost.most, 2):
         return f"{cost.most:,.2f} {cost.currency}/h"
     return f"{cost.least:,.2f}-{cost.most:,.2f} {cost.currency}/h"
 
 
-def format_summary(fleet_stack: str, fleet: FleetConfig, fleet_resources: int, lines: list[MemberLine],
+def format_summary(fleet_stack: str, fleet: AnyFleet, fleet_resources: int, lines: list[MemberLine],
                    fleet_changes: str | None = None) -> str:
     """The fleet's summary for people: the fleet stack, then one block per member, in stage order."""
     order = {stage.name: i for i, stage in enumerate(fleet.update_strategy.stages)}

@@ -11,17 +11,22 @@ Errors are one line each: ARM's own `{"error": {"code", "message"}}`; a 403 name
 gates (MicrosoftDocs/azure-aks-docs articles/kubernetes-fleet/concepts-rbac.md: "Azure Kubernetes Fleet Manager
 Contributor" grants read and write on fleets, members, update strategies and update runs; the RBAC Reader/Writer/
 Admin/Cluster Admin roles are data-plane roles on the hub's Kubernetes objects only and grant none of this).
+
+Every text made of an answer or an exception passes `mask` on its way out of `ArmClient`: ARM's messages may repeat
+the request's `Authorization` header or the token itself (an InvalidAuthenticationToken message quoting it). Every
+socket wait is bounded by what is left of the command's deadline, so an ARM that never answers cannot outlast it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 PUBLIC_CLOUD = "https://management.azure.com"
@@ -33,7 +38,21 @@ RETRIES = 3  # GETs only: a 429/5xx while polling a run that lasts hours must no
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 REFRESH_MARGIN = 300.0  # refresh an az token this many seconds before it expires
 
+MASK = "***"
+MIN_SECRET = 6  # a shorter "token" (a test's) is not masked: every occurrence of a common word would be
+_BEARER = re.compile(r"(?i)\b(bearer)(\s+|%20)[A-Za-z0-9\-._~+/]+=*")
+_JWT = re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*")
+
 TokenProvider = Callable[[], str]
+
+
+def mask(text: str, secrets: Iterable[str] = ()) -> str:
+    """The text with every known secret, every `Bearer <credential>` (an Authorization header) and every JWT (the
+    shape of an Entra ID access token) replaced by ***: the one filter between ARM's answers and what is printed."""
+    for secret in sorted({s for s in secrets if len(s) >= MIN_SECRET}, key=len, reverse=True):
+        text = text.replace(secret, MASK)
+    text = _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
+    return _JWT.sub(MASK, text)
 
 
 class ArmError(Exception):
@@ -112,14 +131,42 @@ class ArmClient:
     """JSON over HTTPS to ARM: `request(method, path, api_version, body)`; ArmError on any refusal."""
 
     def __init__(self, token: TokenProvider, base_url: str = PUBLIC_CLOUD, timeout: float = TIMEOUT,
-                 sleep: Callable[[float], None] = time.sleep):
+                 sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic,
+                 deadline: float | None = None):
         self.base_url = base_url.rstrip("/")
         self.token = token
         self.timeout = timeout
         self.sleep = sleep
+        self.clock = clock
+        self.deadline = deadline  # on `clock`: no socket wait, no retry pause goes past it
+        self._secrets: set[str] = set()
+
+    def mask(self, text: str) -> str:
+        """`text` with every token this client has sent (and anything shaped like one) masked."""
+        return mask(text, self._secrets)
 
     def request(self, method: str, path: str, api_version: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Sends one request (a GET is retried on 429/5xx); the response's JSON, {} for an empty body."""
+        """Sends one request (a GET is retried on 429/5xx); the response's JSON, {} for an empty body. An ArmError's
+        message never holds the token; code Timeout when the deadline ran out first."""
+        try:
+            return self._request(method, path, api_version, body)
+        except ArmError as exc:
+            raise ArmError(exc.status, self.mask(exc.code), self.mask(str(exc))) from None
+
+    def _left(self) -> float | None:
+        return None if self.deadline is None else self.deadline - self.clock()
+
+    def _timed_out(self, method: str, path: str) -> ArmError:
+        return ArmError(0, "Timeout", f"ARM {method} {path.split('?')[0]}: no answer from {self.base_url} before the "
+                        "command's time limit")
+
+    def _pause(self, seconds: float, method: str, path: str) -> None:
+        left = self._left()
+        if left is not None and left <= seconds:
+            raise self._timed_out(method, path)  # a retry after the deadline could not be waited for anyway
+        self.sleep(seconds)
+
+    def _request(self, method: str, path: str, api_version: str, body: dict[str, Any] | None) -> dict[str, Any]:
         url = f"{self.base_url}{path}{'&' if '?' in path else '?'}api-version={api_version}"
         data = None if body is None else json.dumps(body).encode()
         for attempt in range(1, RETRIES + 1):
@@ -127,21 +174,29 @@ class ArmClient:
                 token = self.token()
             except TokenError as exc:
                 raise ArmError(401, "NoToken", str(exc)) from None
+            self._secrets.add(token)
+            left = self._left()
+            if left is not None and left <= 0:
+                raise self._timed_out(method, path)
+            wait = self.timeout if left is None else min(self.timeout, left)
             request = urllib.request.Request(url, data=data, method=method, headers={
                 "Authorization": f"Bearer {token}", "Content-Type": "application/json", "Accept": "application/json"})
             try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                with urllib.request.urlopen(request, timeout=wait) as response:
                     raw = response.read()
                     return json.loads(raw) if raw.strip() else {}
             except urllib.error.HTTPError as exc:
                 raw = exc.read()
                 if method == "GET" and exc.code in RETRY_STATUSES and attempt < RETRIES:
-                    self.sleep(min(float(exc.headers.get("Retry-After") or 5 * attempt), 60.0))
+                    self._pause(min(_seconds(exc.headers.get("Retry-After"), 5.0 * attempt), 60.0), method, path)
                     continue
                 raise _error_of(exc.code, raw, method, path) from None
             except (urllib.error.URLError, OSError) as exc:
+                left = self._left()
+                if left is not None and left <= 0:
+                    raise self._timed_out(method, path) from None
                 if method == "GET" and attempt < RETRIES:
-                    self.sleep(5.0 * attempt)
+                    self._pause(5.0 * attempt, method, path)
                     continue
                 reason = getattr(exc, "reason", exc)
                 raise ArmError(0, "Unreachable", f"ARM {method} {path.split('?')[0]}: no answer from {self.base_url} "
@@ -149,3 +204,11 @@ class ArmClient:
             except ValueError:
                 raise ArmError(200, "NotJson", f"ARM {method} {path.split('?')[0]}: the answer is not JSON") from None
         raise AssertionError("unreachable")  # the loop returns or raises
+
+
+def _seconds(header: str | None, default: float) -> float:
+    """A Retry-After header's seconds (an HTTP date or garbage counts as absent)."""
+    try:
+        return max(0.0, float(header)) if header else default
+    except ValueError:
+        return default

@@ -71,6 +71,17 @@ class Follow:
     to_the_end: bool = True
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], None] = time.sleep
+    started: float | None = None  # on `clock`; set by the first `end()`: creating and following share one limit
+
+    def end(self) -> float:
+        """When the command's time runs out (`timeout` after the first call): one deadline for the whole rollout."""
+        if self.started is None:
+            self.started = self.clock()
+        return self.started + self.timeout
+
+    def pause(self) -> None:
+        """Sleeps one poll interval, never past the deadline."""
+        self.sleep(max(0.0, min(self.poll, self.end() - self.clock())))
 
 
 def create_and_start(arm: ArmClient, fleet: FleetRef, run: str, body: dict[str, Any], follow: Follow,
@@ -78,15 +89,15 @@ def create_and_start(arm: ArmClient, fleet: FleetRef, run: str, body: dict[str, 
     """PUT the run (it is created NotStarted), wait until it is provisioned, then POST start; the run as ARM returns it."""
     path = fleet.run_path(run)
     say(f"creating update run {run} in fleet {fleet.name} (api-version {API_VERSION})")
+    end = follow.end()
     found = arm.request("PUT", path, API_VERSION, body)
-    end = follow.clock() + follow.timeout
     while (found.get("properties") or {}).get("provisioningState") not in ("Succeeded", None):
         state = found["properties"]["provisioningState"]
         if state in ("Failed", "Canceled"):
             raise ArmError(200, state, f"update run {run}: provisioning {state}")
         if follow.clock() >= end:
             raise ArmError(0, "Timeout", f"update run {run}: still provisioning ({state})")
-        follow.sleep(follow.poll)
+        follow.pause()
         found = arm.request("GET", path, API_VERSION)
     say(f"starting update run {run}")
     arm.request("POST", f"{path}/start", API_VERSION)
@@ -98,7 +109,7 @@ def follow_run(arm: ArmClient, fleet: FleetRef, run: str, canary: Stage, prove: 
     """Polls the run until the canary is proven (then approves its gate) or not (then holds or stops), and, with
     `to_the_end`, until the run ends. `fallback_members`: the canary's members when the run's status lists none."""
     path = fleet.run_path(run)
-    end = follow.clock() + follow.timeout
+    end = follow.end()
     proven: tuple[list[str], dict[str, Any]] | None = None
     last = ""
     while True:
@@ -138,7 +149,7 @@ def follow_run(arm: ArmClient, fleet: FleetRef, run: str, canary: Stage, prove: 
         if follow.clock() >= end:
             return Outcome(EXIT_TIMED_OUT, "none", run, state, f"update run {run} still {state} after "
                            f"{follow.timeout:g} s; left as it is" + ("" if proven else " (gate not approved)"))
-        follow.sleep(follow.poll)
+        follow.pause()
 
 
 def _not_proven(arm: ArmClient, fleet: FleetRef, run: str, canary: Stage, gate: str | None, members: list[str],

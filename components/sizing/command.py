@@ -101,7 +101,11 @@ def _matched(pattern: re.Pattern[str], text: str, flag: str, syntax: str, limits
     """The flag's value parsed, or ValueError saying the syntax (or, for a number of too many digits, the limits)."""
     m = pattern.fullmatch(text.strip())
     if not m:
-        raise ValueError(f"{flag} '{text}': expected {syntax}")
+        parts = [part.strip() for part in text.split(",")]
+        if len(parts) > 1 and all(pattern.fullmatch(part) for part in parts):  # a list where one value goes
+            repeated = " ".join(f"{flag} {part}" for part in parts)
+            raise ValueError(f"{flag} '{text}': one workload per {flag}; repeat the flag: {repeated}")
+        raise ValueError(f"{flag} '{text}': expected {syntax} (one per flag; repeat {flag} for several)")
     if any(len(m[group] or "") > most for group, most in digits.items()):
         raise ValueError(f"{flag} '{text[:60]}': too many digits; {limits}")
     return m

@@ -1,7 +1,8 @@
 """`ClusterClient` on the official Kubernetes Python client (the `verify` extra: pip install 'aks-dra-vgpu[verify]').
 
-The kubeconfig is loaded by the client itself (kubernetes.config: contexts, client certificates, tokens and `exec`
-users such as kubelogin for Entra ID clusters). Requests go through the client's typed API methods with
+The kubeconfig is loaded by the client itself (kubernetes.config: contexts, client certificates, tokens), except
+that an `exec` user (kubelogin for Entra ID clusters) is run here first, bounded by the run's deadline
+(exec_plugin.py). Requests go through the client's typed API methods with
 `_preload_content=False`, so every object comes back as the API's own JSON (what recorded responses and a real API
 server give alike), whichever way the client's generated models differ between releases.
 """
@@ -16,6 +17,7 @@ import warnings
 from typing import Any
 
 from .client import ApiError, Obj, UnreachableError
+from .exec_plugin import EXEC_TIMEOUT, ExecPluginError, with_static_user
 
 CONNECT_TIMEOUT = 10.0
 READ_TIMEOUT = 30.0
@@ -108,9 +110,16 @@ class KubernetesClient:
         file = kubeconfig_path(path)
         configuration = client.Configuration()
         try:
-            config.load_kube_config(config_file=file, context=context, client_configuration=configuration,
-                                    persist_config=False)
-        except Exception as exc:  # ConfigException, an exec plugin that fails, unreadable YAML: one line each
+            static = _exec_user_run(file, context, deadline)
+            if static is None:
+                config.load_kube_config(config_file=file, context=context, client_configuration=configuration,
+                                        persist_config=False)
+            else:
+                config.load_kube_config_from_dict(static, context=context, client_configuration=configuration,
+                                                  persist_config=False)
+        except ExecPluginError as exc:
+            raise KubeconfigError(str(exc)) from None
+        except Exception as exc:  # ConfigException, unreadable YAML: one line each
             raise KubeconfigError(f"kubeconfig {file}: {_one_line(exc)}") from None
         configuration.retries = 0
         return cls(client.ApiClient(configuration), deadline)
@@ -246,6 +255,19 @@ class KubernetesClient:
         """GET through the API server's pod proxy."""
         return self._call(self._core.connect_get_namespaced_pod_proxy_with_path, f"{name}:{port}", namespace, path,
                           raw=True)
+
+
+def _exec_user_run(file: str, context: str | None, deadline: Any) -> dict[str, Any] | None:
+    """The kubeconfig with the context's `exec` user run here, bounded by the deadline (exec_plugin.py says why), or
+    None when it has none."""
+    import yaml
+
+    with open(file, "rb") as f:  # YAML finds its own encoding (UTF-8/16/32, as the client reads it)
+        loaded = yaml.safe_load(f)
+    if not isinstance(loaded, dict):
+        return None  # the client says what is wrong with it
+    timeout = EXEC_TIMEOUT if deadline is None else min(EXEC_TIMEOUT, deadline.left())
+    return with_static_user(loaded, context, os.path.dirname(os.path.abspath(file)), timeout)
 
 
 def _api_message(exc: Any) -> str:
