@@ -113,12 +113,18 @@ class Cluster:
 
     def __init__(self, api: Api):
         self.api = api
-        self.slices = [mig_node_slice(n, vm, mig) if mig else node_slice(n, vm) for n, (vm, mig) in NODES.items()]
-        for name, (vm, _) in NODES.items():
-            make_ready(self.api, aks_node(name, name.split("-")[1], vm, labels={"nvidia.com/gpu.present": "true"}))
-        refused, _ = apply_all(api, [*self.slices, {"apiVersion": "v1", "kind": "Namespace",
-                                                    "metadata": {"name": NAMESPACE}}])
+        self.slices: list[dict[str, Any]] = []
+        for name, (vm, mig) in NODES.items():
+            self.add_node(name, vm, mig)
+        api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
+
+    def add_node(self, name: str, vm_size: str, mig: str | None = None) -> None:
+        """An AKS-like GPU node made Ready, with the ResourceSlice the driver publishes there."""
+        make_ready(self.api, aks_node(name, name.split("-")[1], vm_size, labels={"nvidia.com/gpu.present": "true"}))
+        published = mig_node_slice(name, vm_size, mig) if mig else node_slice(name, vm_size)
+        refused, _ = apply_all(self.api, [published])
         assert refused == [], refused
+        self.slices.append(published)
 
     def classes(self) -> list[dict[str, Any]]:
         return self.api.items("resource.k8s.io/v1", "DeviceClass")
@@ -210,6 +216,10 @@ def test_extended_resources_on_a_real_scheduler(tmp_path):
                                                "all claims"), condition
         assert api.get("v1", "Pod", "too-many", NAMESPACE)["spec"].get("nodeName") is None
 
+        # The last free 8 GiB slice taken, so the only free GPU device is a whole A10 (the chart's class takes any).
+        api.create(workload("small-last", A10_8))
+        assert cluster.held(cluster.allocated("small-last")[1]) == [EIGHT]
+
         # (b) The package's class first, then the chart's (a driver release replaced): the chart's serves...
         api.delete("resource.k8s.io/v1", "DeviceClass", GPU_DEVICE_CLASS)
         cluster.create_after(chart, [mine[GPU].class_name])
@@ -219,13 +229,15 @@ def test_extended_resources_on_a_real_scheduler(tmp_path):
         api.create(workload("plain-chart", GPU))
         _, claim = cluster.allocated("plain-chart")
         assert classes_named(claim) == [GPU_DEVICE_CLASS]
-        assert cluster.held(claim) == [TWENTY_FOUR]  # any GPU device: the only free one is a whole A10
+        assert cluster.held(claim) == [TWENTY_FOUR]  # any GPU device: the only one free is a whole A10
         pods = {c.subject: c for c in check_extended_pods(cluster.snapshot(), ours, 10)}
         assert pods[f"{NAMESPACE}/plain-chart"].status == "warn", pods
         assert "the driver chart's class served it" in pods[f"{NAMESPACE}/plain-chart"].message
         assert pods[f"{NAMESPACE}/plain"].status == "ok"
 
-        # ... until the package's class is re-created (what its replaceOnChanges does after a replaced release).
+        # ... until the package's class is re-created (what its replaceOnChanges does after a replaced release). A new
+        # 8 GiB node gives it a free slice of its size.
+        cluster.add_node("aks-small-vmss000003", "Standard_NV12ads_A10_v5")
         cluster.create_after(device_class(mine[GPU]), [GPU_DEVICE_CLASS])
         assert serving_class(cluster.classes(), GPU)["metadata"]["name"] == mine[GPU].class_name
         assert {c.subject: c for c in check_extended_classes(cluster.snapshot(), ours)}[GPU].status == "ok"
