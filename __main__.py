@@ -62,6 +62,9 @@ def declare_platform() -> tuple[StackConfig, GpuPlatform]:
     if platform.samples:
         pulumi.export("deviceClassName", platform.samples.device_class_name)
         pulumi.export("claimTemplateNames", platform.samples.claim_template_names)
+    # Which DeviceClass serves each extended resource name (docs/extended-resources.md).
+    if platform.extended_resource_classes is not None:
+        pulumi.export("extendedResourceClasses", platform.extended_resource_classes)
     # What importing the GPU dashboard needs (docs/observability.md): the workspace it reads and the Grafana to import into.
     if platform.monitor_workspace_id is not None:
         pulumi.export("monitorWorkspaceId", platform.monitor_workspace_id)

@@ -12,6 +12,8 @@ from .config import StackConfig
 from .config.args import component_args
 from .kubernetes.dra_driver import NvidiaDraDriver, NvidiaDraDriverArgs
 from .kubernetes.dra_samples import DraSamples, DraSamplesArgs
+from .kubernetes.extended_classes import nvidia_gpu_warning
+from .kubernetes.extended_resources import ExtendedResources, ExtendedResourcesArgs
 from .outputs import lift, output, register_declared
 from .secret_config import driver_values_secret, secret_inputs, secret_texts
 
@@ -39,6 +41,9 @@ class GpuPlatformOutputs(ClusterOutputs):
     )
     samples_namespace: pulumi.Output[str] | None = output(
         "The namespace of the sample claims and Job, when the samples are enabled."
+    )
+    extended_resource_classes: dict[str, pulumi.Output[str]] | None = output(
+        "The DeviceClass serving each extended resource name (e.g. 'nvidia.com/gpu'), when extendedResources is set."
     )
     monitor_workspace_id: pulumi.Output[str] | None = output(
         "The Azure Monitor workspace managed Prometheus writes to, when monitoring.managedPrometheus is true."
@@ -68,6 +73,8 @@ class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
     """The NVIDIA DRA driver release, unless draDriver.enabled is false (someone else runs the driver)."""
     samples: DraSamples | None
     """The DRA sample objects, when enabled."""
+    extended_resources: ExtendedResources | None
+    """The DeviceClasses serving extended resource names, when extendedResources is set."""
     observability: Any
     """The monitoring components (components.observability.wiring.Observability), or None when monitoring is off."""
     fleet_member: Any
@@ -140,6 +147,24 @@ class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
                 ),
                 on_cluster,
             )
+        self.extended_resources = None
+        extended = args.extended_resources
+        if extended is not None:
+            driver = args.dra_driver
+            self.extended_resources = ExtendedResources(
+                f"{name}-extended-resources",
+                ExtendedResourcesArgs(
+                    **extended.model_dump(), pools=args.gpu_pools, kubernetes_version=args.cluster.kubernetes_version,
+                    memory_margin_percent=args.samples.memory_margin_percent,
+                    driver_release=f"{driver.namespace}/{driver.release_name}" if driver.enabled else None,
+                ),
+                on_cluster,
+                driver=self.driver,
+            )
+        self.extended_resource_classes = self.extended_resources.device_classes if self.extended_resources else None
+        warning = nvidia_gpu_warning(args)
+        if warning:
+            pulumi.log.warn(f"extendedResources.nvidiaGpu: {warning}", resource=self)
         self.observability = None
         if _wants_monitoring(args):
             from .observability.wiring import observe  # monitoring's modules load only when a stack uses them

@@ -220,7 +220,7 @@ CASES: list[Case] = [
     case("samples-namespace-driver", put("samples.namespace", "nvidia-dra-driver-gpu"), "samples.namespace",
          "is the driver's namespace (draDriver.namespace)"),
     case("samples-fit-unknown", put("samples.fit", "best"), "samples.fit", "'bestFit' or 'exact'"),
-    case("samples-extended-resource-on-1-35", put("samples.extendedResourceName", "nvidia.com/gpu"),
+    case("samples-extended-resource-on-1-35", put("samples.extendedResourceName", "example.com/a10"),
          "samples.extendedResourceName", "needs Kubernetes 1.36 or newer"),
     case("samples-extended-resource-name", put("samples.extendedResourceName", "gpu"), "samples.extendedResourceName",
          "not an extended resource name"),

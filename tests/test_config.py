@@ -61,7 +61,7 @@ def test_unknown_keys_are_rejected_with_a_suggestion(stack_data):
     stack_data["sample"] = {}
     found = problems(stack_data)
     assert ("sample: unknown key (did you mean 'samples'?); allowed keys: cluster, gpuPools, draDriver, samples, "
-            "fleetMembership") in found
+            "extendedResources, fleetMembership") in found
     assert any(p.startswith("gpuPools[0].vmsize: unknown key (did you mean 'vmSize'?)") for p in found)
 
 

@@ -84,12 +84,12 @@ def test_other_namespaces_are_fine(namespace):
 
 def test_extended_resource_name_needs_kubernetes_1_36():
     with pytest.raises(ValidationError) as err:
-        args(extendedResourceName="nvidia.com/gpu")
+        args(extendedResourceName="example.com/a10")
     assert "extendedResourceName: needs the cluster's Kubernetes version (kubernetesVersion)" in str(err.value)
     with pytest.raises(ValidationError) as err:
-        args(extendedResourceName="nvidia.com/gpu", kubernetesVersion="1.35")
+        args(extendedResourceName="example.com/a10", kubernetesVersion="1.35")
     assert "needs Kubernetes 1.36 or newer (kubernetesVersion is '1.35')" in str(err.value)
-    assert args(extendedResourceName="nvidia.com/gpu", kubernetesVersion="1.36").extended_resource_name == "nvidia.com/gpu"
+    assert args(extendedResourceName="example.com/a10", kubernetesVersion="1.36").extended_resource_name == "example.com/a10"
 
 
 @pytest.mark.parametrize("name", ["gpu", "kubernetes.io/gpu", "nvidia.com/", "/gpu", "nvidia.com/g pu", "Nvidia_com/gpu"])
@@ -264,6 +264,14 @@ def test_two_device_nodes_get_a_two_device_template(preview):
 
 
 def test_extended_resource_name_reaches_the_device_class_on_1_36(preview):
-    plan = make(preview, args(extendedResourceName="nvidia.com/gpu", kubernetesVersion="1.36", workload=False))
-    assert plan.one(DEVICE_CLASS).inputs["spec"] == device_class_spec("nvidia.com/gpu")
-    assert plan.one(DEVICE_CLASS).inputs["spec"]["extendedResourceName"] == "nvidia.com/gpu"
+    plan = make(preview, args(extendedResourceName="example.com/a10", kubernetesVersion="1.36", workload=False))
+    assert plan.one(DEVICE_CLASS).inputs["spec"] == device_class_spec("example.com/a10")
+    assert plan.one(DEVICE_CLASS).inputs["spec"]["extendedResourceName"] == "example.com/a10"
+
+
+def test_nvidia_gpu_is_refused_on_the_samples_class():
+    # The chart's gpu.nvidia.com maps it too: which class serves it would follow creation order.
+    with pytest.raises(ValidationError) as err:
+        args(extendedResourceName="nvidia.com/gpu", kubernetesVersion="1.36")
+    assert ("'nvidia.com/gpu' is refused here: the driver chart's gpu.nvidia.com class maps it too, and which class "
+            "serves a pod would follow creation order; set extendedResources.nvidiaGpu instead") in str(err.value)

@@ -210,7 +210,7 @@ FOUR_SIZES = {
         {"name": "half", "vmSize": "Standard_NV18ads_A10_v5", "count": 1, "taints": ["size=12:NoSchedule"]},
         {"name": "pairs", "vmSize": "Standard_NV72ads_A10_v5", "count": 1, "taints": ["size=24:NoSchedule"]},
     ],
-    "aks-dra-vgpu:samples": {"workloadMemoryGiB": 8, "extendedResourceName": "nvidia.com/gpu"},
+    "aks-dra-vgpu:samples": {"workloadMemoryGiB": 8, "extendedResourceName": "example.com/a10"},
 }
 
 
@@ -245,7 +245,7 @@ def test_four_sizes_job_tolerates_only_its_own_size(four_sizes):
     pod = four_sizes["job-nvidia-smi.yaml"]["spec"]["template"]["spec"]
     assert pod["tolerations"] == [{"key": "size", "operator": "Equal", "value": "8", "effect": "NoSchedule"}]
     assert pod["resourceClaims"] == [{"name": "gpu", "resourceClaimTemplateName": "a10-vgpu-8gib"}]
-    assert four_sizes["deviceclass-a10-vgpu.yaml"]["spec"]["extendedResourceName"] == "nvidia.com/gpu"
+    assert four_sizes["deviceclass-a10-vgpu.yaml"]["spec"]["extendedResourceName"] == "example.com/a10"
 
 
 # --- hostile output folders: refused in one line, nothing outside what render wrote is touched ----------------------------

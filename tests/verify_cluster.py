@@ -23,6 +23,7 @@ from components.catalog import A10_SIZES, GPU_DRIVER_NAME
 from components.catalog.mig import MIG_SIZES, mig_slice
 from components.config import StackConfig, stack_config_from_mapping
 from components.kubernetes.dra_driver import driver_values
+from components.kubernetes.extended_classes import chart_extended_names, class_spec
 from components.kubernetes.tolerations import pool_tolerations
 from components.verify.client import ApiError
 from components.verify.expected import expected
@@ -235,6 +236,21 @@ class Cluster:
             self.pods[ns] = [p for p in pods if p["spec"].get("nodeName") != name]
 
 
+# The chart's gpu.nvidia.com class (templates/deviceclass-gpu.yaml); on Kubernetes 1.36+ charts 25.12.0/0.4.x add
+# extendedResourceName: nvidia.com/gpu (`extended_chart_names`).
+CHART_GPU_CLASS = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": meta(GPU_DRIVER_NAME),
+                   "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.nvidia.com' && "
+                                                   "device.attributes['gpu.nvidia.com'].type == 'gpu'"}}]}}
+EXTENDED_CREATED = "2026-12-01T10:05:00Z"  # after the chart's classes (meta's 10:00:00)
+
+
+def extended_chart_names(config: StackConfig) -> dict[str, str]:
+    """The names the driver chart's own classes map on this stack's cluster (none where the package has no driver)."""
+    if not config.dra_driver.enabled:
+        return {}
+    return chart_extended_names(config.dra_driver.chart_version, config.cluster.kubernetes_version)
+
+
 def plugin_template(config: StackConfig) -> tuple[str, dict[str, Any], dict[str, str]]:
     """(name, pod template spec, selector labels) of the driver's kubelet plugin DaemonSet, from the package's values."""
     exp = expected(config)
@@ -269,15 +285,25 @@ def healthy(config: StackConfig, nodes_per_pool: dict[str, int] | None = None) -
         cluster.device_classes = [
             {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": meta(exp.device_class),
              "spec": copy.deepcopy(exp.device_class_spec)},
-            {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": meta(GPU_DRIVER_NAME),
-             "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.nvidia.com' && "
-                                             "device.attributes['gpu.nvidia.com'].type == 'gpu'"}}]}},
+            copy.deepcopy(CHART_GPU_CLASS),
         ]
         if any(p.is_mig for p in config.gpu_pools):  # the chart's MIG class (templates/deviceclass-mig.yaml)
             cluster.device_classes.append(
                 {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": meta("mig.nvidia.com"),
                  "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.nvidia.com' && "
                                                  "device.attributes['gpu.nvidia.com'].type == 'mig'"}}]}})
+    if exp.extended or extended_chart_names(config):
+        chart = next((c for c in cluster.device_classes if c["metadata"]["name"] == GPU_DRIVER_NAME), None)
+        if chart is None:
+            chart = copy.deepcopy(CHART_GPU_CLASS)
+            cluster.device_classes.append(chart)
+        if extended_chart_names(config):
+            chart["spec"]["extendedResourceName"] = "nvidia.com/gpu"
+        # The package's classes, created after the driver's release (the component's depends_on).
+        cluster.device_classes += [
+            {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+             "metadata": meta(found.class_name, creationTimestamp=EXTENDED_CREATED), "spec": class_spec(found)}
+            for found in exp.extended]
     if exp.samples_namespace:
         ns = exp.samples_namespace
         cluster.templates[ns] = [
@@ -334,6 +360,12 @@ class FakeClient:
 
     def list_pods(self, namespace, label_selector=None):
         return self._read("pods", self.cluster.pods.get(namespace, []))
+
+    def list_all_pods(self):
+        return self._read("pods", [p for pods in self.cluster.pods.values() for p in pods])
+
+    def list_all_resource_claims(self):
+        return self._read("resourceclaims", [c for claims in self.cluster.claims.values() for c in claims])
 
     def list_daemon_sets(self, namespace):
         return self._read("daemonsets", self.cluster.daemon_sets.get(namespace, []))

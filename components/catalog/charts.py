@@ -42,6 +42,11 @@ class DriverChart:
     # dra-driver-nvidia-gpu#719). Fixed by #776 (main, 2025-12-08: in v25.12.0, v0.4.0, v0.4.1 and 0.5.0) and its
     # backport #781 to release-25.8 (2025-12-09, in v25.8.1, not in v25.8.0): every chart here carries the fix.
     announces_mig_parent: bool = False
+    # The extendedResourceName the chart gives its own `gpu.nvidia.com` DeviceClass (templates/deviceclass-gpu.yaml:
+    # `extendedResourceName: nvidia.com/gpu` whenever it renders resource.k8s.io/v1, which the package pins where the
+    # chart has `resourceApiVersion`); the chart has no value to drop it (values.yaml of 0.4.1 and 0.5.0). None: the
+    # template has no such field (25.8.1). The API server drops the field before Kubernetes 1.36 (gate off).
+    gpu_class_extended_resource: str | None = None
 
     @property
     def source_tag(self) -> str:
@@ -108,6 +113,7 @@ _CHART_0_4_0 = DriverChart(
     gates_requiring_imex=frozenset({"ComputeDomainCliques"}),
     has_resource_api_version=True,
     has_metrics=True,
+    gpu_class_extended_resource="nvidia.com/gpu",
 )
 
 # Kubernetes' own DRAListTypeAttributes gate is alpha and off in 1.36 (pkg/features/versioned_kube_features.go), and
@@ -159,6 +165,7 @@ DRIVER_CHARTS: dict[str, DriverChart] = {
             ),
             gates_requiring_imex=frozenset({"ComputeDomainCliques"}),
             has_resource_api_version=True,
+            gpu_class_extended_resource="nvidia.com/gpu",
         ),
         _CHART_0_4_0,
         # 2026-06-30; fixes #1184. Values, gates and CRDs as in 0.4.0 (tag v0.4.1, 764900e).
@@ -187,6 +194,9 @@ OFFERED_CHART_VERSIONS = tuple(v for v, c in DRIVER_CHARTS.items() if c.withdraw
 # where the chart has `resourceApiVersion`: its auto-detection trusts .Capabilities.APIVersions, which some
 # environments misreport (the chart's values.yaml comment).
 RESOURCE_API_VERSION = "resource.k8s.io/v1"
+
+GPU_DEVICE_CLASS = "gpu.nvidia.com"
+"""The chart's DeviceClass for whole GPUs (an A10 vGPU slice is one): the one that maps nvidia.com/gpu."""
 
 # DeviceClasses the chart itself creates: never create one with these names.
 CHART_DEVICE_CLASSES = frozenset(

@@ -90,13 +90,15 @@ def critical_path_table(project_dir: Path, stack_plans: StackPlans | None = None
 
 
 STACKS_BLOCK = "stacks-table"
-STACKS = ("dev", "prod")
+STACKS = ("dev", "prod", "serving")
 # What the figures cannot say about a stack's cluster: its settings in words (docs/production.md explains each).
 STACK_NOTES = {
     "prod": "protected; Entra ID with Azure RBAC (CI's identity granted Cluster Admin, operators by group); own subnet "
             "and identity, API access limited to listed ranges, patch + node-image upgrades in a weekly window, managed "
             "Prometheus with its workspace, DCE, DCR and rules, GPU metrics (dcgm-exporter) and alerts, Managed Grafana, "
             "named node resource group",
+    "serving": "extended resources: nvidia.com/gpu gets an 8 GiB slice, aks-dra-vgpu.io/a10-8gib and a10-24gib name "
+               "each size (docs/extended-resources.md)",
 }
 
 

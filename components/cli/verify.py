@@ -49,7 +49,8 @@ def add_verify_arguments(p: argparse.ArgumentParser) -> None:
                    "`pulumi stack output kubeconfig --show-secrets`); exec users (kubelogin) work")
     p.add_argument("--context", action="append", help="kubeconfig context (default: its current context); with "
                    "--fleet: member=context, repeat for several (default: the member's cluster name)")
-    p.add_argument("--smoke", action="store_true", help="also run a short nvidia-smi -L pod per claim template in a "
+    p.add_argument("--smoke", action="store_true", help="also run a short nvidia-smi -L pod per claim template, and one "
+                   "per extended resource name the stack maps (asking for <name>: 1 as device-plugin workloads do), in a "
                    "scratch namespace (created and deleted by verify; nothing else is written)")
     p.add_argument("--size", type=_size, action="append", metavar="GIB", help="with --smoke: only this slice size "
                    f"({', '.join(map(str, SIZE_CLASSES))}); repeat for several")

@@ -8,7 +8,8 @@ from pydantic import Field, field_validator
 
 from ..catalog import CHART_DEVICE_CLASSES
 from .base import Model, unset
-from .syntax import DNS_SUBDOMAIN, IMAGE, check_label_key, parse_k8s_version
+from .extended_resources import NVIDIA_GPU, extended_resource_name_problem
+from .syntax import DNS_SUBDOMAIN, IMAGE, parse_k8s_version
 from .types import NamespaceName
 
 # Kubernetes versions from which a DeviceClass's extendedResourceName works by default: the DRAExtendedResource gate is
@@ -71,8 +72,9 @@ class SamplesConfig(Model):
         "libraries from the host (CDI), so no CUDA image is needed. Pin a digest for production clusters.",
     )
     extended_resource_name: str | None = unset(
-        "Kubernetes 1.36 or newer only: the DeviceClass also serves pods that ask for this extended "
-        "resource (e.g. 'nvidia.com/gpu') with DRA devices, a migration path from the device plugin. Off by default.",
+        "Deprecated: use extendedResources. Kubernetes 1.36 or newer only: the samples' DeviceClass (any A10 slice) "
+        "also serves pods that ask for this extended resource (e.g. 'example.com/a10'); never 'nvidia.com/gpu' "
+        "(extendedResources.nvidiaGpu says what that gets). Off by default.",
     )
 
     @field_validator("namespace")
@@ -104,13 +106,15 @@ class SamplesConfig(Model):
     def _extended_resource(cls, v: str | None) -> str | None:
         if v is None:
             return v
-        # k8s.io/apimachinery IsExtendedResourceName: a domain-qualified name outside kubernetes.io, and
-        # "requests.<name>" a valid qualified name (it becomes a quota key).
-        prefix, slash, _ = v.partition("/")
-        if not slash or check_label_key(v) or check_label_key(f"requests.{v}") or "kubernetes.io" in prefix:
-            raise ValueError(
-                f"'{v}' is not an extended resource name; write <domain>/<name> outside kubernetes.io, e.g. 'nvidia.com/gpu'"
-            )
+        problem = extended_resource_name_problem(v)
+        if problem:
+            raise ValueError(problem)
+        if v == NVIDIA_GPU:
+            # The chart's gpu.nvidia.com maps it too, and this class selects any A10 slice: which of the two serves a
+            # pod would follow creation order (deprecated setting; extendedResources states one meaning).
+            raise ValueError(f"'{v}' is refused here: the driver chart's gpu.nvidia.com class maps it too, and which "
+                             "class serves a pod would follow creation order; set extendedResources.nvidiaGpu instead "
+                             "(docs/extended-resources.md)")
         return v
 
 

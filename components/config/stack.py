@@ -13,6 +13,8 @@ from .base import KubernetesVersion, Model
 from .cluster import ClusterConfig, SystemPoolConfig
 from .driver import DraDriverConfig, sharing_problems
 from .errors import KeyedProblemsError, Problem
+from .extended_resources import ExtendedResourcesConfig
+from .extended_rules import extended_problems
 from .fleet import FleetMembershipConfig, member_name_problem
 from .limits import derived_name_problem, derived_names, merged_tag_problems, pool_count_problem
 from .mig_pools import driver_mig_problems
@@ -33,6 +35,10 @@ class StackConfig(Model):
     gpu_pools: list[GpuPoolConfig] = Field(min_length=1, description="GPU node pools (at least one).")
     dra_driver: DraDriverConfig = Field(default_factory=DraDriverConfig, description="The NVIDIA DRA driver release.")
     samples: SamplesConfig = Field(default_factory=SamplesConfig, description="DRA sample objects.")
+    extended_resources: ExtendedResourcesConfig | None = Field(
+        None, description="Serve pods written for the device plugin (nvidia.com/gpu, nvidia.com/mig-<profile>) with "
+        "right-sized DRA slices, one DeviceClass per name (Kubernetes 1.36+; docs/extended-resources.md); unset: none.",
+    )
     fleet_membership: FleetMembershipConfig | None = Field(
         None, description="Join an Azure Kubernetes Fleet Manager fleet declared by another stack of this project "
         "(docs/fleet.md); unset: no fleet.",
@@ -55,7 +61,8 @@ class StackConfig(Model):
     def _cross(self) -> StackConfig:
         problems = cross_problems(self.cluster, list(enumerate(self.gpu_pools)), True, self.dra_driver.namespace,
                                   self.samples, self.cluster.system_pool.name, self.dra_driver.release_name,
-                                  driver=self.dra_driver, driver_chart=self.dra_driver.chart_version)
+                                  driver=self.dra_driver, driver_chart=self.dra_driver.chart_version,
+                                  extended=(self.extended_resources, True))
         if self.fleet_membership is not None:
             problem = member_name_problem(self.fleet_membership, self.cluster.name)
             problems += [problem] if problem else []
@@ -74,13 +81,15 @@ def cross_problems(
     names: list[tuple[int, str]] | None = None, pool_count: int | None = None, driver: DraDriverConfig | None = None,
     monitoring: tuple[MonitoringConfig | None, str | None, list[str]] | None = None, cluster_left_out: list[str] = (),
     driver_chart: str | None = None, cluster_version: str | None = None,
+    extended: tuple[ExtendedResourcesConfig | None, bool] = (None, False),
 ) -> list[tuple[str, str]]:
     """Every check that spans sections, each run when the parts it reads validated (`pools` are the pools that did, by
     index; `all_pools` says whether that is all of them; the driver's namespace and release and the system pool's
     name, when they did; `names`: every pool name that is a valid name, also of a pool that did not validate, default
     the validated pools'; `pool_count`: how many pools are written; `cluster_left_out`: the cluster's keys that failed,
     so the cluster is its other keys, and a rule reading one of those does not run; `cluster_version`: the cluster's
-    Kubernetes version when only that much validated), so one run lists every mistake."""
+    Kubernetes version when only that much validated; `extended`: the extendedResources section and whether it
+    validated), so one run lists every mistake."""
     problems: list[tuple[str, str]] = []
 
     def reads(key: str) -> bool:  # the cluster's key a rule reads is the user's, not a default standing in for it
@@ -127,6 +136,10 @@ def cross_problems(
     # MIG pools beside the driver section: its gates and chart version, each judged when it validated.
     problems += driver_mig_problems(driver_chart, driver.feature_gates if driver else None, pools,
                                     "draDriver.chartVersion", "draDriver.featureGates")
+    section, _ = extended
+    if section is not None or samples is not None:
+        problems += extended_problems(section, samples, version, pools, all_pools,
+                                      driver.enabled if driver else None, driver_chart)
     if samples is not None:
         a10 = [(index, pool) for index, pool in pools if not pool.is_mig]
         problems += _sample_memory(samples, a10, all_pools) + _derived_names(samples, a10)
@@ -259,6 +272,8 @@ def partial_problems(data: Any) -> list[Problem]:
     else:
         namespace = driver
     samples = _part(SamplesConfig, data.get("samples", {}))
+    raw_extended = data.get("extendedResources")
+    extended = _part(ExtendedResourcesConfig, raw_extended) if raw_extended is not None else None
     raw = data.get("gpuPools")
     raw_pools = list(raw) if isinstance(raw, list) else []
     found = [(i, _part(GpuPoolConfig, p)) for i, p in enumerate(raw_pools)]
@@ -276,7 +291,8 @@ def partial_problems(data: Any) -> list[Problem]:
                               release.release_name if release else None, names, len(raw_pools), driver,
                               (watched, cluster_name, left_out), cluster_left_out,
                               driver.chart_version if driver else _part_chart(raw_driver),
-                              None if cluster else _part_version(raw_cluster))
+                              None if cluster else _part_version(raw_cluster),
+                              (extended, raw_extended is None or extended is not None))
     membership = _part(FleetMembershipConfig, data.get("fleetMembership"))
     if membership is not None and cluster_name is not None:
         problem = member_name_problem(membership, cluster_name)

@@ -9,7 +9,10 @@ import argparse
 def add_size_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags of `python -m components size`."""
     parser.add_argument("--workload", action="append", metavar="NAME=GiB[xCOUNT]",
-                        help="a workload: GPU memory per replica in GiB and replicas, e.g. embed=3x4 (repeatable)")
+                        help="a workload: GPU memory per replica in GiB and replicas, e.g. embed=3x4; or written as an "
+                        "extended resource, NAME=[GiB@]RESOURCE[xCOUNT]: infer=nvidia.com/gpu, a=aks-dra-vgpu.io/a10-8gibx3, "
+                        "llm=20GiB@nvidia.com/gpu (GiB: the memory it needs, checked against the slice the name gives "
+                        "in --stack) (repeatable)")
     parser.add_argument("--slice", action="append", metavar="NAME=GiB[xCOUNT]",
                         help="a workload asking for a nominal slice in GiB: one of 4, 8, 12, 24 (a whole A10), 48 (two on one "
                         "node), e.g. chat=8x6 (repeatable)")

@@ -19,9 +19,19 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ..config import ConfigError, KeyedProblemsError, Model, Problem, StackConfig, stack_config_from_mapping, validate
+from ..config import (
+    ConfigError,
+    KeyedProblemsError,
+    Model,
+    Problem,
+    SamplesConfig,
+    StackConfig,
+    stack_config_from_mapping,
+    validate,
+)
 from ..config.base import unset
 from ..config.fleet_loading import is_fleet_stack
+from .extended import is_extended, parse_extended, resolve
 from .model import SLICE_SIZES, Finding
 from .planner import Workload, plan_sizing
 from .report import to_json, to_markdown, to_text
@@ -177,7 +187,9 @@ def collect_workloads(args: argparse.Namespace) -> list[Workload]:
             workloads += read_workloads(path)
         except ConfigError as exc:
             problems += exc.problems
-    for texts, parse in ((args.workload, parse_workload), (getattr(args, "slice", None), parse_slice)):
+    extended = [t for t in args.workload or [] if is_extended(t)]  # NAME=[GiB@]RESOURCE: `sizing.extended`
+    plain = [t for t in args.workload or [] if t not in extended]
+    for texts, parse in ((plain, parse_workload), (getattr(args, "slice", None), parse_slice)):
         for text in texts or []:
             try:
                 workloads.append(parse(text))
@@ -191,7 +203,7 @@ def collect_workloads(args: argparse.Namespace) -> list[Workload]:
     workloads = [replace(w, spot=True) if w.name in spot else w for w in workloads]
     problems += [Problem("", f"workload '{n}' is named twice; give each workload its own name")
                  for n in sorted({n for n in names if names.count(n) > 1})]
-    if not workloads and not problems:
+    if not workloads and not problems and not extended:
         problems.append(Problem("", f"no workloads: give --workload {WORKLOAD_SYNTAX.split(',')[0]}, --slice "
                                     "NAME=GiB[xCOUNT] or --workloads FILE"))
     if problems:
@@ -262,6 +274,12 @@ def run(args: argparse.Namespace) -> int:
         except ConfigError as exc:
             problems += exc.problems
     stack, written = results["stack"]
+    asks = []
+    for text in [t for t in args.workload or [] if is_extended(t)]:
+        try:
+            asks.append(parse_extended(text))
+        except ValueError as exc:
+            problems.append(Problem("", str(exc)))
     wanted: list[str] | None = None
     book = None
     try:  # the stack's location picks the row of the package's table; a file of one region is used as it is
@@ -278,8 +296,13 @@ def run(args: argparse.Namespace) -> int:
     notice = [Finding("warning", "price-region", fallback, "prices")] if fallback else []
     sharing = args.sharing or ("memory" if stack and any(p.sharing == "memory" for p in stack.gpu_pools) else "none")
     # beside the one-slice-per-replica answer, and compared with it: the packing onto shared slices (sizing.packing)
-    plan = plan_sizing(results["workloads"], prices, stack, written_pools=written, price_findings=notice,
+    margin = (stack.samples if stack else SamplesConfig()).memory_margin_percent
+    resolved = [resolve(ask, stack, margin) for ask in asks]
+    workloads = [*results.get("workloads", []), *(w for w, _, _ in resolved if w is not None)]
+    plan = plan_sizing(workloads, prices, stack, written_pools=written, price_findings=notice,
                        sharing=sharing == "memory", family=getattr(args, "family", None), compare_families=True)
+    plan.findings += [f for _, found, _ in resolved for f in found]
+    plan.notes += [note for _, _, note in resolved if note]
     if book is not None:  # the same pools at each region's prices (sizing.regions)
         plan.regions = compare_regions(plan.pools, book, wanted)
     fmt = "json" if args.json else (args.format or "text")

@@ -64,6 +64,14 @@ class ClusterClient(Protocol):
         """The pods of one namespace (optionally by label selector)."""
         ...
 
+    def list_all_pods(self) -> list[Obj]:
+        """The pods of every namespace (those asking for extended resources are looked for among them)."""
+        ...
+
+    def list_all_resource_claims(self) -> list[Obj]:
+        """The ResourceClaims of every namespace (the claims the scheduler made for extended resources)."""
+        ...
+
     def list_daemon_sets(self, namespace: str) -> list[Obj]:
         """The DaemonSets of one namespace."""
         ...

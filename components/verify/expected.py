@@ -13,6 +13,7 @@ from typing import Any
 
 from ..catalog import MIN_KUBERNETES_PATCH, PAIR_SIZE
 from ..config import GpuPoolConfig, StackConfig
+from ..kubernetes.extended_classes import ExtendedClass, extended_classes
 from ..kubernetes.slice_kinds import Slice
 
 # The kubelet plugin DaemonSet and controller Deployment are named `<chart name or nameOverride>-kubelet-plugin` and
@@ -57,6 +58,7 @@ class Expected:
     fit: str = "bestFit"
     metrics_namespace: str | None = None
     metrics_release: str | None = None
+    extended: tuple[ExtendedClass, ...] = ()  # the classes that serve extended resource names (extendedResources)
 
     def pool(self, name: str) -> GpuPoolConfig | None:
         """The GPU pool of this name, or None."""
@@ -84,6 +86,7 @@ def expected(stack: StackConfig) -> Expected:
         **_sample_objects(stack, pools),
         metrics_namespace=metrics.namespace if metrics.enabled else None,
         metrics_release=metrics.release_name if metrics.enabled else None,
+        extended=extended_classes(stack),
     )
 
 

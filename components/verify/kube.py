@@ -213,6 +213,14 @@ class KubernetesClient:
         """Pods of a namespace."""
         return self._list(self._core.list_namespaced_pod, namespace, label_selector=label_selector)
 
+    def list_all_pods(self) -> list[Obj]:
+        """Pods of every namespace."""
+        return self._list(self._core.list_pod_for_all_namespaces)
+
+    def list_all_resource_claims(self) -> list[Obj]:
+        """ResourceClaims of every namespace."""
+        return self._list(self._resource.list_resource_claim_for_all_namespaces)
+
     def list_daemon_sets(self, namespace: str) -> list[Obj]:
         """DaemonSets of a namespace."""
         return self._list(self._apps.list_namespaced_daemon_set, namespace)

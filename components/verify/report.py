@@ -23,7 +23,8 @@ FIXES = frozenset({
     "metrics-node-selector", "metrics-taint-not-tolerated", "metrics-not-running", "no-resourceslice", "wrong-slice",
     "deviceclass-missing", "deviceclass-drift", "device-not-selected", "claim-template-missing",
     "claim-template-drift", "smoke-wrong-size", "smoke-pod-failed", "smoke-timeout", "metrics-without-pod",
-    "mig-wrong-count", "mig-gpu-announced-whole",
+    "mig-wrong-count", "mig-gpu-announced-whole", "extended-class-missing", "extended-name-taken",
+    "extended-name-shared", "extended-smaller-slice", "device-plugin-beside-dra",
 })
 
 

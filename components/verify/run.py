@@ -11,6 +11,7 @@ from ..config import StackConfig
 from .checks_cluster import check_api, check_pools
 from .checks_devices import check_device_class, check_slices, check_templates
 from .checks_driver import check_driver, check_monitoring
+from .checks_extended import check_device_plugin_nodes, check_extended_classes, check_extended_pods
 from .client import ClusterClient
 from .expected import Expected, expected
 from .report import Check, exit_status, report
@@ -49,7 +50,11 @@ def run_checks(snap: Snapshot, exp: Expected) -> list[Check]:
     checks = check_api(snap, exp) + check_pools(snap, exp)
     driver, plugin_state = check_driver(snap, exp)
     checks += driver + check_slices(snap, exp, plugin_state) + check_device_class(snap, exp) + check_templates(snap, exp)
-    return checks + check_monitoring(snap, exp)
+    checks += check_monitoring(snap, exp)
+    if "v1" in snap.resource_versions:
+        checks += check_extended_classes(snap, exp.extended) + check_device_plugin_nodes(snap, exp.extended)
+        checks += check_extended_pods(snap, exp.extended, exp.margin_percent)
+    return checks
 
 
 def verify(
@@ -69,7 +74,8 @@ def verify(
 
     `client` is any ClusterClient (default: the official Kubernetes client on `kubeconfig`, else $KUBECONFIG).
     `wait`: seconds to keep re-checking while something is not there yet. `smoke`: also run a short pod per claim
-    template (or per size in `sizes`) in a scratch namespace that is deleted afterwards. Raises UnreachableError when
+    template (or per size in `sizes`) and, without `sizes`, one per mapped extended resource name, in a scratch
+    namespace that is deleted afterwards. Raises UnreachableError when
     the API server cannot be reached or refuses the credentials, KubeconfigError without a kubeconfig.
     """
     say = progress or (lambda _line: None)
@@ -97,5 +103,9 @@ def verify(
         from .smoke import run_smoke
 
         checks += run_smoke(client, exp, snap, sizes=sizes, image=image, deadline=deadline, progress=say)
+        if exp.extended and not sizes:
+            from .smoke_extended import run_extended_smoke
+
+            checks += run_extended_smoke(client, exp, snap, image=image, deadline=deadline, progress=say)
     version = str(snap.version.get("gitVersion") or "")
     return report(checks, server=snap.server, kubernetesVersion=version, cluster=stack.cluster.name)

@@ -102,6 +102,25 @@ def run_smoke(client: ClusterClient, exp: Expected, snap: Snapshot, *, sizes: li
     if not runnable:
         return checks
     hold = HOLD_SECONDS if exp.metrics_namespace else 0
+
+    def start(namespace: str) -> list[Check]:
+        pods = {}
+        for template in runnable:
+            client.create("ResourceClaimTemplate", {
+                "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+                "metadata": {"name": template.name, "labels": dict(LABELS)}, "spec": {"spec": template.spec}},
+                namespace)
+            pod = client.create("Pod", pod_body(exp, template, image or DEFAULT_IMAGE, hold), namespace)
+            pods[template.key] = (template, pod["metadata"]["name"])
+            progress(f"smoke: pod {pod['metadata']['name']} claims {template.key}")
+        return _watch(client, exp, snap, namespace, pods, deadline, progress)
+
+    return checks + in_scratch_namespace(client, progress, start)
+
+
+def in_scratch_namespace(client: ClusterClient, progress: Progress, work: Callable[[str], list[Check]]) -> list[Check]:
+    """Runs `work` in a namespace of its own (generateName, restricted PSA), deleted afterwards whatever happens
+    (failure, timeout, Ctrl-C, SIGTERM); a refusal of the API server is one failed check."""
     namespace = None
     with _terminate_as_interrupt():
         try:
@@ -110,33 +129,25 @@ def run_smoke(client: ClusterClient, exp: Expected, snap: Snapshot, *, sizes: li
                 "labels": {**LABELS, "pod-security.kubernetes.io/enforce": "restricted"}}})
             namespace = created["metadata"]["name"]
             progress(f"smoke: namespace {namespace}")
-            pods = {}
-            for template in runnable:
-                client.create("ResourceClaimTemplate", {
-                    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
-                    "metadata": {"name": template.name, "labels": dict(LABELS)}, "spec": {"spec": template.spec}},
-                    namespace)
-                pod = client.create("Pod", pod_body(exp, template, image or DEFAULT_IMAGE, hold), namespace)
-                pods[template.key] = (template, pod["metadata"]["name"])
-                progress(f"smoke: pod {pod['metadata']['name']} claims {template.key}")
-            checks += _watch(client, exp, snap, namespace, pods, deadline, progress)
+            return work(namespace)
         except ApiError as exc:
-            checks.append(fail("smoke", namespace or "namespace", f"the API server refused: {exc}", "verify-access"))
+            return [fail("smoke", namespace or "namespace", f"the API server refused: {exc}", "verify-access")]
         finally:
             if namespace is not None:
                 with contextlib.suppress(Exception):
                     client.delete_namespace(namespace)
                 progress(f"smoke: deleted namespace {namespace}")
-    return checks
 
 
 def _allocated(client: ClusterClient, namespace: str, pod: Obj) -> list[Obj] | None:
     """The devices allocated to the pod's claim, or None while unallocated."""
-    for status in (pod.get("status") or {}).get("resourceClaimStatuses") or []:
-        if status.get("resourceClaimName"):
-            claim = client.read_resource_claim(namespace, status["resourceClaimName"])
-            results = (((claim.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results")
-            return results or None
+    status = pod.get("status") or {}
+    names = [s.get("resourceClaimName") for s in status.get("resourceClaimStatuses") or []]
+    names.append((status.get("extendedResourceClaimStatus") or {}).get("resourceClaimName"))  # extended resources
+    for name in filter(None, names):
+        claim = client.read_resource_claim(namespace, name)
+        results = (((claim.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results")
+        return results or None
     return None
 
 
@@ -178,8 +189,12 @@ def _mig_verdict(exp: Expected, snap: Snapshot, template: Template, results: lis
     return fail("smoke", template.key, f"claim allocated {where} ({shown}), not {template.key}", "smoke-wrong-size")
 
 
+Verdict = Callable[[Expected, Snapshot, Template, list[Obj]], Check]
+
+
 def _watch(client: ClusterClient, exp: Expected, snap: Snapshot, namespace: str,
-           pods: dict[str, tuple[Template, str]], deadline: Any, progress: Progress) -> list[Check]:
+           pods: dict[str, tuple[Template, str]], deadline: Any, progress: Progress,
+           verdict: Verdict | None = None) -> list[Check]:
     checks: list[Check] = []
     pending = dict(pods)
     allocation_seen: set[str] = set()
@@ -197,7 +212,7 @@ def _watch(client: ClusterClient, exp: Expected, snap: Snapshot, namespace: str,
                 results = _allocated(client, namespace, pod)
                 if results:
                     allocation_seen.add(key)
-                    checks.append(_size_verdict(exp, snap, template, results))
+                    checks.append((verdict or _size_verdict)(exp, snap, template, results))
             phase = (pod.get("status") or {}).get("phase")
             if phase == "Running" and exp.metrics_namespace and key not in metrics_seen and _metrics_carry(
                     client, exp, namespace, pod):

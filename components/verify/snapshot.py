@@ -31,6 +31,8 @@ class Snapshot:
     driver_pods: list[Obj] = field(default_factory=list)
     metrics_daemon_sets: list[Obj] = field(default_factory=list)
     metrics_pods: list[Obj] = field(default_factory=list)
+    all_pods: list[Obj] = field(default_factory=list)  # read only where some class maps an extended resource name
+    all_claims: list[Obj] = field(default_factory=list)
     errors: dict[str, str] = field(default_factory=dict)  # what could not be read -> why
 
 
@@ -68,6 +70,9 @@ def take(client: ClusterClient, exp: Expected) -> Snapshot:
             snap.templates = read("resourceclaimtemplates", lambda: client.list_resource_claim_templates(ns))
             if exp.shared_claim:
                 snap.claims = read("resourceclaims", lambda: client.list_resource_claims(ns))
+        if exp.extended or any((c.get("spec") or {}).get("extendedResourceName") for c in snap.device_classes):
+            snap.all_pods = read("pods (all namespaces)", client.list_all_pods)
+            snap.all_claims = read("resourceclaims (all namespaces)", client.list_all_resource_claims)
     def daemon_sets_and_pods(what: str, ns: str) -> tuple[list[Any], list[Any]]:
         """The DaemonSets and pods of one namespace (the driver's, the exporter's), each read on its own."""
         return (read(f"{what} daemonsets", lambda: client.list_daemon_sets(ns)),

@@ -1,0 +1,191 @@
+"""ExtendedResources (the component), its place in GpuPlatform and the shipped serving stack, and every rule of the
+extendedResources section with its message."""
+
+from __future__ import annotations
+
+import copy
+
+import kubernetes_validate
+import pulumi
+import pytest
+import yaml
+
+from components.config import ConfigError, GpuPoolConfig, StackConfig, validate
+from components.kubernetes.extended_resources import RELEASE_ANNOTATION, ExtendedResources, ExtendedResourcesArgs
+from components.offline import capture, load_project, run_project
+from components.offline.render import render
+from tests.conftest import ROOT
+from tests.test_extended_classes import BASE, MIG_POOLS, stack
+
+DEVICE_CLASS = "kubernetes:resource.k8s.io/v1:DeviceClass"
+RELEASE = "kubernetes:helm.sh/v3:Release"
+
+
+def problems(data: dict) -> list[str]:
+    """Every problem of the stack, as 'key: message'."""
+    with pytest.raises(ConfigError) as err:
+        validate(StackConfig, data)
+    return [f"{p.path}: {p.message}" for p in err.value.problems]
+
+
+# --- the component alone ------------------------------------------------------------------------------------------------
+POOLS = [GpuPoolConfig.model_validate(p) for p in BASE["gpuPools"]]
+
+
+def make(preview: bool, **settings):
+    import pulumi_kubernetes as k8s
+
+    def program():
+        provider = k8s.Provider("k8s", kubeconfig="offline")
+        component = ExtendedResources("x", ExtendedResourcesArgs.model_validate({"pools": POOLS, **settings}),
+                                      pulumi.ResourceOptions(providers={"kubernetes": provider}))
+        pulumi.export("deviceClasses", component.device_classes)
+
+    return capture(program, preview=preview)
+
+
+@pytest.mark.parametrize("preview", [True, False])
+def test_alone_it_declares_one_class_per_name(preview):
+    plan = make(preview, kubernetesVersion="1.36")
+    assert {c.inputs["metadata"]["name"]: c.inputs["spec"]["extendedResourceName"] for c in plan.all(DEVICE_CLASS)} == {
+        "aks-dra-vgpu-a10-8gib": "aks-dra-vgpu.io/a10-8gib", "aks-dra-vgpu-a10-24gib": "aks-dra-vgpu.io/a10-24gib"}
+    assert plan.outputs["deviceClasses"] == {"aks-dra-vgpu.io/a10-8gib": "aks-dra-vgpu-a10-8gib",
+                                             "aks-dra-vgpu.io/a10-24gib": "aks-dra-vgpu-a10-24gib"}
+
+
+def test_alone_nvidia_gpu_needs_the_driver_release_it_must_follow():
+    with pytest.raises(ValueError) as err:
+        ExtendedResourcesArgs.model_validate({"pools": POOLS, "kubernetesVersion": "1.36", "nvidiaGpu": "8GiB"})
+    assert "nvidiaGpu: '8GiB' needs the package's class aks-dra-vgpu-nvidia-gpu to win nvidia.com/gpu" in str(err.value)
+
+
+# --- in the platform: the serving stack ----------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def serving():
+    return run_project(load_project(ROOT), "serving", preview=True)
+
+
+def test_the_nvidia_gpu_class_is_created_after_the_driver_release_and_replaced_with_it(serving):
+    release = serving.one(RELEASE)
+    ours = next(c for c in serving.all(DEVICE_CLASS) if c.inputs["metadata"]["name"] == "aks-dra-vgpu-nvidia-gpu")
+    assert release.urn in ours.dependencies
+    assert ours.options["replaceOnChanges"] == ["metadata.annotations"]
+    assert ours.options["deleteBeforeReplace"] is True
+    assert ours.inputs["metadata"]["annotations"] == {
+        RELEASE_ANNOTATION: f"{release.inputs['namespace']}/{release.inputs['name']}"}
+    assert ours.inputs["spec"]["extendedResourceName"] == "nvidia.com/gpu"
+    others = [c for c in serving.all(DEVICE_CLASS) if c is not ours]
+    assert all(release.urn not in c.dependencies and not c.options["replaceOnChanges"] for c in others)
+
+
+def test_the_serving_stack_maps_each_size_and_plans_without_warnings(serving):
+    assert serving.outputs["extendedResourceClasses"] == {
+        "aks-dra-vgpu.io/a10-8gib": "aks-dra-vgpu-a10-8gib", "aks-dra-vgpu.io/a10-24gib": "aks-dra-vgpu-a10-24gib",
+        "nvidia.com/gpu": "aks-dra-vgpu-nvidia-gpu"}
+    assert serving.warnings == []
+
+
+def test_a_1_36_stack_that_leaves_nvidia_gpu_unstated_is_warned():
+    from components.platform import GpuPlatform
+
+    config = validate(StackConfig, stack(extendedResources=None))
+    plan = capture(lambda: GpuPlatform("gpu", config), preview=True)
+    assert plan.warnings == [
+        "extendedResources.nvidiaGpu: a pod asking for nvidia.com/gpu is given any GPU device whatever its size: the "
+        "driver chart's gpu.nvidia.com class maps nvidia.com/gpu on Kubernetes 1.36+; set extendedResources.nvidiaGpu "
+        "to a slice size (e.g. '8GiB'), 'none', or 'any' to accept it"]
+    assert not plan.all(DEVICE_CLASS)[1:]  # the samples' class only
+
+
+@pytest.mark.parametrize("version", ["1.36"])
+def test_the_rendered_classes_pass_the_official_schema(serving, tmp_path, version):
+    render(serving, tmp_path)
+    files = sorted((tmp_path / "kubernetes").glob("deviceclass-aks-dra-vgpu-*.yaml"))
+    assert [f.name for f in files] == ["deviceclass-aks-dra-vgpu-a10-24gib.yaml", "deviceclass-aks-dra-vgpu-a10-8gib.yaml",
+                                       "deviceclass-aks-dra-vgpu-nvidia-gpu.yaml"]
+    for path in files:
+        kubernetes_validate.validate(yaml.safe_load(path.read_text()), version, strict=True)
+
+
+# --- the rules, all at once with their keys ---------------------------------------------------------------------------
+def test_versions_of_the_cluster_and_every_pinned_pool_are_checked_at_once():
+    data = stack()
+    data["cluster"]["kubernetesVersion"] = "1.35"
+    data["gpuPools"][1]["kubernetesVersion"] = "1.35"
+    assert problems(data) == [
+        "gpuPools[1].kubernetesVersion: '1.35' is older than 1.36, and extendedResources needs the DRAExtendedResource "
+        "gate in every node's kubelet: a 1.35 node admits a pod asking for an extended resource and never prepares its "
+        "claim; pin 1.36 or newer, or leave it unset (the cluster's version)",
+        "extendedResources: needs Kubernetes 1.36 or newer (cluster.kubernetesVersion is '1.35'): before 1.36 the "
+        "DRAExtendedResource feature gate is alpha and off, and the API server drops the field",
+    ]
+
+
+def test_nvidia_gpu_must_name_a_slice_the_pools_offer():
+    assert problems(stack(extendedResources={"nvidiaGpu": "12GiB"})) == [
+        "extendedResources.nvidiaGpu: '12GiB' is no slice the pools offer; choose one of 8GiB, 24GiB, none, any"]
+    assert problems(stack(extendedResources={"nvidiaGpu": "1g.10gb"}, gpuPools=MIG_POOLS)) == [
+        "extendedResources.nvidiaGpu: '1g.10gb' is no slice the pools offer; choose one of 3g.40gb, none, any"]
+
+
+def test_nvidia_gpu_syntax_lists_every_form():
+    found = problems(stack(extendedResources={"nvidiaGpu": "8GB"}))
+    assert found == ["extendedResources.nvidiaGpu: '8GB' is not an A10 slice size (4GiB, 8GiB, 12GiB, 24GiB), a MIG "
+                     "profile (1g.5gb, 1g.10gb, 2g.10gb, 1g.12gb, 1g.18gb, 2g.20gb, 3g.20gb, 4g.20gb, 2g.24gb, 2g.35gb, "
+                     "3g.40gb, 4g.40gb, 7g.40gb, 3g.47gb, 4g.47gb, 3g.71gb, 4g.71gb, 7g.80gb, 7g.94gb, 7g.141gb), "
+                     "'none' or 'any'"]
+
+
+def test_a_section_that_maps_nothing_is_refused():
+    assert problems(stack(extendedResources={"slices": False})) == [
+        "extendedResources: maps no name: set slices: true, or nvidiaGpu"]
+
+
+def test_a_driver_the_package_does_not_run_cannot_be_ordered_against():
+    found = problems(stack(draDriver={"enabled": False}))
+    assert found == [
+        "extendedResources.nvidiaGpu: '8GiB' needs the package's class aks-dra-vgpu-nvidia-gpu to win nvidia.com/gpu "
+        "over the driver's gpu.nvidia.com, which Kubernetes decides by creation order; with draDriver.enabled: false "
+        "the driver's classes are someone else's and the package cannot create its class after theirs. Set nvidiaGpu: "
+        "'any' (or leave it unset), or let the package run the driver"]
+    validate(StackConfig, stack(draDriver={"enabled": False}, extendedResources={"nvidiaGpu": "any"}))
+
+
+def test_any_needs_a_chart_that_maps_nvidia_gpu():
+    assert problems(stack(draDriver={"chartVersion": "25.8.1"}, extendedResources={"nvidiaGpu": "any"})) == [
+        "extendedResources.nvidiaGpu: 'any' leaves nvidia.com/gpu to the chart's gpu.nvidia.com class, which chart "
+        "'25.8.1' gives no extendedResourceName here, so nothing would serve it; choose a slice (8GiB, 24GiB, none) or "
+        "use a chart that maps it"]
+
+
+def test_names_are_unique_across_the_package_and_the_samples():
+    data = stack()
+    data["samples"] = {"workload": False, "extendedResourceName": "aks-dra-vgpu.io/a10-8gib",
+                       "deviceClassName": "aks-dra-vgpu-a10-24gib"}
+    assert problems(data) == [
+        "samples.extendedResourceName: 'aks-dra-vgpu.io/a10-8gib' is also mapped by extendedResources' class "
+        "aks-dra-vgpu-a10-8gib: one name must have one class (Kubernetes picks the class created last); remove "
+        "samples.extendedResourceName",
+        "samples.deviceClassName: 'aks-dra-vgpu-a10-24gib' is the name of one of extendedResources' classes; choose "
+        "another",
+    ]
+
+
+def test_the_samples_cannot_take_nvidia_gpu():
+    data = copy.deepcopy(BASE)
+    data["samples"]["extendedResourceName"] = "nvidia.com/gpu"
+    assert problems(data) == [
+        "samples.extendedResourceName: 'nvidia.com/gpu' is refused here: the driver chart's gpu.nvidia.com class maps it "
+        "too, and which class serves a pod would follow creation order; set extendedResources.nvidiaGpu instead "
+        "(docs/extended-resources.md)"]
+
+
+@pytest.mark.parametrize("domain, message", [
+    ("nvidia.com", "'nvidia.com' is NVIDIA's domain, which defines no per-size A10 names; choose a domain of your own"),
+    ("Example.com", "'Example.com' is not a domain; write a DNS subdomain such as 'aks-dra-vgpu.io'"),
+    ("k8s.kubernetes.io", "gives no valid names: 'k8s.kubernetes.io/a10-24gib' is not an extended resource name: it is "
+     "in the kubernetes.io namespace"),
+])
+def test_the_domain_is_checked(domain, message):
+    found = problems(stack(extendedResources={"domain": domain}))
+    assert len(found) == 1 and found[0].startswith("extendedResources.domain:") and message in found[0]
