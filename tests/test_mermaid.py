@@ -171,8 +171,8 @@ def test_output_does_not_depend_on_registration_order(plans):
 def test_cli_prints_the_graph(capsys, plans):
     assert main(["plan", "--stack", "dev", "--project-dir", str(ROOT), "--format", "mermaid"]) == 0
     out, err = capsys.readouterr()
-    # dev's GPU pool autoscales from 0: a warning on stderr, the graph on stdout untouched.
-    assert err.startswith("warning: pool a10s autoscales from minCount 0") and err.count("\n") == 1
+    # dev's GPU pool autoscales, from 0: two warnings on stderr, the graph on stdout untouched.
+    assert err.startswith("warning: pool a10s autoscales from minCount 0") and err.count("\n") == 2
     assert out == to_mermaid(plans["dev"])
 
 

@@ -20,6 +20,7 @@ from components.kubernetes.dra_samples import scanner_skips
 from components.policies import (
     POLICIES,
     Violation,
+    check_autoscaler_gpu_label,
     check_device_class_name,
     check_dra_driver_release,
     check_gpu_pool,
@@ -173,14 +174,15 @@ def test_sample_job_skips_only_what_it_knowingly_leaves_to_the_owner(dev_plan):
 
 # --- whole plans and the CLI ---------------------------------------------------------------------------------------------------
 def test_check_plan_reads_plans_and_plan_documents(dev_plan):
-    # dev's GPU pool scales from 0: the one (advisory) finding.
-    assert [(v.policy, v.mandatory) for v in check_plan(dev_plan)] == [("dra-pool-scale-from-zero", False)]
+    # dev's GPU pool autoscales, from 0: the two (advisory) findings.
+    assert [(v.policy, v.mandatory) for v in check_plan(dev_plan)] == [("dra-pool-scale-from-zero", False),
+                                                                       ("dra-pool-autoscaler-gpu-label", False)]
     assert check_plan(dev_plan.to_dict()) == check_plan(dev_plan)  # the `plan --json` document too
     document = copy.deepcopy(dev_plan.to_dict())
     (pool,) = [r for r in document["resources"] if r["type"] == POOL]
     pool["inputs"]["vmSize"] = "Standard_NC6s_v3"
     pool["inputs"]["minCount"] = 1
-    (violation,) = check_plan(document)
+    (violation,) = [v for v in check_plan(document) if v.mandatory]
     assert (violation.policy, violation.urn, violation.mandatory) == ("a10-gpu-pool", pool["urn"], True)
 
 
@@ -221,7 +223,7 @@ def test_plan_policy_exits_4_on_a_stack_that_breaks_a_policy(capsys, tmp_path: P
     out = capsys.readouterr().out
     assert status == EXIT_POLICY
     # The rogue class takes a chart's name, and so is also a second owner of the class the driver's release creates.
-    assert "policy: 3 violations (2 mandatory)" in out
+    assert "policy: 4 violations (2 mandatory)" in out
     assert "[mandatory] no-chart-device-class:" in out and "DeviceClass::rogue" in out
     assert "[mandatory] unique-device-class:" in out
 
@@ -253,8 +255,8 @@ def test_pack_wraps_every_invariant_at_its_level(pack):
     for policy, check in zip(policies, POLICIES, strict=True):
         wanted = EnforcementLevel.MANDATORY if check.mandatory else EnforcementLevel.ADVISORY
         assert policy.enforcement_level == wanted, policy.name
-    # AKS's support of the Kubernetes minor, and scale from zero
-    assert [p.enforcement_level for p in policies].count(EnforcementLevel.ADVISORY) == 2
+    # AKS's support of the Kubernetes minor, scale from zero, and the autoscaler's GPU label
+    assert [p.enforcement_level for p in policies].count(EnforcementLevel.ADVISORY) == 3
     stack_policy, metrics_policy = pack["stack_policies"]()
     assert (stack_policy.name, stack_policy.enforcement_level) == ("unique-device-class", EnforcementLevel.MANDATORY)
     assert (metrics_policy.name, metrics_policy.enforcement_level) == ("gpu-metrics-in-prod", EnforcementLevel.ADVISORY)
@@ -320,6 +322,21 @@ def test_a_dra_pool_autoscaling_from_zero_is_an_advisory_naming_the_pool_and_why
     cpu = {k: v for k, v in good[POOL].items() if k != "nodeLabels"}  # no nvidia.com/gpu.present: no DRA plugin there
     assert check_scale_from_zero(POOL, cpu) == []
     assert check_scale_from_zero(RELEASE, good[RELEASE]) == []
+
+
+def test_an_autoscaled_dra_pool_is_an_advisory_naming_the_pool_the_label_and_the_thresholds(good):
+    (message,) = check_autoscaler_gpu_label(POOL, good[POOL])  # dev: autoscaling 0-2
+    assert message.startswith("pool a10s autoscales, but the autoscaler likely counts its nodes as unready: AKS labels "
+                              "GPU nodes kubernetes.azure.com/accelerator=nvidia")
+    assert "gpu_processor.go" in message and "ok-total-unready-count (3)" in message
+    assert "max-total-unready-percentage (45%)" in message and "size the pool for its peak" in message
+    assert check_autoscaler_gpu_label(POOL, {**good[POOL], "minCount": 1}) == [message]  # not only at zero
+    assert check_autoscaler_gpu_label(POOL, {**good[POOL], "enableAutoScaling": False}) == []
+    assert check_autoscaler_gpu_label(POOL, {**good[POOL], "enableAutoScaling": "[unknown]"}) == []
+    cpu = {k: v for k, v in good[POOL].items() if k != "nodeLabels"}  # no nvidia.com/gpu.present: not a DRA pool
+    assert check_autoscaler_gpu_label(POOL, cpu) == []
+    assert check_autoscaler_gpu_label(RELEASE, good[RELEASE]) == []
+    assert ("dra-pool-autoscaler-gpu-label", False) in [(p.name, p.mandatory) for p in POLICIES]
 
 
 def test_two_device_classes_with_one_name_are_a_mandatory_violation():
@@ -389,11 +406,12 @@ def test_plan_warns_on_stderr_about_scale_from_zero_and_keeps_json_clean(capsys,
     status = main(["plan", "--stack", "dev", "--project-dir", str(ROOT), "--json"])
     out, err = capsys.readouterr()
     assert status == EXIT_OK and json.loads(out)["stack"] == "dev"
-    assert err.splitlines() == [line for line in err.splitlines() if line.startswith("warning: pool a10s autoscales from")]
-    assert len(err.splitlines()) == 1
+    zero, unready = err.splitlines()
+    assert zero.startswith("warning: pool a10s autoscales from minCount 0")
+    assert unready.startswith("warning: pool a10s autoscales, but the autoscaler likely counts its nodes as unready")
     project = project_with(tmp_path, "", min_count=1)
     assert main(["plan", "--stack", "dev", "--project-dir", str(project), "--json"]) == EXIT_OK
-    assert capsys.readouterr().err == ""  # at minCount 1 there is nothing to say
+    assert capsys.readouterr().err == unready + "\n"  # at minCount 1 only the autoscaler's GPU label is left
 
 
 SECOND_DRIVER = '''

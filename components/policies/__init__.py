@@ -7,8 +7,15 @@ the same name; `python -m components plan --policy` runs the same checks over th
 """
 
 from . import findings, rules
+from .autoscaling import check_autoscaler_gpu_label
 from .findings import *  # noqa: F403 (the pack: every name in findings.__all__)
 from .observability import check_gpu_metrics_in_prod, check_managed_gpu_profile
 from .rules import *  # noqa: F403 (the checks: every name in rules.__all__)
 
-__all__ = [*findings.__all__, *rules.__all__, "check_gpu_metrics_in_prod", "check_managed_gpu_profile"]
+__all__ = [
+    *findings.__all__,
+    *rules.__all__,
+    "check_autoscaler_gpu_label",
+    "check_gpu_metrics_in_prod",
+    "check_managed_gpu_profile",
+]

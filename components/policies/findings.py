@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .access import check_entra_id_access
+from .autoscaling import check_autoscaler_gpu_label
 from .observability import check_gpu_metrics_in_prod, check_managed_gpu_profile
 from .rules import (
     check_device_class_name,
@@ -83,6 +84,13 @@ POLICIES: tuple[PolicyCheck, ...] = (
         "A GPU pool that serves DRA claims keeps at least one node: the cluster autoscaler cannot scale it up from zero "
         "for a ResourceClaim.",
         check_scale_from_zero,
+        mandatory=False,
+    ),
+    PolicyCheck(
+        "dra-pool-autoscaler-gpu-label",
+        "A GPU pool that serves DRA claims is sized for its peak: the cluster autoscaler counts a node with AKS's GPU "
+        "label and no GPU allocatable as unready, so it cannot scale the pool for claims.",
+        check_autoscaler_gpu_label,
         mandatory=False,
     ),
     PolicyCheck(
