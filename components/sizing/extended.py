@@ -16,7 +16,8 @@ from ..config import StackConfig
 from ..config.extended_resources import NVIDIA_GPU, extended_resource_name_problem
 from ..kubernetes.extended_classes import chart_extended_names, extended_classes
 from ..kubernetes.slice_kinds import Slice, a10_slice, mig_kinds, order, usable_memory_gib
-from .model import Finding, Workload, a_slice
+from .model import Finding, Workload
+from .placement import a_slice
 
 _EXTENDED = re.compile(r"(?P<name>[A-Za-z0-9][-A-Za-z0-9_.]{0,62})=(?:(?P<gib>[0-9]{1,4}(\.[0-9]+)?)(?:GiB|Gi)?@)?"
                        r"(?P<resource>[^\s/@=]+/[^\s/@=]+?)(?:x(?P<count>[0-9]{1,5}))?", re.ASCII)
