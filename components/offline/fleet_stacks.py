@@ -29,7 +29,7 @@ from ..config.upgrades import UpgradesConfig
 from ..config.validation import validated_or_none as _part
 from .mocks import SUBSCRIPTION
 from .project import Project, StackFileError, load_project, stack_name
-from .stacks import StackFile, read_stack_file
+from .stack_file import StackFile, read_stack_file
 
 
 @dataclass(frozen=True)
