@@ -124,7 +124,7 @@ def test_the_four_classic_mistakes_exit_2_naming_each_key(capsys, scratch_projec
     lines = err.strip().splitlines()
     for key in ("cluster.kubernetesVersion", "gpuPools[0].name", "gpuPools[0].vmSize",
                 "gpuPools[0].autoscaling.minCount"):
-        assert any(line.startswith(key + ":") for line in lines), (key, lines)
+        assert any(line.startswith(f"stacks/Pulumi.bad.yaml: {key}:") for line in lines), (key, lines)
     assert len(lines) == 4
 
 
@@ -132,7 +132,8 @@ def test_yaml_syntax_error_names_file_and_line(capsys, scratch_project):
     write_stack(scratch_project, "broken", "config:\n  aks-dra-vgpu:cluster:\n    name: [unclosed\n")
     status, out, err = run(capsys, "plan", "--stack", "broken", "--project-dir", str(scratch_project))
     assert status == 2 and out == ""
-    assert err.startswith("Pulumi.broken.yaml:") and "not valid YAML" in err
+    # The line of the bracket left open, not the end of the file where the parser gave up.
+    assert err.startswith("stacks/Pulumi.broken.yaml:3:11: not valid YAML: the '[' opened here is never closed")
     assert "Traceback" not in err
 
 

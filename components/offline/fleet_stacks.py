@@ -62,7 +62,7 @@ def load_fleet(project_dir: Path, fleet_stack: str) -> FleetSet:
     fleet_found = read_stack_file(project, fleet_stack)
     fleet_file = project.stack_file(fleet_stack)
     shown = shown_file(project, fleet_file)
-    problems = _file_problems(shown, fleet_found)
+    problems = _file_problems(fleet_found)
     fleet, strategy, profile = None, None, None
     if not is_fleet_stack(fleet_found.config, project.name):
         raise StackFileError(f"{shown}: not a fleet stack: it has no '{project.name}:{FLEET_KEY}' section; fleet stacks "
@@ -92,7 +92,7 @@ def load_fleet(project_dir: Path, fleet_stack: str) -> FleetSet:
             continue
         file = project.stack_file(stack)
         member_shown = shown_file(project, file)
-        problems += _file_problems(member_shown, found)
+        problems += _file_problems(found)
         try:
             config = stack_config_from_mapping(found.config, project.name, found.secrets)
         except ConfigError as exc:
@@ -174,9 +174,8 @@ def shown_file(project: Project, file: Path) -> str:
         return file.name
 
 
-def _file_problems(shown: str, found: StackFile) -> list[Problem]:
-    return [Problem("", line if line.startswith(shown.rsplit("/", 1)[-1]) else f"{shown}: {line}")
-            for line in found.lines()]
+def _file_problems(found: StackFile) -> list[Problem]:
+    return [Problem("", line) for line in found.lines()]
 
 
 def _name_key(membership: FleetMembershipConfig) -> str:

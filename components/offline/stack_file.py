@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import copy
 import difflib
+import errno
 import importlib.util
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from . import safe_yaml
@@ -37,14 +40,23 @@ class StackFile:
     problems: list[tuple[str, str]] = field(default_factory=list)
     # The values as written, secure values still encrypted ({secure: ...}): what a suggestion to paste back may quote.
     written: dict[str, Any] = field(default_factory=dict)
+    file: str = ""  # the file as messages name it (`Project.shown_stack_file`)
 
     def lines(self) -> list[str]:
-        """The problems' lines, each once."""
-        return list(dict.fromkeys(line for _, line in self.problems))
+        """The problems' lines, each once, each naming the file (`in_file`)."""
+        return list(dict.fromkeys(in_file(self.file, line) for _, line in self.problems))
 
     def covers(self, path: str) -> bool:
         """Whether a problem of the file is already at `path` or above it (a model's problem there says no more)."""
         return any(key and (path == key or path.startswith((f"{key}.", f"{key}["))) for key, _ in self.problems)
+
+
+def in_file(file: str, line: str) -> str:
+    """A problem's line naming its stack file first, the one way every message names it (``stacks/Pulumi.dev.yaml:``,
+    with ``:line:column`` where known); a line about Pulumi.yaml, or already naming the file, is left as it is."""
+    if not file or line.startswith((f"{file}:", "Pulumi.yaml:", "Pulumi.yml:")):
+        return line
+    return f"{file}: {line}"
 
 
 def read_stack_config(project: Project, stack: str) -> tuple[dict[str, Any], list[str]]:
@@ -66,35 +78,35 @@ def read_stack_file(project: Project, stack: str) -> StackFile:
     """
     stack = stack_name(stack, project.name)
     path = project.stack_file(stack)
+    shown = project.shown_stack_file(stack)
     if not path.exists():
-        known = ", ".join(project.stacks()) or "none"
-        raise StackFileError(f"{path.name}: no such stack file in {path.parent}; stacks: {known}")
-    doc, problems = read_yaml_collecting(path, path.name, project.name)
+        raise StackFileError(_missing(project, path, shown))
+    doc, problems = read_yaml_collecting(path, shown, project.name)
     if doc is None:
         doc = {}
     if not isinstance(doc, dict):
-        raise StackFileError(f"{path.name}: expected a 'config:' mapping of keys to values (see Pulumi.dev.yaml)")
-    problems += [("", _unknown_key(path.name, key)) for key in doc if key not in STACK_FILE_KEYS]
+        raise StackFileError(f"{shown}: expected a 'config:' mapping of keys to values (see Pulumi.dev.yaml)")
+    problems += [("", _unknown_key(shown, key)) for key in doc if key not in STACK_FILE_KEYS]
     if doc.get("environment"):
-        problems.append(("", f"{path.name}: environment: imports Pulumi ESC environments, whose values the offline "
+        problems.append(("", f"{shown}: environment: imports Pulumi ESC environments, whose values the offline "
                          "engine cannot read; plan a stack file without them"))
     section = doc.get("config")
     if not isinstance(section, (dict, type(None))):
         raise StackFileError(*[line for _, line in problems],
-                             f"{path.name}: expected a 'config:' mapping of keys to values (see Pulumi.dev.yaml)")
+                             f"{shown}: expected a 'config:' mapping of keys to values (see Pulumi.dev.yaml)")
     config: dict[str, Any] = {}
     written: dict[str, str] = {}
     as_written: dict[str, Any] = {}
     secrets: set[str] = set()
     for key, value in (section or {}).items():
         try:
-            full = full_key(project.name, key, path.name)
+            full = full_key(project.name, key, shown)
         except StackFileError as exc:
             problems += [("", line) for line in exc.lines]
             continue
         if full in written:
             problems.append((shown_key(project.name, full), f"{shown_key(project.name, full)}: written twice in "
-                             f"{path.name}, as '{written[full]}' and '{key}'; keep one"))
+                             f"{shown}, as '{written[full]}' and '{key}'; keep one"))
             continue
         written[full] = key
         as_written[full] = copy.deepcopy(value)
@@ -109,7 +121,19 @@ def read_stack_file(project: Project, stack: str) -> StackFile:
             problems.append((shown, f"{shown}: {problem}"))
             config[full] = _without(config[full], where)
     problems += _apply_project_config(project, stack, config, secrets)
-    return StackFile(config, sorted(secrets), problems, as_written)
+    return StackFile(config, sorted(secrets), problems, as_written, shown)
+
+
+def _missing(project: Project, path: Path, shown: str) -> str:
+    """Why a stack file named in the project cannot be opened: none there, or a symbolic link that leads nowhere."""
+    known = ", ".join(project.stacks()) or "none"
+    if path.is_symlink():
+        try:
+            os.stat(path)
+        except OSError as exc:
+            why = "a symbolic link loop" if exc.errno == errno.ELOOP else "a symbolic link to a missing file"
+            return f"{shown}: is {why} ({os.readlink(path)}); point it at a stack file or remove it"
+    return f"{shown}: no such stack file in {path.parent}; stacks: {known}"
 
 
 def _without(value: Any, where: tuple[str | int, ...]) -> Any:

@@ -16,7 +16,7 @@ from .fleet_member import fleet_problems, referenced_outputs
 from .plan import Plan
 from .project import Project, StackFileError, stack_name
 from .running import isolated_program
-from .stack_file import StackFile, read_stack_config, read_stack_file
+from .stack_file import StackFile, in_file, read_stack_config, read_stack_file
 from .stack_settings import settings_problems
 
 DEFAULT_TIMEOUT = 120.0
@@ -37,7 +37,7 @@ def run_project(project: Project, stack: str, *, preview: bool = True, timeout: 
     """
     found = read_stack_file(project, stack)
     stack = stack_name(stack, project.name)
-    problems = [*found.lines(), *settings_problems(found, project, project.shown_stack_file(stack))]
+    problems = [*found.lines(), *(in_file(found.file, line) for line in settings_problems(found, project, found.file))]
     if not problems and not fleet_checked:  # `fleet_checked`: the caller ran `load_fleet` on this stack's fleet
         problems = fleet_problems(found, project, stack)
     if problems:
