@@ -20,7 +20,7 @@ from .output import BadInputError, printable, printable_lines, write
 
 
 def context_overrides(values: list[str] | None) -> dict[str, str]:
-    """`--context member=context` pairs; BadInputError naming each value that is not one."""
+    """`--context member=context` pairs; BadInputError naming each value that is not one, and each member given twice."""
     found: dict[str, str] = {}
     bad = []
     for value in values or []:
@@ -28,6 +28,9 @@ def context_overrides(values: list[str] | None) -> dict[str, str]:
         if not sep or not member.strip() or not context.strip():
             bad.append(f"verify --fleet: --context {value!r}: give member=context (a member name, then the kubeconfig "
                        "context of its cluster)")
+        elif member.strip() in found:  # the last one would win, silently
+            bad.append(f"verify --fleet: --context is given twice for member '{member.strip()}' "
+                       f"({found[member.strip()]!r} and {context.strip()!r}); give one context per member")
         else:
             found[member.strip()] = context.strip()
     if bad:
@@ -42,7 +45,7 @@ def member_rows(fleet_set: Any) -> list[tuple[str, str, Any, str]]:
 
 def cmd_verify_or_fleet(args: argparse.Namespace) -> int:
     """`verify`: one stack (`--stack`, cli/verify.py, unchanged) or every member of a fleet (`--fleet`)."""
-    if args.fleet:
+    if args.fleet is not None:
         return cmd_verify_fleet(args)
     from .verify import cmd_verify
 

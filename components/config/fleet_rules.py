@@ -64,7 +64,7 @@ def _groups(fleet_file: str, strategy: UpdateStrategyConfig, members: list[Membe
     problems = [
         at(m.file, "fleetMembership.group", f"group '{m.group}' is in no stage of {fleet_file} "
            f"(fleet.updateStrategy '{strategy.name}'): update runs with that strategy would never upgrade this member; "
-           f"choose one of: {', '.join(named)}, or add it to a stage")
+           f"choose one of: {', '.join(dict.fromkeys(named))}, or add it to a stage")
         for m in members if m.group is not None and m.group not in named
     ]
     known_members = all(m.group is not None for m in members)  # a member whose group failed could hold any group

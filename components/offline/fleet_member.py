@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .fleet_stacks import fleet_outputs, load_fleet, referenced_fleet, shown_file
-from .project import Project
-from .stack_file import StackFile, reads_our_settings
+from .fleet_stacks import fleet_outputs, load_fleet, referenced_fleet
+from .project import Project, StackFileError
+from .stack_file import StackFile, in_file, reads_our_settings
 
 
 def referenced_outputs(project: Project, found: StackFile) -> dict[str, dict[str, Any]]:
@@ -25,9 +25,9 @@ def referenced_outputs(project: Project, found: StackFile) -> dict[str, dict[str
 
 
 def fleet_problems(found: StackFile, project: Project, stack: str) -> list[str]:
-    """For a fleet stack or a member stack whose own settings are right: the problems across the fleet's stacks
-    (`fleet_stacks.load_fleet`) that concern this stack's file (a fleet stack: all of them, its strategy names every
-    member's group); none for any other stack."""
+    """For a fleet stack or a member stack: the problems across the fleet's stacks (`fleet_stacks.load_fleet`) that
+    concern this stack's file (a fleet stack: all of them, its strategy names every member's group), and for a member
+    whose fleet stack cannot be read, why; none for any other stack."""
     from ..config import ConfigError, is_fleet_stack
 
     if not reads_our_settings(project):
@@ -35,12 +35,17 @@ def fleet_problems(found: StackFile, project: Project, stack: str) -> list[str]:
     if is_fleet_stack(found.config, project.name):
         fleet, concerned = stack, None
     else:
-        member = referenced_fleet(project, found.config)
+        try:
+            member = referenced_fleet(project, found.config)
+        except StackFileError as exc:  # the fleet stack it names is missing, broken, or not one: said beside its own
+            return [in_file(found.file, line) for line in exc.lines]
         if member is None:
             return []
-        fleet, concerned = member[0], shown_file(project, project.stack_file(stack))
+        fleet, concerned = member[0], found.file
     try:
         load_fleet(project.directory, fleet)
     except ConfigError as exc:
         return [str(p) for p in exc.problems if concerned is None or p.path.startswith(f"{concerned}:")]
+    except StackFileError as exc:
+        return exc.lines
     return []

@@ -15,6 +15,7 @@ import errno
 import importlib.util
 import json
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,8 @@ from .project import Project, StackFileError, full_key, key_path, read_yaml_coll
 # The keys of a stack file (pulumi/pulumi `sdk/go/common/workspace/project.go`, ProjectStack).
 STACK_FILE_KEYS = ("config", "environment", "secretsprovider", "encryptedkey", "encryptionsalt")
 NAMESPACE_CUTOFF = 0.8
+# A line that names its file first already: a stack file (this one or another: a member's fleet stack), or Pulumi.yaml.
+NAMES_A_FILE = re.compile(r"(?:[^\s:]*/)?Pulumi(?:\.[^\s:/]+)?\.ya?ml[:]")
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,7 @@ class StackFile:
 def in_file(file: str, line: str) -> str:
     """A problem's line naming its stack file first, the one way every message names it (``stacks/Pulumi.dev.yaml:``,
     with ``:line:column`` where known); a line about Pulumi.yaml, or already naming the file, is left as it is."""
-    if not file or line.startswith((f"{file}:", "Pulumi.yaml:", "Pulumi.yml:")):
+    if not file or NAMES_A_FILE.match(line):
         return line
     return f"{file}: {line}"
 

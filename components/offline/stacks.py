@@ -38,10 +38,10 @@ def run_project(project: Project, stack: str, *, preview: bool = True, timeout: 
     found = read_stack_file(project, stack)
     stack = stack_name(stack, project.name)
     problems = [*found.lines(), *(in_file(found.file, line) for line in settings_problems(found, project, found.file))]
-    if not problems and not fleet_checked:  # `fleet_checked`: the caller ran `load_fleet` on this stack's fleet
-        problems = fleet_problems(found, project, stack)
+    if not fleet_checked:  # `fleet_checked`: the caller ran `load_fleet` on this stack's fleet
+        problems += fleet_problems(found, project, stack)  # its own problems again, said the same way: once
     if problems:
-        raise StackFileError(*problems)
+        raise StackFileError(*dict.fromkeys(problems))
 
     def program() -> None:
         with _ProjectOnPath(project.directory):
