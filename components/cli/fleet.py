@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .output import EXIT_CHANGES, EXIT_OK, BadInputError, printable_lines, write
+from .output import EXIT_CHANGES, EXIT_OK, BadInputError, printable, printable_lines, write
 from .problems import program_problems
 from .running import run_plan
 
@@ -34,6 +34,8 @@ def cmd_plan_fleet(args: argparse.Namespace) -> int:
     from ..review.fleet import format_summary, member_line
 
     fleet = load_fleet_set(args.project_dir, args.fleet)
+    for line in fleet.warnings:
+        write(sys.stderr, printable(f"warning: {line}") + "\n")
     # `load_fleet` checked the rules across the fleet's stacks once: each stack's plan does not check them again.
     plans = {fleet.stack: run_plan(args.project_dir, fleet.stack, args.timeout, fleet_checked=True)}
     for member in fleet.members:

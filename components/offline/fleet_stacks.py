@@ -23,7 +23,7 @@ from ..config.fleet import (
     UpdateStrategyConfig,
 )
 from ..config.fleet_loading import fleet_config_from_mapping, is_fleet_stack
-from ..config.fleet_rules import MemberView, at, fleet_problems
+from ..config.fleet_rules import MemberView, at, fleet_problems, fleet_warnings
 from ..config.loading import decoded_section
 from ..config.syntax import CLUSTER_NAME
 from ..config.upgrades import UpgradesConfig
@@ -54,6 +54,7 @@ class FleetSet:
     file: Path
     fleet: FleetConfig
     members: list[MemberStack]
+    warnings: tuple[str, ...] = ()  # allowed, but likely a mistake (`fleet_rules.fleet_warnings`)
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,8 @@ def load_fleet(project_dir: Path, fleet_stack: str) -> FleetSet:
     if problems:
         raise ConfigError(list(dict.fromkeys(problems)))
     assert fleet is not None
-    return FleetSet(fleet_stack, project.stack_file(fleet_stack), fleet, members)
+    warnings = tuple(fleet_warnings(shown, fleet.update_strategy, fleet.auto_upgrade))
+    return FleetSet(fleet_stack, project.stack_file(fleet_stack), fleet, members, warnings)
 
 
 def _not_a_fleet(project: Project, shown: str, named: str, stacks: dict[str, ReadStack], fleets: list[str]) -> Problem:
