@@ -199,3 +199,16 @@ def test_a_wait_past_a_week_and_past_the_channels_cadence_are_warned(tmp_path: P
                                               "fleet-eus": example("fleet-eus")})
     assert [w.split(": ", 2)[1] for w in load_fleet(again, "fleet").warnings] == ["fleet.updateStrategy"]
     assert load_fleet(Path(__file__).resolve().parent.parent, "fleet").warnings == ()  # the example waits a day
+
+
+@pytest.mark.parametrize(("command", "instead"), [
+    ("verify", "it has no cluster of its own to verify; verify its members with `verify --fleet fleet`"),
+    ("render", "it declares a Fleet and no Kubernetes object, so there is nothing to render; render a member stack "
+               "(`render --stack <member>`), or review the fleet with `plan --fleet fleet`"),
+])
+def test_a_fleet_stack_given_to_a_single_platforms_command_is_told_what_to_run(command, instead, tmp_path, capsys):
+    extra = ["--out", str(tmp_path / "out")] if command == "render" else []
+    status, out, err = cli(capsys, command, "--stack", "fleet", *extra)
+    assert (status, out) == (2, "")
+    assert err == f"stacks/Pulumi.fleet.yaml: a fleet stack (it has the 'fleet' section); {instead}\n"
+    assert not (tmp_path / "out").exists()
