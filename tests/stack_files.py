@@ -29,9 +29,15 @@ def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 FILE_NAMED = re.compile(r"(?:[\w.-]+/)*Pulumi\.[^:/]+\.yaml(?::\d+(?::\d+)?)?: ")
 
 
+# A GPU pool's problem names the pool beside its index: gpuPools[2] (h100mig).gpuInstanceProfile.
+POOL_NAMED = re.compile(r"(gpuPools\[\d+\]) \([^)]*\)")
+
+
 def without_file(line: str) -> str:
-    """A problem's line without the stack file it names first (what it says about the key)."""
-    return FILE_NAMED.sub("", line, count=1) if FILE_NAMED.match(line) else line
+    """A problem's line without the stack file it names first, and without the name beside a pool's index (what it
+    says about the key, as the key path is written)."""
+    line = FILE_NAMED.sub("", line, count=1) if FILE_NAMED.match(line) else line
+    return POOL_NAMED.sub(r"\1", line, count=1) if POOL_NAMED.match(line) else line
 
 
 def starts(line: str, text: str) -> bool:

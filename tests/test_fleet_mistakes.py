@@ -95,8 +95,8 @@ def test_two_fleet_stacks_declaring_one_fleet_are_refused_naming_both(tmp_path: 
     project = project_with(tmp_path, {"fleet": example("fleet"), "fleet2": other, "fleet-weu": example("fleet-weu"),
                                       "fleet-eus": example("fleet-eus")})
     found = problems_of(project)
-    assert any(p.startswith("stacks/Pulumi.fleet2.yaml: fleet.name: fleet 'Fleet-GPU-Prod' in resource group "
-                            "'rg-fleet-gpu-prod' is also declared by stacks/Pulumi.fleet.yaml (fleet.name): both "
+    assert any(p.startswith("stacks/Pulumi.fleet.yaml: fleet.name: fleet 'fleet-gpu-prod' in resource group "
+                            "'rg-fleet-gpu-prod' is also declared by stacks/Pulumi.fleet2.yaml (fleet.name): both "
                             "stacks would manage one Azure resource") for p in found), found
 
 
@@ -112,19 +112,23 @@ def test_one_cluster_joined_twice_under_two_member_names_is_refused(tmp_path: Pa
                for p in found), found
 
 
-def test_two_stacks_declaring_one_cluster_are_refused_in_a_single_stack_plan(tmp_path: Path, capsys) -> None:
-    copy = example("dev")
-    copy[f"{NS}:cluster"]["resourceGroup"]["name"] = copy[f"{NS}:cluster"]["resourceGroup"]["name"].upper()
-    project = project_with(tmp_path, {"dev": example("dev"), "dev2": copy})
-    status, _, err = cli(capsys, "plan", "--stack", "dev2", "--project-dir", str(project))
-    assert status == 2
-    assert "stacks/Pulumi.dev2.yaml: cluster.name: cluster 'aks-dra-dev' in resource group 'RG-AKS-DRA-DEV'" in err, err
-    assert "is also declared by stacks/Pulumi.dev.yaml (cluster.name)" in err, err
+def test_a_member_and_another_stack_declaring_one_cluster_are_refused_naming_both(tmp_path: Path, capsys) -> None:
+    copy = example("fleet-weu")
+    del copy[f"{NS}:fleetMembership"]  # a platform stack of its own, on the member's cluster
+    copy[f"{NS}:cluster"]["resourceGroup"]["name"] = "RG-AKS-DRA-PROD-WEU"
+    project = project_with(tmp_path, {"fleet": example("fleet"), "fleet-weu": example("fleet-weu"),
+                                      "fleet-eus": example("fleet-eus"), "a-copy": copy})
+    said = ("stacks/Pulumi.fleet-weu.yaml: cluster.name: cluster 'aks-dra-prod-weu' in resource group "
+            "'rg-aks-dra-prod-weu' is also declared by stacks/Pulumi.a-copy.yaml (cluster.name): both stacks would "
+            "manage one Azure resource (ARM names are case-insensitive)")
+    assert any(p.startswith(said) for p in problems_of(project)), problems_of(project)
+    status, _, err = cli(capsys, "plan", "--stack", "fleet-weu", "--project-dir", str(project))
+    assert status == 2 and said in err, err
     # Another subscription is another cluster.
     copy["azure-native:subscriptionId"] = "11111111-1111-1111-1111-111111111111"
-    other = project_with(tmp_path / "other", {"dev": example("dev"), "dev2": copy})
-    status, _, err = cli(capsys, "plan", "--stack", "dev2", "--project-dir", str(other))
-    assert "also declared" not in err
+    other = project_with(tmp_path / "other", {"fleet": example("fleet"), "fleet-weu": example("fleet-weu"),
+                                              "fleet-eus": example("fleet-eus"), "a-copy": copy})
+    assert len(load_fleet(other, "fleet").members) == 2
 
 
 def test_a_member_naming_another_member_as_its_fleet_stack_is_told_so(tmp_path: Path, capsys) -> None:
@@ -212,3 +216,23 @@ def test_a_fleet_stack_given_to_a_single_platforms_command_is_told_what_to_run(c
     assert (status, out) == (2, "")
     assert err == f"stacks/Pulumi.fleet.yaml: a fleet stack (it has the 'fleet' section); {instead}\n"
     assert not (tmp_path / "out").exists()
+
+
+def test_every_problem_names_its_file_one_way_and_a_pool_by_its_name(tmp_path: Path, capsys) -> None:
+    mig = example("mig")
+    mig[f"{NS}:gpuPools"][1]["gpuInstanceProfile"] = "9g.99gb"
+    mig[f"{NS}:cluster"]["protect"] = "yes"
+    project = project_with(tmp_path, {"mig": mig})
+    status, _, err = cli(capsys, "plan", "--stack", "mig", "--project-dir", str(project))
+    assert status == 2
+    lines = err.splitlines()
+    assert all(line.startswith("stacks/Pulumi.mig.yaml") for line in lines), lines
+    assert any(line.startswith("stacks/Pulumi.mig.yaml: gpuPools[1] (a100mig).gpuInstanceProfile: '9g.99gb' is not a "
+                               "MIG profile of Standard_NC24ads_A100_v4") for line in lines), lines
+    # In a fleet's review the same line, said the same way.
+    weu = example("fleet-weu")
+    weu[f"{NS}:gpuPools"][2]["vmSize"] = "Standard_NV6ads"
+    fleet = project_with(tmp_path / "fleet", {"fleet": example("fleet"), "fleet-weu": weu,
+                                              "fleet-eus": example("fleet-eus")})
+    assert any(p.startswith("stacks/Pulumi.fleet-weu.yaml: gpuPools[2] (a10spot).vmSize: 'Standard_NV6ads'")
+               for p in problems_of(fleet)), problems_of(fleet)

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .fleet_stacks import fleet_outputs, load_fleet, read_stacks, referenced_fleet
+from .fleet_stacks import fleet_outputs, load_fleet, referenced_fleet
 from .project import Project, StackFileError
 from .stack_file import StackFile, in_file, reads_our_settings
-from .stack_identities import declared_cluster, twice_declared
 
 
 def referenced_outputs(project: Project, found: StackFile) -> dict[str, dict[str, Any]]:
@@ -51,12 +50,3 @@ def fleet_problems(found: StackFile, project: Project, stack: str) -> list[str]:
         return exc.lines
     return []
 
-
-def shared_cluster_problems(found: StackFile, project: Project) -> list[str]:
-    """The AKS cluster this stack declares, declared by another stack file of the project too (both named)."""
-    if not reads_our_settings(project) or declared_cluster(found.file, found.config, project.name) is None:
-        return []
-    others = [r for r in read_stacks(project).values() if r.found is not None and r.shown != found.file]
-    declared = [d for r in [*(r.found for r in others), found]
-                if r is not None and (d := declared_cluster(r.file, r.config, project.name)) is not None]
-    return [str(p) for p in twice_declared(declared, "cluster", {found.file})]

@@ -30,7 +30,7 @@ from ..config.upgrades import UpgradesConfig
 from ..config.validation import validated_or_none as _part
 from .mocks import SUBSCRIPTION
 from .project import Project, StackFileError, load_project, stack_name
-from .stack_file import StackFile, in_file, read_stack_file
+from .stack_file import StackFile, in_file, pool_named, read_stack_file
 from .stack_identities import declared_cluster, declared_fleet, twice_declared
 
 
@@ -135,7 +135,8 @@ def load_fleet(project_dir: Path, fleet_stack: str) -> FleetSet:
         try:
             config = stack_config_from_mapping(found.config, project.name, found.secrets)
         except ConfigError as exc:
-            problems += [at(member_shown, p.path, p.message) for p in exc.problems]
+            problems += [at(member_shown, pool_named(p.path, found.config, project.name), p.message)
+                         for p in exc.problems]
             views.append(_partial_view(member_shown, found.config, project.name))
             continue
         membership = config.fleet_membership

@@ -28,6 +28,7 @@ from .project import Project, StackFileError, full_key, key_path, read_yaml_coll
 # The keys of a stack file (pulumi/pulumi `sdk/go/common/workspace/project.go`, ProjectStack).
 STACK_FILE_KEYS = ("config", "environment", "secretsprovider", "encryptedkey", "encryptionsalt")
 NAMESPACE_CUTOFF = 0.8
+POOL_PATH = re.compile(r"gpuPools\[(\d+)\]")
 # A line that names its file first already: a stack file (this one or another: a member's fleet stack), or Pulumi.yaml.
 NAMES_A_FILE = re.compile(r"(?:[^\s:]*/)?Pulumi(?:\.[^\s:/]+)?\.ya?ml[:]")
 
@@ -60,6 +61,26 @@ def in_file(file: str, line: str) -> str:
     if not file or NAMES_A_FILE.match(line):
         return line
     return f"{file}: {line}"
+
+
+def pool_named(path: str, config: dict[str, Any], project: str) -> str:
+    """A key path with the GPU pool it is in named beside its index (``gpuPools[2] (h100mig).gpuInstanceProfile``),
+    when the pool has a readable name: a message says which pool, not only where it sits in the list."""
+    match = POOL_PATH.match(path)
+    if match is None:
+        return path
+    pools = config.get(f"{project}:gpuPools")
+    if isinstance(pools, str):
+        try:
+            pools = json.loads(pools)
+        except ValueError:
+            return path
+    index = int(match.group(1))
+    pool = pools[index] if isinstance(pools, list) and index < len(pools) else None
+    name = pool.get("name") if isinstance(pool, dict) else None
+    if not isinstance(name, str) or not name.isprintable() or len(name) > 40:
+        return path
+    return f"{match.group(0)} ({name}){path[match.end():]}"
 
 
 def read_stack_config(project: Project, stack: str) -> tuple[dict[str, Any], list[str]]:

@@ -64,6 +64,8 @@ def twice_declared(declared: list[Declared], what: str, concerned: set[str] | No
         seen = first.setdefault(item.identity, item)
         if seen is item or (concerned is not None and not {seen.file, item.file} & concerned):
             continue
+        if concerned is not None and item.file not in concerned:  # said at the file this review is about
+            seen, item = item, seen
         name, group = item.shown
         joined = ""
         if members and seen.file in members and item.file in members:

@@ -3,8 +3,9 @@ them (`stack_file.reads_our_settings`); the problems across a fleet's stacks are
 
 from __future__ import annotations
 
+from ..config.errors import Problem
 from .project import Project
-from .stack_file import StackFile, reads_our_settings
+from .stack_file import StackFile, pool_named, reads_our_settings
 
 
 def settings_problems(found: StackFile, project: Project, file: str) -> list[str]:
@@ -32,6 +33,7 @@ def settings_problems(found: StackFile, project: Project, file: str) -> list[str
     except ConfigError as exc:
         if any(isinstance(p, NoSettings) and p.elsewhere for p in exc.problems):
             return []  # the program may read them under that namespace (load_stack_config(project=...)): it tells
-        return [str(p.in_file(file) if isinstance(p, NoSettings) else p) for p in exc.problems
-                if not found.covers(p.path)]
+        return [str(p.in_file(file) if isinstance(p, NoSettings) else
+                    Problem(pool_named(p.path, found.config, project.name), p.message))
+                for p in exc.problems if not found.covers(p.path)]
     return []

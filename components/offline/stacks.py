@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from .capture import capture
-from .fleet_member import fleet_problems, referenced_outputs, shared_cluster_problems
+from .fleet_member import fleet_problems, referenced_outputs
 from .plan import Plan
 from .project import Project, StackFileError, stack_name
 from .running import isolated_program
@@ -40,7 +40,6 @@ def run_project(project: Project, stack: str, *, preview: bool = True, timeout: 
     problems = [*found.lines(), *(in_file(found.file, line) for line in settings_problems(found, project, found.file))]
     if not fleet_checked:  # `fleet_checked`: the caller ran `load_fleet` on this stack's fleet
         problems += fleet_problems(found, project, stack)  # its own problems again, said the same way: once
-        problems += shared_cluster_problems(found, project)
     if problems:
         raise StackFileError(*dict.fromkeys(problems))
 
