@@ -21,6 +21,7 @@ import yaml
 
 from components.cli import main
 from tests.conftest import ROOT, scratch_project
+from tests.stack_files import starts
 
 engine = importlib.import_module("components.offline.capture")  # the module; the package exports its function
 
@@ -236,7 +237,7 @@ CASES: list[Case] = [
          "'aks-dra-vgpu:'", "aks-dra-vgpu:cluster and aks-dra-vgpu:gpuPools"),
     raw("file-empty", "", "stacks/Pulumi.file-empty.yaml", "sets none of this package's settings", "'aks-dra-vgpu:'"),
     raw("section-encrypted", "config:\n  aks-dra-vgpu:cluster:\n    secure: AAABAG1hc2tlZA==\n", "cluster", "a mapping"),
-    raw("yaml-unclosed-list", "config:\n  aks-dra-vgpu:cluster:\n    name: [unclosed\n", "Pulumi.yaml-unclosed-list.yaml:4",
+    raw("yaml-unclosed-list", "config:\n  aks-dra-vgpu:cluster:\n    name: [unclosed\n", "Pulumi.yaml-unclosed-list.yaml:3:11",
         "not valid YAML"),
     raw("yaml-tab-indent", "config:\n\taks-dra-vgpu:cluster: {}\n", "Pulumi.yaml-tab-indent.yaml:2", "not valid YAML"),
 ]
@@ -309,7 +310,7 @@ def test_bad_input_exits_2_naming_the_key_and_what_is_allowed(c: Case, scratch, 
     assert out == ""
     assert "Traceback" not in err and "Error:" not in err
     lines = err.strip().splitlines()
-    about = [line for line in lines if line.startswith(c.path + ":")]
+    about = [line for line in lines if starts(line, c.path + ":")]
     assert about, f"no line starts with {c.path!r}: {lines}"
     assert any(all(fragment in line for fragment in c.allowed) for line in about), (c.allowed, about)
     assert registered(monitors) == []
@@ -329,5 +330,5 @@ def test_a_key_written_twice_is_an_error_not_a_lost_setting(scratch, monitors, c
     write_stack(scratch, "twice", raw("twice", text, ""))
     status, out, err = plan(scratch, "twice", capsys)
     assert status == 2 and out == ""
-    assert err.startswith("samples.workload: key 'workload' is written twice (Pulumi.twice.yaml:4:")
+    assert err.startswith("stacks/Pulumi.twice.yaml:4:5: samples.workload: key 'workload' is written twice")
     assert registered(monitors) == []

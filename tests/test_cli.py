@@ -10,6 +10,7 @@ import yaml
 
 from components.cli import main
 from tests.conftest import ROOT, scratch_project
+from tests.stack_files import without_file
 
 NVADS = {"Standard_NV6ads_A10_v5", "Standard_NV12ads_A10_v5", "Standard_NV18ads_A10_v5",
          "Standard_NV36ads_A10_v5", "Standard_NV36adms_A10_v5", "Standard_NV72ads_A10_v5"}
@@ -124,7 +125,8 @@ def test_the_four_classic_mistakes_exit_2_naming_each_key(capsys, scratch_projec
     lines = err.strip().splitlines()
     for key in ("cluster.kubernetesVersion", "gpuPools[0].name", "gpuPools[0].vmSize",
                 "gpuPools[0].autoscaling.minCount"):
-        assert any(line.startswith(key + ":") for line in lines), (key, lines)
+        assert any(line.startswith("stacks/Pulumi.bad.yaml: ") and without_file(line).startswith(f"{key}:")
+                   for line in lines), (key, lines)
     assert len(lines) == 4
 
 
@@ -132,7 +134,8 @@ def test_yaml_syntax_error_names_file_and_line(capsys, scratch_project):
     write_stack(scratch_project, "broken", "config:\n  aks-dra-vgpu:cluster:\n    name: [unclosed\n")
     status, out, err = run(capsys, "plan", "--stack", "broken", "--project-dir", str(scratch_project))
     assert status == 2 and out == ""
-    assert err.startswith("Pulumi.broken.yaml:") and "not valid YAML" in err
+    # The line of the bracket left open, not the end of the file where the parser gave up.
+    assert err.startswith("stacks/Pulumi.broken.yaml:3:11: not valid YAML: the '[' opened here is never closed")
     assert "Traceback" not in err
 
 

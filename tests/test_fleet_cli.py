@@ -116,8 +116,8 @@ def test_a_member_planned_alone_is_told_of_the_fleets_rules(capsys, tmp_path: Pa
 
 def test_a_member_of_a_fleet_stack_that_is_not_there(capsys, tmp_path: Path) -> None:
     _, err = member_refused(capsys, tmp_path, {"fleetStack": "fleet-x"})
-    assert "fleetMembership.fleetStack: 'fleet-x' has no stack file (Pulumi.fleet-x.yaml) in this project; fleet " \
-           "stacks: fleet" in err
+    assert ("fleetMembership.fleetStack: 'fleet-x' has no stack file in this project, so this stack joins no fleet; "
+            "fleet stacks: fleet") in err
 
 
 def test_plan_fleet_of_a_stack_that_is_no_fleet(capsys) -> None:

@@ -129,7 +129,7 @@ def test_rules_across_stacks_all_at_once(tmp_path: Path) -> None:
         "stacks/Pulumi.fleet-eus.yaml's (fleetMembership.memberName)",
         "stacks/Pulumi.fleet-eus.yaml: cluster.upgrades.channel: 'patch' lets AKS upgrade this member by itself",
         "stacks/Pulumi.fleet-eus.yaml: cluster.upgrades.nodeOsChannel: unset (AKS's default, NodeImage) lets AKS move",
-        "stacks/Pulumi.fleet-eus3.yaml: gpuPools[0].vmSize: 'Standard_NV6ads'",
+        "stacks/Pulumi.fleet-eus3.yaml: gpuPools[0] (a10third).vmSize: 'Standard_NV6ads'",
     ]:
         assert text in found, text
     assert "Pulumi.dev.yaml" not in found  # not a member

@@ -20,6 +20,7 @@ import pytest
 from components.cli import main
 from tests.conftest import ROOT
 from tests.stack_files import cli, stack_file
+from tests.stack_files import starts as named_first
 
 engine = importlib.import_module("components.offline.capture")
 
@@ -338,7 +339,7 @@ def assert_refused(status: int, out: str, err: str, starts: str = "", says: tupl
     assert 1 <= len(lines) <= most, lines
     assert "Traceback" not in err
     assert all(c.isprintable() for line in lines for c in line), lines
-    about = [line for line in lines if line.startswith(starts)]
+    about = [line for line in lines if named_first(line, starts)]
     assert about, f"no line starts with {starts!r}: {lines}"
     assert any(all(s in line for s in says) for line in about), (says, about)
 

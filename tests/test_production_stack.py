@@ -22,6 +22,7 @@ from components.offline import capture
 from components.platform import GpuPlatform
 from components.review.diff import diff_plans
 from tests.conftest import ROOT
+from tests.stack_files import starts
 
 NS = "aks-dra-vgpu:"
 PROD = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())["config"]
@@ -241,7 +242,7 @@ def test_a_bad_new_setting_exits_2_naming_its_key(c, scratch, monitors, capsys):
     status, out, err = battery.plan(scratch, c.id, capsys)
     assert status == 2, err
     assert out == "" and "Traceback" not in err
-    about = [line for line in err.strip().splitlines() if line.startswith(c.path + ":")]
+    about = [line for line in err.strip().splitlines() if starts(line, c.path + ":")]
     assert about and any(all(f in line for f in c.allowed) for line in about), (c.allowed, err)
     assert battery.registered(monitors) == []
 

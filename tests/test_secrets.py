@@ -20,7 +20,7 @@ from components.cli import main
 from components.config import ConfigError, stack_config_from_mapping
 from components.offline import SECRET, capture
 from tests.conftest import MINIMAL_STACK, as_config, scratch_project
-from tests.stack_files import cli, stack_file
+from tests.stack_files import cli, stack_file, without_file
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 CIPHER = "v1:c2VjcmV0LWNpcGhlcnRleHQtdGhhdC1tdXN0LW5vdC1sZWFr"
@@ -101,7 +101,8 @@ def test_an_encrypted_value_that_is_wrong_is_reported_without_its_ciphertext(sec
     (project / "stacks" / "Pulumi.s.yaml").write_text(stack_text(**sections))
     status, out, err = cli(capsys, "plan", "--stack", "s", "--project-dir", str(project))
     assert status == 2 and out == "" and CIPHER not in err
-    assert any(line.startswith(path + ":") for line in err.splitlines()), err
+    assert any(line.startswith("stacks/Pulumi.s.yaml: ") and without_file(line).startswith(f"{path}:")
+               for line in err.splitlines()), err
 
 
 # --- a real run: the program sees plain text and must pass it on as a secret ----------------------------------------------
@@ -202,7 +203,8 @@ def test_one_secure_value_in_a_section_hides_nothing_else_of_it(tmp_path, capsys
     project = scratch_project(tmp_path)
     (project / "stacks" / "Pulumi.sec.yaml").write_text(SECURE_TAG_STACK)
     assert main(["plan", "--stack", "sec", "--project-dir", str(project)]) == 2
-    assert capsys.readouterr().err.strip() == "cluster.systemPool.count: must be a whole number from 1 to 1000 (got 0)"
+    assert capsys.readouterr().err.strip() == ("stacks/Pulumi.sec.yaml: cluster.systemPool.count: must be a whole number "
+                                               "from 1 to 1000 (got 0)")
 
 
 def test_in_a_real_run_a_secret_sections_values_are_hidden_where_quoted_and_bounds_stay():

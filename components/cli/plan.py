@@ -11,7 +11,7 @@ from .running import run_plan
 
 def cmd_plan(args: argparse.Namespace) -> int:
     """`plan`: the tree (for people), the JSON document (for machines) or a Mermaid graph; `--fleet`: a fleet."""
-    if getattr(args, "fleet", None):
+    if getattr(args, "fleet", None) is not None:
         from .fleet import cmd_plan_fleet
 
         if args.format == "mermaid" or args.policy:

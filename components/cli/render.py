@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from .output import EXIT_OK, BadInputError, printable, write
-from .running import run_plan
+from .running import refuse_fleet_stack, run_plan
 
 
 def cmd_render(args: argparse.Namespace) -> int:
@@ -21,6 +21,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     except OutputError as exc:
         raise BadInputError([str(exc)]) from None
     out = Path(args.out).absolute()  # fixed before the program runs, whatever folder it moves to
+    refuse_fleet_stack(args.project_dir, args.stack, "render")
     plan = run_plan(args.project_dir, args.stack, args.timeout)
     notes: list[str] = []
     try:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .output import printable, write
+from .output import BadInputError, printable, write
 from .problems import program_problems
 
 if TYPE_CHECKING:
@@ -47,3 +47,28 @@ def in_stack_file(problems: Sequence[Problem], project_dir: str, stack: str | No
         except StackFileError:
             pass
     return [str(p.in_file(file) if isinstance(p, NoSettings) and file else p) for p in problems]
+
+
+# What a command that works on one platform stack says of a fleet stack, and what to run instead.
+FLEET_INSTEAD = {
+    "verify": "it has no cluster of its own to verify; verify its members with `verify --fleet {stack}`",
+    "render": "it declares a Fleet and no Kubernetes object, so there is nothing to render; render a member stack "
+              "(`render --stack <member>`), or review the fleet with `plan --fleet {stack}`",
+}
+
+
+def refuse_fleet_stack(project_dir: str, stack: str, command: str) -> None:
+    """BadInputError when `stack` is a fleet stack, which `command` (a single platform's) cannot take: says so, and
+    what to run instead. A stack file that cannot be read is left to the command's own reading, which says why."""
+    from ..config import is_fleet_stack
+    from ..offline import StackFileError, load_project
+    from ..offline.stack_file import read_stack_file
+
+    try:
+        project = load_project(project_dir)
+        found = read_stack_file(project, stack)
+    except StackFileError:
+        return
+    if is_fleet_stack(found.config, project.name):
+        raise BadInputError([f"{found.file}: a fleet stack (it has the 'fleet' section); "
+                             + FLEET_INSTEAD[command].format(stack=stack)])

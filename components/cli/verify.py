@@ -69,10 +69,11 @@ def read_stack(project_dir: str, stack: str):
     from ..config import ConfigError, stack_config_from_mapping
     from ..offline import StackFileError, load_project, read_stack_config
     from ..offline.project import stack_name
-    from .running import in_stack_file
+    from .running import in_stack_file, refuse_fleet_stack
 
     try:
         stack_name(stack)
+        refuse_fleet_stack(project_dir, stack, "verify")
         project = load_project(Path(project_dir))
         config, secrets = read_stack_config(project, stack)
         return stack_config_from_mapping(config, project.name, secrets)

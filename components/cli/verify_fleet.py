@@ -20,7 +20,7 @@ from .output import BadInputError, printable, printable_lines, write
 
 
 def context_overrides(values: list[str] | None) -> dict[str, str]:
-    """`--context member=context` pairs; BadInputError naming each value that is not one."""
+    """`--context member=context` pairs; BadInputError naming each value that is not one, and each member given twice."""
     found, bad = context_pairs(values)
     if bad:
         raise BadInputError(bad)
@@ -37,6 +37,9 @@ def context_pairs(values: list[str] | None) -> tuple[dict[str, str], list[str]]:
         if not sep or not member.strip() or not context.strip():
             bad.append(f"verify --fleet: --context {value!r}: give member=context (a member name, then the kubeconfig "
                        "context of its cluster)")
+        elif member.strip() in found:  # the last one would win, silently
+            bad.append(f"verify --fleet: --context is given twice for member '{member.strip()}' "
+                       f"({found[member.strip()]!r} and {context.strip()!r}); give one context per member")
         else:
             found[member.strip()] = context.strip()
     return found, bad
@@ -49,7 +52,7 @@ def member_rows(fleet_set: Any) -> list[tuple[str, str, Any, str]]:
 
 def cmd_verify_or_fleet(args: argparse.Namespace) -> int:
     """`verify`: one stack (`--stack`, cli/verify.py, unchanged) or every member of a fleet (`--fleet`)."""
-    if args.fleet:
+    if args.fleet is not None:
         return cmd_verify_fleet(args)
     from .verify import cmd_verify
 

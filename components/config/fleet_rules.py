@@ -13,6 +13,11 @@ report every mistake of every stack at once. Sources:
   which moves node images by itself just as Fleet's runs do (every Fleet channel moves node images: NodeImage, and
   Stable/Rapid as "Full" upgrades of "the control plane and all agent pools", fleets.json ``ManagedClusterUpgradeType``).
 - at most 1,000 members per fleet (articles/kubernetes-fleet/faq.md: "supports joining up to 1,000 Kubernetes clusters").
+- waits (warnings, `fleet_warnings`): ARM takes any int32 of seconds (68 years); a wait past a week holds the later
+  stages longer than a canary needs proving. The NodeImage channel's runs come "on a weekly cadence"
+  (articles/kubernetes-fleet/concepts-update-orchestration.md, "NodeImage channel": member nodes are updated with a
+  newly patched VHD "on a weekly cadence"; update-automation.md: a profile creates an update run when a new node image
+  is published), so a strategy that waits longer in total than a week is still waiting when the next image comes.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from .fleet import AutoUpgradeConfig, UpdateStrategyConfig
 from .upgrades import DEFAULT_NODE_OS_CHANNEL, UpgradesConfig
 
 MAX_MEMBERS = 1000
+WEEK_SECONDS = 7 * 24 * 3600
+CADENCE_SECONDS = {"NodeImage": WEEK_SECONDS}  # the channels whose cadence Fleet's docs state
 
 
 @dataclass(frozen=True)
@@ -64,7 +71,7 @@ def _groups(fleet_file: str, strategy: UpdateStrategyConfig, members: list[Membe
     problems = [
         at(m.file, "fleetMembership.group", f"group '{m.group}' is in no stage of {fleet_file} "
            f"(fleet.updateStrategy '{strategy.name}'): update runs with that strategy would never upgrade this member; "
-           f"choose one of: {', '.join(named)}, or add it to a stage")
+           f"choose one of: {', '.join(dict.fromkeys(named))}, or add it to a stage")
         for m in members if m.group is not None and m.group not in named
     ]
     known_members = all(m.group is not None for m in members)  # a member whose group failed could hold any group
@@ -120,3 +127,30 @@ def _upgrade_conflicts(fleet_file: str, profile: AutoUpgradeConfig, member: Memb
                            f"{shown} lets AKS move this member's node images by itself, but {why}: set 'None', or "
                            "'SecurityPatch' for security patches only"))
     return problems
+
+
+def fleet_warnings(fleet_file: str, strategy: UpdateStrategyConfig | None,
+                   auto_upgrade: AutoUpgradeConfig | None) -> list[str]:
+    """What is allowed but likely a mistake in a fleet's waits: a stage waiting past a week, and a strategy whose
+    waits add up to more than its auto-upgrade channel's cadence."""
+    if strategy is None:
+        return []
+    warnings = [
+        f"{fleet_file}: fleet.updateStrategy.stages[{i}].afterStageWaitInSeconds: {stage.after_stage_wait_in_seconds} "
+        f"s is {_days(stage.after_stage_wait_in_seconds)}: the stages after '{stage.name}' would wait that long for "
+        "their upgrades; a canary is proven in hours to days (86400 is one day)"
+        for i, stage in enumerate(strategy.stages) if stage.after_stage_wait_in_seconds > WEEK_SECONDS
+    ]
+    total = sum(stage.after_stage_wait_in_seconds for stage in strategy.stages)
+    cadence = CADENCE_SECONDS.get(auto_upgrade.channel) if auto_upgrade and not auto_upgrade.disabled else None
+    if cadence is not None and total > cadence:
+        warnings.append(
+            f"{fleet_file}: fleet.updateStrategy: its stages wait {_days(total)} in total, longer than the "
+            f"{auto_upgrade.channel} channel's weekly cadence (fleet.autoUpgrade.channel): a newer node image is "
+            "published before a run reaches its last stage; shorten the waits")
+    return warnings
+
+
+def _days(seconds: int) -> str:
+    days = seconds / 86400
+    return f"{days:.1f} days" if days < 365 else f"{days / 365.25:.1f} years"

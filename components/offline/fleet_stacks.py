@@ -19,17 +19,19 @@ from ..config.fleet import (
     AutoUpgradeConfig,
     FleetConfig,
     FleetMembershipConfig,
+    UpdateStageConfig,
     UpdateStrategyConfig,
 )
 from ..config.fleet_loading import fleet_config_from_mapping, is_fleet_stack
-from ..config.fleet_rules import MemberView, at, fleet_problems
+from ..config.fleet_rules import MemberView, at, fleet_problems, fleet_warnings
 from ..config.loading import decoded_section
 from ..config.syntax import CLUSTER_NAME
 from ..config.upgrades import UpgradesConfig
 from ..config.validation import validated_or_none as _part
 from .mocks import SUBSCRIPTION
 from .project import Project, StackFileError, load_project, stack_name
-from .stacks import StackFile, read_stack_file
+from .stack_file import StackFile, in_file, pool_named, read_stack_file
+from .stack_identities import declared_cluster, declared_fleet, twice_declared
 
 
 @dataclass(frozen=True)
@@ -52,76 +54,156 @@ class FleetSet:
     file: Path
     fleet: FleetConfig
     members: list[MemberStack]
+    warnings: tuple[str, ...] = ()  # allowed, but likely a mistake (`fleet_rules.fleet_warnings`)
+
+
+@dataclass(frozen=True)
+class ReadStack:
+    """One stack file of the project, read once: its contents, or the lines saying why it cannot be read."""
+
+    stack: str
+    shown: str
+    found: StackFile | None
+    unreadable: tuple[str, ...] = ()
+
+
+def read_stacks(project: Project) -> dict[str, ReadStack]:
+    """Every stack file of the project, each read once (a fleet is a reader of several stack files)."""
+    read = {}
+    for stack in project.stacks():
+        shown = project.shown_stack_file(stack)
+        try:
+            read[stack] = ReadStack(stack, shown, read_stack_file(project, stack))
+        except StackFileError as exc:
+            read[stack] = ReadStack(stack, shown, None, tuple(in_file(shown, line) for line in exc.lines))
+    return read
 
 
 def load_fleet(project_dir: Path, fleet_stack: str) -> FleetSet:
     """The fleet stack `fleet_stack` of the project in `project_dir` and its member stacks; ConfigError listing every
-    problem of all those stacks at once, each naming its stack file and key (StackFileError: no such fleet stack)."""
+    problem of all those stacks at once, each naming its stack file and key (StackFileError: no such fleet stack).
+
+    A stack file that cannot be read is reported beside the others' problems (it may be a member: the rules that need
+    every member's group then wait for it); a key that does not validate leaves out only the rules that read it."""
     project = load_project(project_dir)
     fleet_stack = stack_name(fleet_stack, project.name)
-    fleet_found = read_stack_file(project, fleet_stack)
-    fleet_file = project.stack_file(fleet_stack)
-    shown = shown_file(project, fleet_file)
-    problems = _file_problems(shown, fleet_found)
+    stacks = read_stacks(project)
+    if fleet_stack not in stacks:
+        read_stack_file(project, fleet_stack)  # raises: no such stack file, and why
+    own = stacks[fleet_stack]
+    shown = own.shown
+    fleets = [s for s, r in stacks.items() if r.found is not None and is_fleet_stack(r.found.config, project.name)]
+    problems: list[Problem] = [Problem("", line) for line in own.unreadable]
     fleet, strategy, profile = None, None, None
-    if not is_fleet_stack(fleet_found.config, project.name):
-        raise StackFileError(f"{shown}: not a fleet stack: it has no '{project.name}:{FLEET_KEY}' section; fleet stacks "
-                             f"of this project: {', '.join(fleet_stacks(project)) or 'none'}")
-    try:
-        fleet = fleet_config_from_mapping(fleet_found.config, project.name, fleet_found.secrets)
-        strategy, profile = fleet.update_strategy, fleet.auto_upgrade
-    except ConfigError as exc:
-        problems += [at(shown, p.path, p.message) for p in exc.problems]
-        raw = decoded_section(fleet_found.config.get(f"{project.name}:{FLEET_KEY}"))
-        strategy = _part(UpdateStrategyConfig, raw.get("updateStrategy"))
-        profile = _part(AutoUpgradeConfig, raw.get("autoUpgrade"))
+    if own.found is not None:
+        if fleet_stack not in fleets:
+            raise StackFileError(f"{shown}: not a fleet stack: it has no '{project.name}:{FLEET_KEY}' section; fleet "
+                                 f"stacks of this project: {', '.join(fleets) or 'none'}")
+        problems += [Problem("", line) for line in own.found.lines()]
+        try:
+            fleet = fleet_config_from_mapping(own.found.config, project.name, own.found.secrets)
+            strategy, profile = fleet.update_strategy, fleet.auto_upgrade
+        except ConfigError as exc:
+            problems += [at(shown, p.path, p.message) for p in exc.problems]
+            raw = decoded_section(own.found.config.get(f"{project.name}:{FLEET_KEY}"))
+            strategy = partial_strategy(raw.get("updateStrategy"))
+            profile = _part(AutoUpgradeConfig, raw.get("autoUpgrade"))
     members: list[MemberStack] = []
     views: list[MemberView] = []
-    stacks = project.stacks()
-    for stack in stacks:
+    member_files: dict[str, str] = {}
+    for stack, read in stacks.items():
         if stack == fleet_stack:
             continue
-        found = read_stack_file(project, stack)
+        if read.found is None:  # it may be a member: its group is unknown
+            problems += [Problem("", line) for line in read.unreadable]
+            views.append(MemberView(read.shown, None, None, "cluster.name", None))
+            continue
+        found, member_shown = read.found, read.shown
         raw = decoded_section(found.config.get(f"{project.name}:{FLEET_MEMBERSHIP_KEY}"))
         named = raw.get("fleetStack")
-        if isinstance(named, str) and named not in stacks:  # a member of no fleet at all: a typo of this one, maybe
-            problems.append(at(shown_file(project, project.stack_file(stack)), f"{FLEET_MEMBERSHIP_KEY}.fleetStack",
-                               f"'{named}' has no stack file in this project, so this stack joins no fleet; fleet "
-                               f"stacks: {', '.join(fleet_stacks(project)) or 'none'}"))
+        if not isinstance(named, str) and f"{project.name}:{FLEET_MEMBERSHIP_KEY}" in found.secrets:
+            problems.append(at(member_shown, FLEET_MEMBERSHIP_KEY, (
+                "is a secure value, which is never decrypted offline, so which fleet this stack joins cannot be read; "
+                "a membership holds no secret: write fleetStack and group in plain text")))
+            views.append(MemberView(member_shown, None, None, "cluster.name", None))  # it may be a member
+            continue
+        if isinstance(named, str) and named != fleet_stack and named not in fleets:
+            problems.append(_not_a_fleet(project, member_shown, named, stacks, fleets))
         if named != fleet_stack:
             continue
-        file = project.stack_file(stack)
-        member_shown = shown_file(project, file)
-        problems += _file_problems(member_shown, found)
+        problems += [Problem("", line) for line in found.lines()]
         try:
             config = stack_config_from_mapping(found.config, project.name, found.secrets)
         except ConfigError as exc:
-            problems += [at(member_shown, p.path, p.message) for p in exc.problems]
+            problems += [at(member_shown, pool_named(p.path, found.config, project.name), p.message)
+                         for p in exc.problems]
             views.append(_partial_view(member_shown, found.config, project.name))
             continue
         membership = config.fleet_membership
         assert membership is not None  # it names this fleet stack
         name = membership.member_name or config.cluster.name
-        members.append(MemberStack(stack, file, config, membership.group, name, config.cluster.name))
-        views.append(MemberView(member_shown, membership.group, name, _name_key(membership),
-                                config.cluster.upgrades))
+        members.append(MemberStack(stack, project.stack_file(stack), config, membership.group, name,
+                                   config.cluster.name))
+        views.append(MemberView(member_shown, membership.group, name, _name_key(membership), config.cluster.upgrades))
+        member_files[member_shown] = name
     problems += fleet_problems(shown, strategy, profile, views)
+    problems += _shared_resources(project, stacks, shown, member_files)
     if problems:
         raise ConfigError(list(dict.fromkeys(problems)))
     assert fleet is not None
-    return FleetSet(fleet_stack, fleet_file, fleet, members)
+    warnings = tuple(fleet_warnings(shown, fleet.update_strategy, fleet.auto_upgrade))
+    return FleetSet(fleet_stack, project.stack_file(fleet_stack), fleet, members, warnings)
+
+
+def _not_a_fleet(project: Project, shown: str, named: str, stacks: dict[str, ReadStack], fleets: list[str]) -> Problem:
+    """A fleetMembership.fleetStack naming no fleet stack: no stack file at all, or a stack that is not one (said of
+    the member's file `shown`, or of the key alone when '')."""
+    known = ", ".join(fleets) or "none"
+    where = f"{shown}: {FLEET_MEMBERSHIP_KEY}.fleetStack" if shown else f"{FLEET_MEMBERSHIP_KEY}.fleetStack"
+    if named not in stacks:  # a member of no fleet at all: a typo of this one, maybe
+        return Problem(where, f"'{named}' has no stack file in this project, so this stack joins no fleet; fleet "
+                       f"stacks: {known}")
+    return Problem(where, f"'{named}' is not a fleet stack ({stacks[named].shown} has no '{project.name}:{FLEET_KEY}' "
+                   f"section: it is a platform stack, a member at most), so this stack joins no fleet; name a fleet "
+                   f"stack: {known}")
+
+
+def _shared_resources(project: Project, stacks: dict[str, ReadStack], shown: str,
+                      member_files: dict[str, str]) -> list[Problem]:
+    """The fleet this fleet stack declares, or a member's cluster, declared by another stack file of the project too."""
+    readable = [r for r in stacks.values() if r.found is not None]
+    fleets = [d for r in readable if (d := declared_fleet(r.shown, r.found.config, project.name)) is not None]
+    clusters = [d for r in readable if (d := declared_cluster(r.shown, r.found.config, project.name)) is not None]
+    return (twice_declared(fleets, "fleet", {shown})
+            + twice_declared(clusters, "cluster", set(member_files), member_files))
+
+
+def partial_strategy(raw: Any) -> UpdateStrategyConfig | None:
+    """What the fleet rules can read of an update strategy that did not validate whole: each stage that validates
+    with its wait left out (a wait is read by no rule), an empty stage left out (it upgrades no one); None when a
+    stage's groups cannot be read (a group in it could be any member's)."""
+    whole = _part(UpdateStrategyConfig, raw)
+    if whole is not None or not isinstance(raw, Mapping) or not isinstance(raw.get("stages"), list):
+        return whole
+    stages = []
+    for i, stage in enumerate(raw["stages"]):
+        if isinstance(stage, Mapping) and stage.get("groups") == []:
+            continue
+        groups = stage.get("groups") if isinstance(stage, Mapping) else None
+        if _part(UpdateStageConfig, {"name": "stage", "groups": groups}) is None:
+            return None
+        name = stage.get("name") if isinstance(stage.get("name"), str) else f"stages[{i}]"
+        stages.append(UpdateStageConfig.model_construct(name=name, groups=list(groups), after_stage_wait_in_seconds=0))
+    if not stages:
+        return None
+    name = raw.get("name") if isinstance(raw.get("name"), str) else "updateStrategy"
+    return UpdateStrategyConfig.model_construct(name=name, stages=stages)
 
 
 def fleet_stacks(project: Project) -> list[str]:
     """The project's stacks whose file holds a `fleet` section."""
-    found = []
-    for stack in project.stacks():
-        try:
-            if is_fleet_stack(read_stack_file(project, stack).config, project.name):
-                found.append(stack)
-        except StackFileError:
-            continue
-    return found
+    return [s for s, r in read_stacks(project).items()
+            if r.found is not None and is_fleet_stack(r.found.config, project.name)]
 
 
 def fleet_outputs(fleet: FleetConfig, subscription: str = SUBSCRIPTION) -> dict[str, Any]:
@@ -152,31 +234,17 @@ def referenced_fleet(project: Project, config: Mapping[str, Any]) -> tuple[str, 
         name = stack_name(name, project.name)
     except StackFileError:
         return None  # the membership's own validation says what is wrong with the name
-    file = project.stack_file(name)
-    if not file.exists():
-        raise StackFileError(f"{FLEET_MEMBERSHIP_KEY}.fleetStack: '{name}' has no stack file ({file.name}) in this "
-                             f"project; fleet stacks: {', '.join(fleet_stacks(project)) or 'none'}")
+    shown = project.shown_stack_file(name)
+    if not project.stack_file(name).exists() and not project.stack_file(name).is_symlink():
+        raise StackFileError(str(_not_a_fleet(project, "", name, {}, fleet_stacks(project))))
     found = read_stack_file(project, name)
     if not is_fleet_stack(found.config, project.name):
-        raise StackFileError(f"{FLEET_MEMBERSHIP_KEY}.fleetStack: '{name}' is not a fleet stack ({file.name} has no "
-                             f"'{project.name}:{FLEET_KEY}' section)")
+        read = {name: ReadStack(name, shown, found)}
+        raise StackFileError(str(_not_a_fleet(project, "", name, read, fleet_stacks(project))))
     try:
         return name, fleet_config_from_mapping(found.config, project.name, found.secrets)
     except ConfigError as exc:
-        raise StackFileError(*(f"{file.name}: {p}" for p in exc.problems)) from None
-
-
-def shown_file(project: Project, file: Path) -> str:
-    """A stack file as messages name it: relative to the project's folder."""
-    try:
-        return file.relative_to(project.directory).as_posix()
-    except ValueError:
-        return file.name
-
-
-def _file_problems(shown: str, found: StackFile) -> list[Problem]:
-    return [Problem("", line if line.startswith(shown.rsplit("/", 1)[-1]) else f"{shown}: {line}")
-            for line in found.lines()]
+        raise StackFileError(*(str(at(shown, p.path, p.message)) for p in exc.problems)) from None
 
 
 def _name_key(membership: FleetMembershipConfig) -> str:

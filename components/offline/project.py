@@ -44,7 +44,7 @@ class Project:
     def shown_stack_file(self, stack: str) -> str:
         """The stack's settings file as messages name it: relative to the project's folder (``stacks/Pulumi.dev.yaml``)."""
         path = self.stack_file(stack)
-        return str(path.relative_to(self.directory)) if path.is_relative_to(self.directory) else str(path)
+        return path.relative_to(self.directory).as_posix() if path.is_relative_to(self.directory) else str(path)
 
     def stacks(self) -> list[str]:
         """The stacks that have a settings file."""
@@ -206,7 +206,7 @@ def _keyed(exc: safe_yaml.YamlInputError, project: str | None) -> str:
         full = full_key(project, path[1], exc.where)
     except StackFileError:
         return str(exc)
-    return f"{key_path(project, full, path[2:])}: {exc.problem} ({exc.where})"
+    return f"{exc.where}: {key_path(project, full, path[2:])}: {exc.problem}"
 
 
 def shown_key(project: str, full: str) -> str:

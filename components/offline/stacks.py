@@ -1,201 +1,27 @@
-"""A stack of a Pulumi project: its settings file read as the Pulumi CLI reads it, and the project's program run with it.
+"""A stack of a Pulumi project run: its stack file read (`stack_file`), this package's settings in it checked
+(`stack_settings`, and across its fleet's stacks: `fleet_member`), then the project's program run with its config.
 
-The stack file (``<stackConfigDir>/Pulumi.<stack>.yaml``) is read within the bounds of `safe_yaml` and as pulumi/pulumi
-reads it (`sdk/go/common/workspace/loaders.go`, `project.go`; `sdk/go/common/resource/config`: `key.go`, `object.go`),
-with Pulumi.yaml's config declarations applied (`validation.go`). Only the file counts: ``PULUMI_CONFIG`` and the other
-config variables of the caller's environment are hidden from the program (`running`), so the plan is the file's.
+Only the file counts: ``PULUMI_CONFIG`` and the other config variables of the caller's environment are hidden from the
+program (`running`), so the plan is the file's.
 """
 
 from __future__ import annotations
 
-import copy
-import difflib
-import importlib.util
-import json
 import runpy
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from . import safe_yaml
 from .capture import capture
-from .plan import SECRET, Plan
-from .project import Project, StackFileError, full_key, key_path, read_yaml_collecting, shown_key, stack_name
+from .fleet_member import fleet_problems, referenced_outputs
+from .plan import Plan
+from .project import Project, StackFileError, stack_name
 from .running import isolated_program
-from .stack_settings import expects, fleet_problems, referenced_outputs, settings_problems
+from .stack_file import StackFile, in_file, read_stack_config, read_stack_file
+from .stack_settings import settings_problems
 
-# The keys of a stack file (pulumi/pulumi `sdk/go/common/workspace/project.go`, ProjectStack).
-STACK_FILE_KEYS = ("config", "environment", "secretsprovider", "encryptedkey", "encryptionsalt")
-NAMESPACE_CUTOFF = 0.8
 DEFAULT_TIMEOUT = 120.0
 
-
-@dataclass(frozen=True)
-class StackFile:
-    """A stack file as read: its config map (namespaced keys), the keys that are secrets, and the problems found in it,
-    each as (the config key path it covers, '' for none; the one-line problem). A value with a problem is left out of
-    `config`, so the program still runs on the rest and one run reports every mistake."""
-
-    config: dict[str, Any]
-    secrets: list[str]
-    problems: list[tuple[str, str]] = field(default_factory=list)
-    # The values as written, secure values still encrypted ({secure: ...}): what a suggestion to paste back may quote.
-    written: dict[str, Any] = field(default_factory=dict)
-
-    def lines(self) -> list[str]:
-        """The problems' lines, each once."""
-        return list(dict.fromkeys(line for _, line in self.problems))
-
-    def covers(self, path: str) -> bool:
-        """Whether a problem of the file is already at `path` or above it (a model's problem there says no more)."""
-        return any(key and (path == key or path.startswith((f"{key}.", f"{key}["))) for key, _ in self.problems)
-
-
-def read_stack_config(project: Project, stack: str) -> tuple[dict[str, Any], list[str]]:
-    """The stack file's config map with keys namespaced as the CLI does, and the keys that are secrets; StackFileError
-    listing every problem of the file (`read_stack_file` gives them without raising)."""
-    found = read_stack_file(project, stack)
-    if found.problems:
-        raise StackFileError(*found.lines())
-    return found.config, found.secrets
-
-
-def read_stack_file(project: Project, stack: str) -> StackFile:
-    """The stack file read as the CLI reads it, with every problem of its values collected (StackFileError only when
-    the file as a whole cannot be used).
-
-    A value encrypted with the stack's secrets provider (``{secure: v1:...}``, at the top or anywhere inside) is never
-    decrypted offline: it becomes ``[secret]``, and its whole key is a secret, as Pulumi marks a key whose value contains
-    a secure string (`object.go`, Secure).
-    """
-    stack = stack_name(stack, project.name)
-    path = project.stack_file(stack)
-    if not path.exists():
-        known = ", ".join(project.stacks()) or "none"
-        raise StackFileError(f"{path.name}: no such stack file in {path.parent}; stacks: {known}")
-    doc, problems = read_yaml_collecting(path, path.name, project.name)
-    if doc is None:
-        doc = {}
-    if not isinstance(doc, dict):
-        raise StackFileError(f"{path.name}: expected a 'config:' mapping of keys to values (see Pulumi.dev.yaml)")
-    problems += [("", _unknown_key(path.name, key)) for key in doc if key not in STACK_FILE_KEYS]
-    if doc.get("environment"):
-        problems.append(("", f"{path.name}: environment: imports Pulumi ESC environments, whose values the offline "
-                         "engine cannot read; plan a stack file without them"))
-    section = doc.get("config")
-    if not isinstance(section, (dict, type(None))):
-        raise StackFileError(*[line for _, line in problems],
-                             f"{path.name}: expected a 'config:' mapping of keys to values (see Pulumi.dev.yaml)")
-    config: dict[str, Any] = {}
-    written: dict[str, str] = {}
-    as_written: dict[str, Any] = {}
-    secrets: set[str] = set()
-    for key, value in (section or {}).items():
-        try:
-            full = full_key(project.name, key, path.name)
-        except StackFileError as exc:
-            problems += [("", line) for line in exc.lines]
-            continue
-        if full in written:
-            problems.append((shown_key(project.name, full), f"{shown_key(project.name, full)}: written twice in "
-                             f"{path.name}, as '{written[full]}' and '{key}'; keep one"))
-            continue
-        written[full] = key
-        as_written[full] = copy.deepcopy(value)
-        value, secret = _without_ciphertext(value)
-        config[full] = value
-        if secret:
-            secrets.add(full)
-    problems += _namespace_typos(project.name, config)
-    for full in list(config):
-        for where, problem in list(safe_yaml.foreign_values(config[full], expects=expects(project, full))):
-            shown = key_path(project.name, full, where)
-            problems.append((shown, f"{shown}: {problem}"))
-            config[full] = _without(config[full], where)
-    problems += _apply_project_config(project, stack, config, secrets)
-    return StackFile(config, sorted(secrets), problems, as_written)
-
-
-def _without(value: Any, where: tuple[str | int, ...]) -> Any:
-    """The value without what is at `where` (a mapping's key left out, a list's item null; the whole value: None)."""
-    if not where:
-        return None
-    parent = value
-    for part in where[:-1]:
-        parent = parent[part]
-    if isinstance(parent, dict):
-        parent.pop(where[-1], None)
-    else:
-        parent[where[-1]] = None
-    return value
-
-
-def _unknown_key(file: str, key: Any) -> str:
-    close = difflib.get_close_matches(str(key), STACK_FILE_KEYS, n=1)
-    hint = f" (did you mean '{close[0]}'?)" if close else ""
-    return f"{file}: unknown key {json.dumps(key, default=str)[:60]}{hint}; a stack file holds {', '.join(STACK_FILE_KEYS)}"
-
-
-def _without_ciphertext(value: Any) -> tuple[Any, bool]:
-    """The value with every secure string replaced by ``[secret]``, and whether there was one (`object.go`,
-    isSecureValue: a mapping whose only key is ``secure``, holding text)."""
-    if isinstance(value, dict):
-        if set(value) == {"secure"} and isinstance(value["secure"], str):
-            return SECRET, True
-        items = {k: _without_ciphertext(v) for k, v in value.items()}
-        return {k: v for k, (v, _) in items.items()}, any(s for _, s in items.values())
-    if isinstance(value, list):
-        items = [_without_ciphertext(v) for v in value]
-        return [v for v, _ in items], any(s for _, s in items)
-    return value, False
-
-
-def _namespace_typos(project: str, config: dict[str, Any]) -> list[tuple[str, str]]:
-    """A namespace that is almost the project's name is a typo, unless a Pulumi package of that name is installed
-    (Python SDKs are ``pulumi_<name>``): Pulumi would pass its keys to no one."""
-    problems = []
-    for full in config:
-        namespace = full.partition(":")[0]
-        if namespace == project or namespace == "pulumi":
-            continue
-        alike = (namespace.casefold() == project.casefold()
-                 or difflib.SequenceMatcher(None, namespace, project).ratio() >= NAMESPACE_CUTOFF)
-        if alike and importlib.util.find_spec(f"pulumi_{namespace.replace('-', '_')}") is None:
-            # The key the writer meant is then missing from the project's: this problem says so already.
-            problems.append((full.partition(":")[2], f"{full}: unknown namespace '{namespace}' (did you mean "
-                             f"'{project}'?); this project's keys are {project}:<key>, and no installed package is "
-                             f"named '{namespace}'"))
-    return problems
-
-
-def _apply_project_config(
-    project: Project, stack: str, config: dict[str, Any], secrets: set[str]
-) -> list[tuple[str, str]]:
-    """Pulumi.yaml's config applied as the CLI applies it (`sdk/go/common/workspace/validation.go`, mergeConfig): a
-    value or default fills a key the stack does not set; a key of the project's namespace with neither is required;
-    a key declared secret must be encrypted in the stack."""
-    problems, missing = [], []
-    for full, declaration in project.config:
-        if full in config:
-            if declaration.get("secret") is True and full not in secrets:
-                problems.append(("", f"{shown_key(project.name, full)}: declared secret in Pulumi.yaml, so stack "
-                                 f"'{stack}' must set it with `pulumi config set --secret`"))
-            continue
-        if "value" in declaration or "default" in declaration:
-            value = declaration.get("value", declaration.get("default"))
-            for where, problem in list(safe_yaml.foreign_values(value)):
-                shown = key_path(project.name, full, where)
-                problems.append((shown, f"Pulumi.yaml: config {shown}: {problem}"))
-                value = _without(value, where)
-            config[full] = value
-        elif full.startswith(f"{project.name}:"):
-            missing.append(shown_key(project.name, full))
-    if missing:
-        line = (f"stack '{stack}' is missing configuration {', '.join(sorted(missing))} (declared in Pulumi.yaml "
-                "without a default)")
-        problems += [(key, line) for key in sorted(missing)]
-    return problems
+__all__ = ["DEFAULT_TIMEOUT", "StackFile", "read_stack_config", "read_stack_file", "run_project"]
 
 
 def run_project(project: Project, stack: str, *, preview: bool = True, timeout: float | None = DEFAULT_TIMEOUT,
@@ -211,11 +37,11 @@ def run_project(project: Project, stack: str, *, preview: bool = True, timeout: 
     """
     found = read_stack_file(project, stack)
     stack = stack_name(stack, project.name)
-    problems = [*found.lines(), *settings_problems(found, project, project.shown_stack_file(stack))]
-    if not problems and not fleet_checked:  # `fleet_checked`: the caller ran `load_fleet` on this stack's fleet
-        problems = fleet_problems(found, project, stack)
+    problems = [*found.lines(), *(in_file(found.file, line) for line in settings_problems(found, project, found.file))]
+    if not fleet_checked:  # `fleet_checked`: the caller ran `load_fleet` on this stack's fleet
+        problems += fleet_problems(found, project, stack)  # its own problems again, said the same way: once
     if problems:
-        raise StackFileError(*problems)
+        raise StackFileError(*dict.fromkeys(problems))
 
     def program() -> None:
         with _ProjectOnPath(project.directory):

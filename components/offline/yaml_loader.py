@@ -185,11 +185,21 @@ def _tag_name(tag: str) -> str:
     return tag.replace("tag:yaml.org,2002:", "!!")
 
 
+# PyYAML's parser (yaml/parser.py) names the flow collection it was inside when a ',' or closing bracket is missing.
+FLOW_OPENERS = {"while parsing a flow sequence": "'['", "while parsing a flow mapping": "'{'"}
+
+
 def _keyed_problem(exc: yaml.MarkedYAMLError, name: str) -> YamlInputError:
     """A problem found while the document was built, as one line with the file, line, column and key path."""
     mark = exc.problem_mark or exc.context_mark
-    where = f"{name}:{mark.line + 1}:{mark.column + 1}" if mark else name
     problem = " ".join(str(exc.problem or exc.context or "unreadable").split())
+    opened = FLOW_OPENERS.get(str(exc.context or ""))
+    if opened and exc.context_mark is not None and exc.problem_mark is not None:
+        # PyYAML marks where it gave up (the next key, or the end of the file); the mistake is the bracket left open.
+        problem = (f"the {opened} opened here is never closed ({problem} at line {exc.problem_mark.line + 1}, "
+                   f"column {exc.problem_mark.column + 1})")
+        mark = exc.context_mark
+    where = f"{name}:{mark.line + 1}:{mark.column + 1}" if mark else name
     path = getattr(exc, "path", ())
     if path:
         found = YamlInputError(f"{where}: {dotted(path)}: {problem}", path, problem, where)
