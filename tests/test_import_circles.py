@@ -89,11 +89,7 @@ def test_the_finder_sees_a_circle(tmp_path: Path) -> None:
     assert circles(import_graph(package)) == [["components.room.a", "components.room.b"]]
 
 
-# sizing/model.py and the modules that import it are being untangled apart from this test (issue 39, G1): strict, so the
-# mark must go when they are.
-KNOWN = {"sizing": pytest.mark.xfail(strict=True, reason="sizing/model.py's circle is fixed separately")}
-SUBPACKAGES = [pytest.param(p.name, marks=KNOWN.get(p.name, ())) for p in sorted(PACKAGE.iterdir())
-               if (p / "__init__.py").exists()]
+SUBPACKAGES = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists())
 
 
 @pytest.mark.parametrize("room", SUBPACKAGES)
