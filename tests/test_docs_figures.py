@@ -79,7 +79,7 @@ def test_the_committed_stacks_table_is_the_generated_one(plans):
 
 
 def test_the_stacks_table_quotes_each_stacks_version_and_resource_count(stacks, plans):
-    assert list(stacks) == ["dev", "prod"]
+    assert list(stacks) == ["dev", "prod", "serving"]
     for name, cells in stacks.items():
         config = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{name}.yaml").read_text())["config"]
         version = config["aks-dra-vgpu:cluster"]["kubernetesVersion"]
@@ -102,7 +102,7 @@ def test_a_changed_stack_file_changes_the_table(tmp_path):
 
 
 def test_one_docs_run_plans_each_shipped_stack_once_and_writes_what_is_committed(monkeypatch):
-    # The graph, the critical-path table and the stacks table quote dev's and prod's plans: one run makes each once.
+    # The graph, the critical-path table and the stacks table quote the shipped stacks' plans: one run makes each once.
     import components.offline
 
     made: list[str] = []
@@ -114,5 +114,5 @@ def test_one_docs_run_plans_each_shipped_stack_once_and_writes_what_is_committed
 
     monkeypatch.setattr(components.offline, "run_project", counted)
     generated = expected_files(ROOT)
-    assert sorted(made) == ["dev", "prod"]
+    assert sorted(made) == ["dev", "prod", "serving"]
     assert {path: text for path, text in generated.items() if (ROOT / path).read_text(encoding="utf-8") != text} == {}

@@ -154,8 +154,9 @@ def test_gpu_platform_and_aks_cluster_build_the_cluster_and_return_every_declare
         assert len(plan.all(token)) == 1, token
     assert plan.one("azure-native:containerservice:AgentPool").inputs["vmSize"] == "Standard_NV6ads_A10_v5"
     # Every declared output but the monitoring ones (this platform has monitoring off: those stay unregistered).
-    # No fleetMembership either: no FleetMember and no fleetMemberName.
-    monitoring = {"monitorWorkspaceId", "gpuMetricsRelease", "grafanaEndpoint", "fleetMemberName"}
+    # No fleetMembership either: no FleetMember and no fleetMemberName; no extendedResources: no class map.
+    monitoring = {"monitorWorkspaceId", "gpuMetricsRelease", "grafanaEndpoint", "fleetMemberName",
+                  "extendedResourceClasses"}
     assert set(state) == set(resource(schema, "GpuPlatform")["properties"]) - monitoring
     assert len(state["gpuPools"]) == 1
 
