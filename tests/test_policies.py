@@ -326,10 +326,10 @@ def test_a_dra_pool_autoscaling_from_zero_is_an_advisory_naming_the_pool_and_why
 
 def test_an_autoscaled_dra_pool_is_an_advisory_naming_the_pool_the_label_and_the_thresholds(good):
     (message,) = check_autoscaler_gpu_label(POOL, good[POOL])  # dev: autoscaling 0-2
-    assert message.startswith("pool a10s autoscales, but the autoscaler likely counts its nodes as unready: AKS labels "
-                              "GPU nodes kubernetes.azure.com/accelerator=nvidia")
-    assert "gpu_processor.go" in message and "ok-total-unready-count (3)" in message
-    assert "max-total-unready-percentage (45%)" in message and "size the pool for its peak" in message
+    assert message.startswith("pool a10s autoscales, but the cluster autoscaler (1.35) likely counts its nodes as "
+                              "unready: they carry AKS's kubernetes.azure.com/accelerator label and no GPU allocatable")
+    assert "gpu_processor.go" in message and "halts all scaling past its unready thresholds" in message
+    assert "size it for its peak (minCount)" in message and "docs/extended-resources.md" in message
     assert check_autoscaler_gpu_label(POOL, {**good[POOL], "minCount": 1}) == [message]  # not only at zero
     assert check_autoscaler_gpu_label(POOL, {**good[POOL], "enableAutoScaling": False}) == []
     assert check_autoscaler_gpu_label(POOL, {**good[POOL], "enableAutoScaling": "[unknown]"}) == []
@@ -408,7 +408,8 @@ def test_plan_warns_on_stderr_about_scale_from_zero_and_keeps_json_clean(capsys,
     assert status == EXIT_OK and json.loads(out)["stack"] == "dev"
     zero, unready = err.splitlines()
     assert zero.startswith("warning: pool a10s autoscales from minCount 0")
-    assert unready.startswith("warning: pool a10s autoscales, but the autoscaler likely counts its nodes as unready")
+    assert unready.startswith("warning: pool a10s autoscales, but the cluster autoscaler (1.35) likely counts its nodes "
+                              "as unready")
     project = project_with(tmp_path, "", min_count=1)
     assert main(["plan", "--stack", "dev", "--project-dir", str(project), "--json"]) == EXIT_OK
     assert capsys.readouterr().err == unready + "\n"  # at minCount 1 only the autoscaler's GPU label is left

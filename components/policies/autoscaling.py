@@ -23,12 +23,9 @@ AKS_GPU_LABEL = "kubernetes.azure.com/accelerator"
 """The label the Azure provider of the cluster autoscaler reads as "this node has a GPU" (`GPULabel()`)."""
 
 AUTOSCALER_UNREADY_WHY = (
-    f"AKS labels GPU nodes {AKS_GPU_LABEL}=nvidia, and the cluster autoscaler (1.35) counts a node with that label and "
-    "no GPU allocatable as unready unless its cloud provider names a DRA driver, which Azure's does not (kubernetes/"
-    "autoscaler cluster-autoscaler/processors/customresources/gpu_processor.go); a DRA node has no GPU allocatable, so "
-    "the autoscaler builds this pool's new nodes from the Azure template alone (no ResourceSlices: pods waiting on a "
-    "claim or on one of the package's extended resource names never scale it up) and stops all scaling once more than "
-    "ok-total-unready-count (3) nodes and max-total-unready-percentage (45%) of the cluster are unready"
+    f"the cluster autoscaler (1.35) likely counts its nodes as unready: they carry AKS's {AKS_GPU_LABEL} label and no "
+    "GPU allocatable (cluster-autoscaler processors/customresources/gpu_processor.go), so it never builds new nodes "
+    "from them and halts all scaling past its unready thresholds"
 )
 
 
@@ -49,7 +46,6 @@ def check_autoscaler_gpu_label(type_token: str, inputs: Mapping[str, Any]) -> li
         return []
     name = value_at(inputs, ("agentPoolName",))
     return [
-        f"pool {name if isinstance(name, str) else '?'} autoscales, but the autoscaler likely counts its nodes as "
-        f"unready: {AUTOSCALER_UNREADY_WHY}; size the pool for its peak (minCount), and raise both thresholds in the "
-        "cluster's autoscaler profile (az aks update --cluster-autoscaler-profile); see docs/extended-resources.md"
+        f"pool {name if isinstance(name, str) else '?'} autoscales, but {AUTOSCALER_UNREADY_WHY}; size it for its peak "
+        "(minCount) and see docs/extended-resources.md, \"Autoscaling on AKS\""
     ]
