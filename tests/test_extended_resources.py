@@ -189,3 +189,15 @@ def test_the_samples_cannot_take_nvidia_gpu():
 def test_the_domain_is_checked(domain, message):
     found = problems(stack(extendedResources={"domain": domain}))
     assert len(found) == 1 and found[0].startswith("extendedResources.domain:") and message in found[0]
+
+
+def test_the_plan_tree_names_each_class_and_the_extended_resource_it_serves(serving):
+    from components.review.tree import render_tree
+
+    tree = render_tree(serving).splitlines()
+    served = [(tree[i - 1].strip(), line.strip()) for i, line in enumerate(tree) if "spec.extendedResourceName" in line]
+    assert served == [
+        ("metadata.name: aks-dra-vgpu-a10-24gib", "spec.extendedResourceName: aks-dra-vgpu.io/a10-24gib"),
+        ("metadata.name: aks-dra-vgpu-a10-8gib", "spec.extendedResourceName: aks-dra-vgpu.io/a10-8gib"),
+        ("metadata.name: aks-dra-vgpu-nvidia-gpu", "spec.extendedResourceName: nvidia.com/gpu"),
+    ]

@@ -23,7 +23,7 @@ KEY_SETTINGS: dict[str, tuple[str, ...]] = {
     "pulumi:providers:kubernetes": ("kubeconfig",),
     "kubernetes:helm.sh/v3:Release": ("name", "chart", "version", "namespace", "repositoryOpts.repo", "skipCrds"),
     "kubernetes:yaml/v2:ConfigFile": ("file",),
-    "kubernetes:resource.k8s.io/v1:DeviceClass": ("metadata.name", "spec.selectors"),
+    "kubernetes:resource.k8s.io/v1:DeviceClass": ("metadata.name", "spec.extendedResourceName", "spec.selectors"),
     "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate": ("metadata.name", "spec.spec.devices.requests"),
     "kubernetes:resource.k8s.io/v1:ResourceClaim": ("metadata.name", "spec.devices.requests"),
     "kubernetes:core/v1:Namespace": ("metadata.name",),
