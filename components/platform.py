@@ -18,7 +18,7 @@ from .outputs import lift, output, register_declared
 from .secret_config import driver_values_secret, secret_inputs, secret_texts
 
 
-class GpuPlatformArgs(StackConfig):
+class GpuPlatformArgs(StackConfig, defer_build=True):
     """The whole platform's settings (see StackConfig): a class of its own, so a Python caller's mistakes are told as
     `invalid GpuPlatformArgs`, the name they wrote."""
 

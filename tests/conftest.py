@@ -123,8 +123,15 @@ imported = sorted(sys.modules)
 from components.cli import main
 with contextlib.redirect_stdout(io.StringIO()):
     status = main(["plan", "--stack", "dev", "--json"])
+from components.config.base import Model
+def subclasses(model):
+    for sub in model.__subclasses__():
+        yield sub
+        yield from subclasses(sub)
+built = sorted({m.__name__ for m in subclasses(Model)
+                if type(m.__pydantic_validator__).__name__ != "MockValSer"})
 with open(sys.argv[1], "w", encoding="utf-8") as out:
-    json.dump({"imported": imported, "status": status, "planned": sorted(sys.modules)}, out)
+    json.dump({"imported": imported, "status": status, "planned": sorted(sys.modules), "built": built}, out)
 """
 
 
@@ -132,7 +139,9 @@ with open(sys.argv[1], "w", encoding="utf-8") as out:
 def fresh_process(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """One fresh interpreter in the repository: ``imported``, the modules loaded after `import components`; ``status``
     and ``planned``, the exit status of `cli.main(["plan", "--stack", "dev", "--json"])` run next and the modules
-    loaded then. For the tests of what the offline path never loads (one process for all of them, not one each)."""
+    loaded then; ``built``, the config models whose validators that plan built (pydantic builds a model with
+    ``defer_build`` on its first use). For the tests of what the offline path never loads (one process for all of
+    them, not one each)."""
     out = tmp_path_factory.mktemp("fresh") / "modules.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("PULUMI_")}
     done = subprocess.run([sys.executable, "-c", FRESH_PROCESS_PROBE, str(out)], cwd=ROOT, env=env,

@@ -22,3 +22,28 @@ def test_ruff_is_clean():
 
 def test_importing_the_package_for_config_does_not_load_cloud_sdks(fresh_process):
     assert not any(m.startswith(("pulumi_azure_native", "pulumi_kubernetes")) for m in fresh_process["imported"])
+
+
+def test_the_dev_plan_builds_no_model_it_does_not_use(fresh_process):
+    # Building a pydantic model (its core schema, validator and serializer) is most of what importing the config layer
+    # costs. The models of a fleet stack, of a MIG pool's slices, of claim templates and of sections only ever nested
+    # in a stack are built when first used (`defer_build`), so the dev plan (no fleet, no MIG) builds none of them.
+    assert fresh_process["status"] == 0
+    deferred = {"FleetConfig", "FleetHubConfig", "UpdateStrategyConfig", "UpdateStageConfig", "AutoUpgradeConfig",
+                "FleetStackConfig", "FleetMembershipConfig", "MigSliceRef", "DraClaimTemplatesArgs", "GpuPlatformArgs",
+                "ClusterConfig", "AksClusterArgs", "ResourceGroupConfig", "SystemPoolConfig", "AdminPrincipal",
+                "AutoscalingConfig", "SpotConfig", "MaintenanceWindowConfig"}
+    assert "StackConfig" in fresh_process["built"]
+    assert deferred.isdisjoint(fresh_process["built"]), sorted(deferred & set(fresh_process["built"]))
+
+
+def test_a_deferred_model_refuses_bad_input_on_its_first_use():
+    # In a fresh interpreter, so that FleetConfig's first validation is the one that builds it.
+    probe = ("from components.config import ConfigError, FleetConfig\n"
+             "from components.config.validation import validate\n"
+             "try:\n    validate(FleetConfig, {'resourceGroup': 'rg'}, 'fleet')\n"
+             "except ConfigError as exc:\n    print(exc)\n")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "fleet.name: required key is missing" in done.stdout
+    assert "fleet.resourceGroup: unknown key (did you mean 'resourceGroupName'?)" in done.stdout

@@ -83,3 +83,18 @@ def test_the_workspace_location_is_a_region_as_arm_writes_it_and_needs_no_gpu_si
     assert "'westeruope' is not an Azure region" in message and "did you mean 'westeurope'" in message
     ((_, message),) = workspace_location_problems("West Europe")
     assert message == "'West Europe' is not how ARM names the region; write 'westeurope' (West Europe)"
+
+
+def test_the_region_catalog_reads_the_same_with_the_c_parser_as_with_the_pure_one(monkeypatch):
+    # region_catalog reads its own data file with libyaml's parser where installed (the plan reads it every run).
+    loaders, fastest = [], getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    load = yaml.load
+    monkeypatch.setattr(yaml, "load", lambda text, **kw: loaders.append(kw["Loader"]) or load(text, **kw))
+    region_catalog.cache_clear()
+    fast = region_catalog()
+    region_catalog.cache_clear()
+    monkeypatch.delattr(yaml, "CSafeLoader", raising=False)
+    pure = region_catalog()
+    region_catalog.cache_clear()
+    assert fast == pure and "westeurope" in fast.regions
+    assert loaders == [fastest, yaml.SafeLoader]

@@ -120,3 +120,14 @@ def test_a_one_region_price_file_cannot_compare_regions(capsys, tmp_path: Path):
     status, out, err = run(capsys, "--prices", str(prices), "--regions", "all")
     assert (status, out) == (2, "")
     assert f"--regions: {prices} holds one region's prices; comparing regions needs a table by region" in err
+
+
+def test_the_packaged_price_book_reads_the_same_with_the_c_parser_as_with_the_pure_one(monkeypatch):
+    # The package's own book is read with libyaml's parser where installed; a user's file with the pure-Python one.
+    loaders, fastest = [], getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    load = yaml.load
+    monkeypatch.setattr(yaml, "load", lambda text, **kw: loaders.append(kw["Loader"]) or load(text, **kw))
+    fast = price_book()
+    monkeypatch.delattr(yaml, "CSafeLoader", raising=False)
+    assert price_book() == fast and "eastus" in fast.regions
+    assert loaders == [fastest, yaml.SafeLoader]

@@ -16,7 +16,7 @@ from .syntax import GUID, INTERACTIVE_LOGINS, StrInput
 from .types import CloudName, SubnetId
 
 
-class AdminPrincipal(Model):
+class AdminPrincipal(Model, defer_build=True):
     """One Entra ID principal granted Azure Kubernetes Service RBAC Cluster Admin on the cluster."""
 
     # May come from another resource (a managed identity, an application's service principal): checked when plain.

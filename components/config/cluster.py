@@ -18,7 +18,7 @@ from .types import AzureVmSize, DnsPrefix, ResourceGroupName, UserAssignedIdenti
 from .upgrades import MINOR_CHANNELS, VERSION_CHANNELS, UpgradesConfig
 
 
-class ResourceGroupConfig(Model):
+class ResourceGroupConfig(Model, defer_build=True):
     """Where the cluster lives: a resource group this stack creates, or an existing one it only references."""
 
     name: ResourceGroupName = Field(
@@ -27,7 +27,7 @@ class ResourceGroupConfig(Model):
     create: bool = Field(True, description="Create the group (true) or use an existing group of that name (false).")
 
 
-class SystemPoolConfig(Model):
+class SystemPoolConfig(Model, defer_build=True):
     """The cluster's one inline pool: System mode, for cluster add-ons (GPU pools are never inline)."""
 
     name: PoolName = Field("system", description="Pool name: lowercase alphanumeric, starts with a letter, 1-12 characters.")
@@ -41,7 +41,7 @@ class SystemPoolConfig(Model):
     )
 
 
-class ClusterConfig(Model):
+class ClusterConfig(Model, defer_build=True):
     """The AKS cluster: Kubernetes version, location, resource group, system pool, access."""
 
     name: Annotated[str, matching(CLUSTER_NAME, "is not a cluster name; use 1-63 letters, digits, '-' and '_'")] = Field(

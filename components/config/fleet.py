@@ -47,14 +47,14 @@ FleetChannel = Literal["Stable", "Rapid", "NodeImage"]
 NodeImageSelection = Literal["Latest", "Consistent"]
 
 
-class FleetHubConfig(Model):
+class FleetHubConfig(Model, defer_build=True):
     """A hub cluster for the fleet (its settings are fixed once the hub exists, and it is never removed)."""
 
     dns_prefix: DnsPrefix | None = unset("DNS prefix of the hub's API server (1-54: letters, digits, '-'); create-only.")
     vm_size: AzureVmSize | None = unset("VM size of the hub's one node (agentProfile.vmSize); create-only.")
 
 
-class UpdateStageConfig(Model):
+class UpdateStageConfig(Model, defer_build=True):
     """One stage of the update strategy: its groups are upgraded in parallel, then the stage waits."""
 
     name: StageName = Field(description="Stage name (1-50: lowercase letters, digits, '-'), unique in the strategy.")
@@ -70,7 +70,7 @@ class UpdateStageConfig(Model):
     )
 
 
-class UpdateStrategyConfig(Model):
+class UpdateStrategyConfig(Model, defer_build=True):
     """The order in which update runs upgrade the fleet's members: stages one after another."""
 
     name: StrategyName = Field(description="Update strategy name (1-50: lowercase letters, digits, '-').")
@@ -124,7 +124,7 @@ def raw_duplicate_problems(strategy: object) -> list[tuple[str, str]]:
     ])
 
 
-class AutoUpgradeConfig(Model):
+class AutoUpgradeConfig(Model, defer_build=True):
     """A Fleet auto-upgrade profile: Fleet starts an update run with the strategy whenever AKS ships a new version."""
 
     channel: FleetChannel = Field(
@@ -143,7 +143,7 @@ class AutoUpgradeConfig(Model):
         return self.channel.lower()
 
 
-class FleetConfig(Model):
+class FleetConfig(Model, defer_build=True):
     """A fleet stack: the Fleet, its update strategy and, optionally, an auto-upgrade profile."""
 
     name: FleetName = Field(description="Fleet name (1-63: lowercase letters, digits, '-').")
@@ -162,13 +162,13 @@ class FleetConfig(Model):
     tags: Tags = Field(default_factory=dict, description="Azure tags of the fleet's resources.")
 
 
-class FleetStackConfig(Model):
+class FleetStackConfig(Model, defer_build=True):
     """A fleet stack's settings: the `fleet` section and no platform (its clusters are member stacks of their own)."""
 
     fleet: FleetConfig = Field(description="The Fleet, its update strategy and auto-upgrade profile (docs/fleet.md).")
 
 
-class FleetMembershipConfig(Model):
+class FleetMembershipConfig(Model, defer_build=True):
     """A member stack's place in a fleet: which fleet stack, which update group, under which member name."""
 
     fleet_stack: StackName = Field(

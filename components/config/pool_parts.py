@@ -22,7 +22,7 @@ SPOT_PRICE_DECIMALS = 5
 DEFAULT_SURGE = "1"
 
 
-class SpotConfig(Model):
+class SpotConfig(Model, defer_build=True):
     """Run the pool on Azure Spot VMs: far cheaper, no SLA, evicted whenever Azure needs the capacity back."""
 
     eviction_policy: Literal["Delete", "Deallocate"] = Field(
@@ -53,7 +53,7 @@ class SpotConfig(Model):
         return v
 
 
-class AutoscalingConfig(Model):
+class AutoscalingConfig(Model, defer_build=True):
     """Cluster-autoscaler bounds; with autoscaling the node count is the autoscaler's, never drift."""
 
     min_count: int = Field(ge=0, le=1000, description="Fewest nodes (0-1000; 0 lets the pool scale to zero).")

@@ -34,7 +34,7 @@ SCHEDULED_NODE_OS_CHANNELS = ("NodeImage", "SecurityPatch")
 DEFAULT_NODE_OS_CHANNEL = "NodeImage"
 
 
-class MaintenanceWindowConfig(Model):
+class MaintenanceWindowConfig(Model, defer_build=True):
     """A weekly window in which AKS may run the automatic upgrades this stack turns on."""
 
     day_of_week: WeekDay = Field(description="Day the window opens.")

@@ -74,7 +74,7 @@ def declare_claims(
     return templates, shared
 
 
-class DraClaimTemplatesArgs(ClaimSettings):
+class DraClaimTemplatesArgs(ClaimSettings, defer_build=True):
     """Claim templates (and optionally a shared claim, and the DeviceClass) in a namespace the consumer owns."""
 
     namespace: NamespaceInput = Field(

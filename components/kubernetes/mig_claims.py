@@ -41,7 +41,7 @@ MAX_ALTERNATIVES = 8  # resource.k8s.io/v1 DeviceRequest.firstAvailable: at most
 TEMPLATE_PREFIX = "mig"
 
 
-class MigSliceRef(Model):
+class MigSliceRef(Model, defer_build=True):
     """A MIG slice to make claim templates for: a MIG VM size (its GPU model) and a profile, in AKS's words (MIG1g ...
     MIG7g) or the slice's (1g.10gb)."""
 
