@@ -191,3 +191,19 @@ def test_the_diff_command_prints_the_warning(scenario, tmp_path: Path, capsys): 
     main(["diff", str(tmp_path / "old.json"), str(tmp_path / "new.json")])
     assert "! nvidia.com/gpu: pods asking it get an A10 slice of 8 GiB before this update" in capsys.readouterr().out
 
+
+
+def test_hand_made_classes_with_odd_shapes_and_a_dependency_cycle_still_diff():
+    def device_class(name: str, spec: Any, depends: str) -> dict[str, Any]:
+        urn = f"urn:pulumi:s::p::{CLASS}::{name}"
+        return {"urn": urn, "type": CLASS, "name": name, "inputs": {"metadata": {"name": name}, "spec": spec},
+                "dependencies": [f"urn:pulumi:s::p::{CLASS}::{depends}"]}
+
+    old = {"resources": [device_class("a", {"extendedResourceName": GPU, "selectors": 5}, "b"),
+                         device_class("b", {"extendedResourceName": GPU, "selectors": [{"cel": "x"}]}, "a")]}
+    new = {"resources": [old["resources"][1]]}
+    # a depends on b, which depends on a: the walk stops at the cycle, a counts as created after b
+    (warning,) = named(diff_plans(old, new), GPU)
+    assert warning.startswith("nvidia.com/gpu: served by a (what a's selectors select) before this update and by b "
+                              "(what b's selectors select) after it: a is removed; the scheduler serves a name with the "
+                              "newest class")

@@ -59,12 +59,19 @@ class Side:
     off: bool  # Kubernetes older than 1.36: no class serves a name
 
 
+def at(value: Any, *keys: str) -> Any:
+    """The value under `keys` in nested mappings, or None where a level is missing or no mapping (hand-made plans)."""
+    for key in keys:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
 def selects(class_name: str, spec: Any) -> str:
     """What a DeviceClass gives a pod, read from its selectors: an A10 size band, MIG profiles, nothing, or any GPU."""
     if class_name == GPU_DEVICE_CLASS:
         return "any GPU device, whatever its size"
-    selectors = spec.get("selectors") if isinstance(spec, dict) else None
-    cel = " ".join(str((s.get("cel") or {}).get("expression", "")) for s in selectors or [] if isinstance(s, dict))
+    selectors = at(spec, "selectors")
+    cel = " ".join(str(at(s, "cel", "expression") or "") for s in (selectors if isinstance(selectors, list) else []))
     if cel.strip() == "false":
         return "nothing (such pods stay Pending)"
     sizes = sorted({size for low, high in _BAND.findall(cel) for size in SIZE_CLASSES
@@ -84,13 +91,12 @@ def _first(index: Index, type_: str) -> tuple[str, dict[str, Any]] | None:
 def _release(index: Index) -> tuple[str, dict[str, Any]] | None:
     """The driver's Release: a Release whose chart is one of the NVIDIA DRA driver's (by name or OCI reference)."""
     return next(((k, r) for k, r in sorted(index.items()) if r.get("type") == RELEASE
-                 and isinstance(chart := (r.get("inputs") or {}).get("chart"), str) and chart_name(chart) in _DRIVER_CHARTS),
-                None)
+                 and isinstance(chart := at(r, "inputs", "chart"), str) and chart_name(chart) in _DRIVER_CHARTS), None)
 
 
 def _version(index: Index) -> str | None:
     found = _first(index, CLUSTER)
-    value = (found[1].get("inputs") or {}).get("kubernetesVersion") if found else None
+    value = at(found[1], "inputs", "kubernetesVersion") if found else None
     return value if isinstance(value, str) else None
 
 
@@ -105,24 +111,29 @@ def side(index: Index, made: frozenset[str]) -> Side:
     """The classes one plan maps; `made` are the keys of resources this update creates or replaces (empty for the
     deployed side)."""
 
+    visiting: set[str] = set()
+
     @cache
     def depth(key: str) -> int:
-        deps = {local_urn(d) for d in index[key].get("dependencies") or [] if isinstance(d, str)} & set(index)
-        return 1 + max((depth(d) for d in deps if d != key), default=-1)
+        listed = index[key].get("dependencies")
+        deps = {local_urn(d) for d in listed if isinstance(d, str)} & set(index) if isinstance(listed, list) else set()
+        visiting.add(key)  # a hand-made plan may hold a cycle: a dependency being walked counts as none
+        found = 1 + max((depth(d) for d in deps if d not in visiting), default=-1)
+        visiting.discard(key)
+        return found
 
     def rank(key: str) -> tuple[int, int]:
         return (1 if key in made else 0, depth(key))
 
     found: list[Candidate] = []
     for key, res in sorted(index.items()):
-        inputs = res.get("inputs") or {}
-        spec, name = inputs.get("spec"), (inputs.get("metadata") or {}).get("name")
-        mapped = spec.get("extendedResourceName") if isinstance(spec, dict) else None
+        spec, name = at(res, "inputs", "spec"), at(res, "inputs", "metadata", "name")
+        mapped = at(spec, "extendedResourceName")
         if res.get("type") == DEVICE_CLASS and isinstance(mapped, str) and isinstance(name, str):
             found.append(Candidate(name, mapped, selects(name, spec), rank(key), key))
     version, release = _version(index), _release(index)
     if release is not None:
-        chart_version = (release[1].get("inputs") or {}).get("version")
+        chart_version = at(release[1], "inputs", "version")
         for mapped, name in chart_extended_names(chart_version if isinstance(chart_version, str) else None,
                                                  version).items():
             found.append(Candidate(name, mapped, selects(name, None), rank(release[0]), release[0]))
@@ -158,8 +169,8 @@ def _causes(old: Side, new: Side, name: str, old_index: Index, new_index: Index,
     old_chart = {c.class_name for c in old.candidates.get(name, []) if old_release and c.key == old_release[0]}
     new_chart = {c.class_name for c in new.candidates.get(name, []) if new_release and c.key == new_release[0]}
     if old_chart != new_chart and new_release is not None and not new.off and not old.off:
-        before = (old_release[1].get("inputs") or {}).get("version") if old_release else None
-        after = (new_release[1].get("inputs") or {}).get("version")
+        before = at(old_release[1], "inputs", "version") if old_release else None
+        after = at(new_release[1], "inputs", "version")
         causes.append(f"driver chart {before} -> {after}: the chart's {GPU_DEVICE_CLASS} "
                       f"{'now maps' if new_chart else 'no longer maps'} {name} here")
     elif new_release is not None and new_release[0] in made and new_chart and old_release is not None \
@@ -171,8 +182,8 @@ def _causes(old: Side, new: Side, name: str, old_index: Index, new_index: Index,
     for key, gone in before.items():
         if key == (old_release or ("",))[0]:
             continue
-        now_name = ((new_index.get(key) or {}).get("inputs") or {}).get("metadata", {}).get("name")
-        now_maps = (((new_index.get(key) or {}).get("inputs") or {}).get("spec") or {}).get("extendedResourceName")
+        now_name = at(new_index.get(key), "inputs", "metadata", "name")
+        now_maps = at(new_index.get(key), "inputs", "spec", "extendedResourceName")
         if key not in new_index:
             causes.append(f"{gone.class_name} is removed")
         elif now_name != gone.class_name:
@@ -185,7 +196,7 @@ def _causes(old: Side, new: Side, name: str, old_index: Index, new_index: Index,
         if key == (new_release or ("",))[0]:
             continue
         if key not in before and key in old_index and key not in made:
-            was_maps = (((old_index[key].get("inputs") or {}).get("spec") or {}).get("extendedResourceName"))
+            was_maps = at(old_index[key], "inputs", "spec", "extendedResourceName")
             causes.append(f"{come.class_name} now maps it instead of {was_maps or 'no name'} (in place: it keeps its "
                           "creation time)")
         elif key not in before:
@@ -233,7 +244,7 @@ def extended_name_warnings(old_index: Index, new_index: Index, made: frozenset[s
             continue
         others = [c for c in new.candidates.get(name, []) if c.key != now.key]
         earlier = sorted((c for c in others if c.key in made and c.rank < now.rank), key=lambda c: c.class_name)
-        delete_first = now.key in old_index and bool((new_index[now.key].get("options") or {}).get("deleteBeforeReplace"))
+        delete_first = now.key in old_index and bool(at(new_index[now.key], "options", "deleteBeforeReplace"))
         standing = winner([c for c in others if c.key not in made]) if delete_first else None
         if earlier:
             found.append(f"{name}: while the update runs, {earlier[0].class_name} is created before {now.class_name}, "
