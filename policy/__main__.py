@@ -27,15 +27,19 @@ from pulumi_policy import (
 from components.policies import (
     GPU_METRICS_IN_PROD,
     GPU_METRICS_IN_PROD_DESCRIPTION,
+    NO_PLAIN_CREDENTIALS,
+    NO_PLAIN_CREDENTIALS_DESCRIPTION,
     POLICIES,
     UNIQUE_DEVICE_CLASS,
     UNIQUE_DEVICE_CLASS_DESCRIPTION,
     PolicyCheck,
     check_gpu_metrics_in_prod,
+    check_plain_credentials,
     check_unique_device_classes,
 )
 
 PACK_NAME = "aks-dra-vgpu"
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
 def _validation(check: PolicyCheck) -> ResourceValidation:
@@ -80,6 +84,34 @@ def _gpu_metrics_in_prod(args: StackValidationArgs, report_violation: ReportViol
         report_violation(message, None)
 
 
+def stack_file_credentials(root: Path, project: str | None, stack: str | None) -> list[str]:
+    """The plain credentials of the stack's own file under `root` (the project this pack is versioned with), `secure:`
+    values left encrypted; nothing when the engine runs another project, or the file is not there or cannot be read."""
+    from components.offline import StackFileError, load_project
+    from components.offline.stacks import read_stack_file
+
+    if not project or not stack:
+        return []
+    try:
+        found = load_project(root)
+        if found.name != project:
+            return []  # the pack run against another project: its stack file is not ours to read
+        stack_file = read_stack_file(found, stack)
+    except (StackFileError, OSError):
+        return []
+    return check_plain_credentials(stack_file.config, stack_file.secrets, found.name, stack.split("/")[-1])
+
+
+def _no_plain_credentials(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    # The engine hands the pack decrypted secrets, so the stack file (where a secure value is still ciphertext) is read
+    # instead of the inputs. pulumi_policy sets the project and stack from PULUMI_PROJECT and PULUMI_STACK
+    # (_configure_runtime_settings) before it calls a stack policy.
+    import pulumi
+
+    for message in stack_file_credentials(PROJECT_ROOT, pulumi.get_project(), pulumi.get_stack()):
+        report_violation(message, None)
+
+
 def stack_policies() -> list[StackValidationPolicy]:
     """The invariants that span resources: one mandatory StackValidationPolicy each."""
     return [
@@ -94,6 +126,12 @@ def stack_policies() -> list[StackValidationPolicy]:
             description=GPU_METRICS_IN_PROD_DESCRIPTION,
             validate=_gpu_metrics_in_prod,
             enforcement_level=EnforcementLevel.ADVISORY,
+        ),
+        StackValidationPolicy(
+            name=NO_PLAIN_CREDENTIALS,
+            description=NO_PLAIN_CREDENTIALS_DESCRIPTION,
+            validate=_no_plain_credentials,
+            enforcement_level=EnforcementLevel.MANDATORY,
         ),
     ]
 

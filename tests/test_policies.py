@@ -187,8 +187,8 @@ def test_check_plan_reads_plans_and_plan_documents(dev_plan):
 
 
 def test_format_violations():
-    assert format_violations([]).strip() == f"policy: no violations ({len(POLICIES) + 3} policies: " + ", ".join(
-        p.name for p in POLICIES) + ", unique-device-class, gpu-metrics-in-prod, entra-id-access)"
+    assert format_violations([]).strip() == f"policy: no violations ({len(POLICIES) + 4} policies: " + ", ".join(
+        p.name for p in POLICIES) + ", unique-device-class, gpu-metrics-in-prod, entra-id-access, no-plain-credentials)"
     text = format_violations([Violation("a10-gpu-pool", "urn:x", "vmSize is wrong", True)])
     assert "policy: 1 violation (1 mandatory)" in text and "[mandatory] a10-gpu-pool: urn:x" in text
     assert "vmSize is wrong" in text
@@ -257,9 +257,11 @@ def test_pack_wraps_every_invariant_at_its_level(pack):
         assert policy.enforcement_level == wanted, policy.name
     # AKS's support of the Kubernetes minor, scale from zero, and the autoscaler's GPU label
     assert [p.enforcement_level for p in policies].count(EnforcementLevel.ADVISORY) == 3
-    stack_policy, metrics_policy = pack["stack_policies"]()
+    stack_policy, metrics_policy, credentials_policy = pack["stack_policies"]()
     assert (stack_policy.name, stack_policy.enforcement_level) == ("unique-device-class", EnforcementLevel.MANDATORY)
     assert (metrics_policy.name, metrics_policy.enforcement_level) == ("gpu-metrics-in-prod", EnforcementLevel.ADVISORY)
+    assert (credentials_policy.name, credentials_policy.enforcement_level) == ("no-plain-credentials",
+                                                                               EnforcementLevel.MANDATORY)
 
 
 def test_pack_policies_validate_through_the_sdk(pack, good):
@@ -295,7 +297,8 @@ def test_pack_serves_the_engine_as_pulumi_runs_it(pack):
             stub = analyzer_pb2_grpc.AnalyzerStub(channel)
             info = stub.GetAnalyzerInfo(empty_pb2.Empty(), timeout=10)
             assert info.name == "aks-dra-vgpu"
-            assert {p.name for p in info.policies} == {p.name for p in POLICIES} | {"unique-device-class", "gpu-metrics-in-prod"}
+            assert {p.name for p in info.policies} == {p.name for p in POLICIES} | {
+                "unique-device-class", "gpu-metrics-in-prod", "no-plain-credentials"}
             props = struct_pb2.Struct()
             props.update({"metadata": {"name": "gpu.nvidia.com"}})
             request = analyzer_pb2.AnalyzeRequest(type=DEVICE_CLASS, properties=props, urn="urn:rogue", name="rogue")
@@ -360,7 +363,7 @@ def test_pack_checks_one_owner_per_device_class_through_the_sdk(pack):
         opts = PolicyResourceOptions(False, [], False, [], PolicyCustomTimeouts(0, 0, 0), [])
         return PolicyResource(DEVICE_CLASS, {"metadata": {"name": name}}, urn, urn, opts, None, None, [], {})
 
-    policy, _ = pack["stack_policies"]()
+    policy, _, _ = pack["stack_policies"]()
     reported: list[tuple[str, str | None]] = []
     policy.validate(StackValidationArgs([res("urn:a", "x"), res("urn:b", "x"), res("urn:c", "y")]),
                     lambda message, urn=None: reported.append((message, urn)))

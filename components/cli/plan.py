@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..policies.credentials import NO_PLAIN_CREDENTIALS
+from ..policies.findings import Violation
 from .output import EXIT_OK, EXIT_POLICY, BadInputError, printable, printable_lines, write
 from .running import run_plan
 
@@ -39,10 +41,14 @@ def cmd_plan(args: argparse.Namespace) -> int:
         from ..review.critical_path import critical_path, format_critical_path
 
         extra.append(format_critical_path(critical_path(plan)))
+    said: set[str] = set()
     if args.policy:
         from ..policies import check_plan, format_violations
 
-        violations = check_plan(plan)
+        credentials = _stack_file_credentials(args.project_dir, plan.stack)
+        said = {message for _, message in credentials}
+        violations = check_plan(plan) + [Violation(NO_PLAIN_CREDENTIALS, where, message, True)
+                                         for where, message in credentials]
         extra.append(format_violations(violations))
         if any(v.mandatory for v in violations):
             status = EXIT_POLICY
@@ -61,6 +67,18 @@ def cmd_plan(args: argparse.Namespace) -> int:
     for line in errors:
         write(sys.stderr, printable(f"error: {line}") + "\n")
     # What the components logged (`pulumi.log.warn`), as `pulumi preview` shows it; the JSON document carries them.
-    for line in ([] if fmt == "json" else plan.warnings) + warnings:
+    for line in ([] if fmt == "json" else [w for w in plan.warnings if w not in said]) + warnings:
         write(sys.stderr, printable(f"warning: {line}") + "\n")
     return EXIT_POLICY if errors else status
+
+
+def _stack_file_credentials(project_dir: str, stack: str) -> list[tuple[str, str]]:
+    """The no-plain-credentials policy on the stack's file, as the pack runs it: (the file, the message) each."""
+    from ..offline import load_project
+    from ..offline.stacks import read_stack_file
+    from ..policies import check_plain_credentials
+
+    project = load_project(project_dir)
+    found = read_stack_file(project, stack)
+    return [(project.shown_stack_file(stack), message)
+            for message in check_plain_credentials(found.config, found.secrets, project.name, stack)]

@@ -8,6 +8,7 @@ the same name; `python -m components plan --policy` runs the same checks over th
 
 from . import findings, rules
 from .autoscaling import check_autoscaler_gpu_label
+from .credentials import NO_PLAIN_CREDENTIALS, NO_PLAIN_CREDENTIALS_DESCRIPTION, check_plain_credentials
 from .findings import *  # noqa: F403 (the pack: every name in findings.__all__)
 from .observability import check_gpu_metrics_in_prod, check_managed_gpu_profile
 from .rules import *  # noqa: F403 (the checks: every name in rules.__all__)
@@ -15,7 +16,10 @@ from .rules import *  # noqa: F403 (the checks: every name in rules.__all__)
 __all__ = [
     *findings.__all__,
     *rules.__all__,
+    "NO_PLAIN_CREDENTIALS",
+    "NO_PLAIN_CREDENTIALS_DESCRIPTION",
     "check_autoscaler_gpu_label",
+    "check_plain_credentials",
     "check_gpu_metrics_in_prod",
     "check_managed_gpu_profile",
 ]

@@ -9,6 +9,7 @@ from typing import Any
 
 from .access import check_entra_id_access
 from .autoscaling import check_autoscaler_gpu_label
+from .credentials import NO_PLAIN_CREDENTIALS
 from .observability import check_gpu_metrics_in_prod, check_managed_gpu_profile
 from .rules import (
     check_device_class_name,
@@ -191,7 +192,8 @@ def plan_findings(plan: Any) -> tuple[list[str], list[str]]:
 def format_violations(violations: list[Violation]) -> str:
     """The policy report for people: one block per violation, or a line saying every policy held."""
     if not violations:
-        names = [*(p.name for p in POLICIES), UNIQUE_DEVICE_CLASS, GPU_METRICS_IN_PROD, ENTRA_ID_ACCESS]
+        names = [*(p.name for p in POLICIES), UNIQUE_DEVICE_CLASS, GPU_METRICS_IN_PROD, ENTRA_ID_ACCESS,
+                 NO_PLAIN_CREDENTIALS]
         return f"\npolicy: no violations ({len(names)} policies: {', '.join(names)})\n"
     mandatory = sum(v.mandatory for v in violations)
     lines = [f"\npolicy: {len(violations)} violation{'s' if len(violations) != 1 else ''} ({mandatory} mandatory)"]

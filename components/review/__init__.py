@@ -4,7 +4,7 @@
   change does (``replacement_rules`` over ``rules/``, one module per provider, each rule sourced; ``upgrade_rules`` for
   versions), how each replacement is executed (``replacement``: one decision, from which the header, the note and the
   advice are written), what a reviewer must know (``diff_warnings``), the document (``diff_model``) and its text
-  (``diff_text``);
+  (``diff_text``); which DeviceClass serves each extended resource name before and after (``extended_names``);
   ``plan_input`` reads a plan document someone hands to ``diff``
 - ``critical_path``: how long a first `pulumi up` takes (``provisioning_times``, ``waits``, ``pool_order``)
 - ``fleet``, ``fleet_rollout``: a fleet's stacks in one review (a line per member, its GPU cost at its region's

@@ -22,6 +22,7 @@ from .diff_model import DiffResult, Operation, ResourceDiff, ValueChange
 from .diff_values import parse_all, presence, triggers, value_changes
 from .diff_warnings import blocked_reasons, plan_warnings, resource_warnings
 from .equal import same
+from .extended_names import extended_name_warnings
 from .grants import grant_text, granted_role
 from .replacement import Replacement, decide
 from .replacement_rules import (
@@ -195,7 +196,8 @@ def diff_plans(old: dict[str, Any], new: dict[str, Any]) -> DiffResult:
         new_stack=str(new.get("stack") or ""),
         resources=tuple(diffs),
         outputs=outputs,
-        warnings=tuple(plan_warnings(diffs, outputs)),
+        warnings=tuple([*plan_warnings(diffs, outputs), *extended_name_warnings(
+            old_index, new_index, frozenset(d.key for d in diffs if d.operation in ("create", "replace")))]),
         blocked=tuple(blocked_reasons(diffs, new_index)),
     )
 
