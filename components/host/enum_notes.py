@@ -14,9 +14,13 @@ TYPE_NAMES = {
     "AuthConfig": "ClusterAuth",
     "ClusterConfig": "ClusterSettings",
     "DraDriverConfig": "DraDriverSettings",
+    "ExtendedResourcesConfig": "ExtendedResourcesSettings",
+    "GpuMetricsConfig": "GpuMetricsSettings",
     "SamplesConfig": "SamplesSettings",
 }
-"""Object type names published before they were generated (any other model: its class name without ``Config``)."""
+"""Object type names published before they were generated, and those that would otherwise share a component's token
+(ExtendedResources, GpuMetrics: Go's SDK generator would rename such a type, pulumi/pulumi pkg/codegen/go/gen.go,
+duplicateTokens); any other model: its class name without ``Config``."""
 
 ENUM_NAMES = {
     ("AuthConfig", "mode"): "AuthMode",
