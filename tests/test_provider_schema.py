@@ -212,6 +212,22 @@ def test_extended_resources_alone_takes_the_platforms_settings_plus_what_a_stack
     assert spec["required"] == ["deviceClasses"]
 
 
+def test_nvidia_gpu_offers_exactly_what_validation_accepts(schema):
+    from components.config import ConfigError, validate
+    from components.config.extended_resources import ExtendedResourcesConfig
+
+    ref = f"#/types/{PACKAGE}:index:NvidiaGpu"
+    assert resource(schema, "ExtendedResources")["inputProperties"]["nvidiaGpu"]["$ref"] == ref
+    assert schema_type(schema, "ExtendedResourcesSettings")["properties"]["nvidiaGpu"]["$ref"] == ref
+    members = {e["value"]: e["name"] for e in schema_type(schema, "NvidiaGpu")["enum"]}
+    assert (members["8GiB"], members["3g.40gb"], members["none"], members["any"]) == ("V8GiB", "V3g_40gb", "NoGpu", "Any")
+    for value in members:
+        assert validate(ExtendedResourcesConfig, {"nvidiaGpu": value}).nvidia_gpu == value
+    for value in ("16GiB", "nvidia.com/gpu", "3g.40GB"):
+        with pytest.raises(ConfigError, match=f"nvidiaGpu: '{value}' is not an A10 slice size"):
+            validate(ExtendedResourcesConfig, {"nvidiaGpu": value})
+
+
 def test_no_type_shares_a_components_token(schema):
     # Go's SDK generator renames such a type (`...Type`, pulumi/pulumi pkg/codegen/go/gen.go, duplicateTokens); the
     # settings types are named apart instead, as ClusterSettings and SamplesSettings are.
