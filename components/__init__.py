@@ -30,6 +30,8 @@ _LAZY = {
     "DraSamplesArgs": ".kubernetes.dra_samples",
     "DraClaimTemplates": ".kubernetes.claim_templates",
     "DraClaimTemplatesArgs": ".kubernetes.claim_templates",
+    "ExtendedResources": ".kubernetes.extended_resources",
+    "ExtendedResourcesArgs": ".kubernetes.extended_resources",
     "GpuMetrics": ".observability.exporter",
     "GpuMetricsArgs": ".observability.exporter",
     "tolerations_for_size": ".kubernetes.tolerations",
@@ -57,6 +59,8 @@ if TYPE_CHECKING:
     from .kubernetes.dra_driver import NvidiaDraDriverArgs as NvidiaDraDriverArgs
     from .kubernetes.dra_samples import DraSamples as DraSamples
     from .kubernetes.dra_samples import DraSamplesArgs as DraSamplesArgs
+    from .kubernetes.extended_resources import ExtendedResources as ExtendedResources
+    from .kubernetes.extended_resources import ExtendedResourcesArgs as ExtendedResourcesArgs
     from .kubernetes.tolerations import tolerations_for_size as tolerations_for_size
     from .observability.exporter import GpuMetrics as GpuMetrics
     from .observability.exporter import GpuMetricsArgs as GpuMetricsArgs

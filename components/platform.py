@@ -8,7 +8,7 @@ import pulumi
 
 from .azure.cluster import AksCluster, ClusterOutputs
 from .azure.gpu_pool import GpuNodePool, GpuNodePoolArgs, shared_vnet_predecessors
-from .config import StackConfig
+from .config import DraDriverConfig, StackConfig
 from .config.args import component_args
 from .kubernetes.dra_driver import NvidiaDraDriver, NvidiaDraDriverArgs
 from .kubernetes.dra_samples import DraSamples, DraSamplesArgs
@@ -156,7 +156,7 @@ class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
                 ExtendedResourcesArgs(
                     **extended.model_dump(), pools=args.gpu_pools, kubernetes_version=args.cluster.kubernetes_version,
                     memory_margin_percent=args.samples.memory_margin_percent,
-                    driver_release=f"{driver.namespace}/{driver.release_name}" if driver.enabled else None,
+                    driver_release=_release_identity(driver) if driver.enabled else None,
                 ),
                 on_cluster,
                 driver=self.driver,
@@ -208,3 +208,11 @@ def _wants_monitoring(args: GpuPlatformArgs) -> bool:
 def _driver_scraped(args: GpuPlatformArgs) -> bool:
     """Something scrapes the DRA driver's own metrics (then its chart is told to serve them, where it can)."""
     return args.cluster.monitoring.scrape_group is not None and args.dra_driver.chart.has_metrics
+
+
+def _release_identity(driver: DraDriverConfig) -> pulumi.Input[str]:
+    """The driver release as '<namespace>/<release name>'; joined as an Output where the namespace is another
+    resource's output (a caller in another language), which formatting would turn into a placeholder text."""
+    if isinstance(driver.namespace, pulumi.Output):
+        return pulumi.Output.concat(driver.namespace, "/", driver.release_name)
+    return f"{driver.namespace}/{driver.release_name}"

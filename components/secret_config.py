@@ -31,12 +31,24 @@ FREE_FORM = frozenset({"extraValues", "tags", "labels", "taints"})
 _OPAQUE = (pulumi.Output, pulumi.Resource, pulumi.Asset, pulumi.Archive)
 
 
+def _plain(config: StackConfig) -> dict[str, Any]:
+    """The settings as JSON-like data; another resource's Output (a namespace from another language) as None, its text
+    being unknown here and left to its source."""
+
+    def opaque(value: Any) -> None:
+        if isinstance(value, _OPAQUE):
+            return None
+        raise TypeError(f"{type(value).__name__} is no setting")
+
+    return config.model_dump(by_alias=True, mode="json", fallback=opaque)
+
+
 def secret_texts(config: StackConfig) -> frozenset[str]:
     """The texts to keep secret: those the user marked (the placeholder of each secure value where the engine never
     decrypted them, offline; else the text values of the secret sections' free-form maps, and of each secret taint its
     key and value, which tolerations carry apart), and every value that looks like a credential written in plain
     text (`config.credentials`)."""
-    data = config.model_dump(by_alias=True, mode="json")
+    data = _plain(config)
     texts: set[str] = set()
     for section in config.secret_sections:
         found = set(_texts(data.get(section), False))
@@ -117,7 +129,7 @@ def driver_values_secret(config: StackConfig) -> bool:
         return True
     if "gpuPools" not in config.secret_sections:
         return False
-    pools = config.model_dump(by_alias=True, mode="json")["gpuPools"]
+    pools = _plain(config)["gpuPools"]
     if SECRET_SHOWN not in set(_texts(pools, True)):
         return True
     return SECRET_SHOWN in set(_texts([{k: p.get(k) for k in ("labels", "taints")} for p in pools], True))

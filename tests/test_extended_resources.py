@@ -32,13 +32,14 @@ def problems(data: dict) -> list[str]:
 POOLS = [GpuPoolConfig.model_validate(p) for p in BASE["gpuPools"]]
 
 
-def make(preview: bool, **settings):
+def make(preview: bool, depends_on: bool = False, **settings):
     import pulumi_kubernetes as k8s
 
     def program():
         provider = k8s.Provider("k8s", kubeconfig="offline")
+        waits = [k8s.core.v1.Namespace("team", opts=pulumi.ResourceOptions(provider=provider))] if depends_on else None
         component = ExtendedResources("x", ExtendedResourcesArgs.model_validate({"pools": POOLS, **settings}),
-                                      pulumi.ResourceOptions(providers={"kubernetes": provider}))
+                                      pulumi.ResourceOptions(providers={"kubernetes": provider}, depends_on=waits))
         pulumi.export("deviceClasses", component.device_classes)
 
     return capture(program, preview=preview)
@@ -53,10 +54,52 @@ def test_alone_it_declares_one_class_per_name(preview):
                                              "aks-dra-vgpu.io/a10-24gib": "aks-dra-vgpu-a10-24gib"}
 
 
-def test_alone_nvidia_gpu_needs_the_driver_release_it_must_follow():
-    with pytest.raises(ValueError) as err:
-        ExtendedResourcesArgs.model_validate({"pools": POOLS, "kubernetesVersion": "1.36", "nvidiaGpu": "8GiB"})
-    assert "nvidiaGpu: '8GiB' needs the package's class aks-dra-vgpu-nvidia-gpu to win nvidia.com/gpu" in str(err.value)
+def test_alone_every_class_goes_through_the_given_provider_and_waits_for_what_the_component_waits_for():
+    plan = make(False, depends_on=True, kubernetesVersion="1.36", nvidiaGpu="8GiB",
+                driverRelease="gpu-ops/nvidia-dra-driver-gpu")
+    provider, namespace = plan.one("pulumi:providers:kubernetes", "k8s"), plan.one("kubernetes:core/v1:Namespace")
+    classes = plan.all(DEVICE_CLASS)
+    assert len(classes) == 3
+    assert all(c.provider.startswith(provider.urn + "::") and namespace.urn in c.dependencies for c in classes)
+    ours = next(c for c in classes if c.inputs["spec"]["extendedResourceName"] == "nvidia.com/gpu")
+    assert ours.inputs["metadata"]["annotations"] == {RELEASE_ANNOTATION: "gpu-ops/nvidia-dra-driver-gpu"}
+    assert ours.options["replaceOnChanges"] == ["metadata.annotations"]
+
+
+def test_alone_it_refuses_to_run_without_an_explicit_provider():
+    args = ExtendedResourcesArgs.model_validate({"pools": POOLS, "kubernetesVersion": "1.36"})
+    with pytest.raises(pulumi.InputPropertiesError, match="ExtendedResources needs an explicit Kubernetes provider"):
+        capture(lambda: ExtendedResources("x", args), preview=True)
+
+
+def test_alone_every_mistake_is_named_by_its_own_key_at_once():
+    pools = [POOLS[0].model_copy(update={"kubernetes_version": "1.35"}), POOLS[1]]
+    with pytest.raises(ConfigError) as err:
+        validate(ExtendedResourcesArgs, {"pools": pools, "kubernetesVersion": "1.35", "nvidiaGpu": "12GiB"})
+    assert [str(p) for p in err.value.problems] == [
+        "pools[0].kubernetesVersion: '1.35' is older than 1.36, and ExtendedResources needs the DRAExtendedResource "
+        "gate in every node's kubelet: a 1.35 node admits a pod asking for an extended resource and never prepares its "
+        "claim; pin 1.36 or newer, or leave it unset (the cluster's version)",
+        "kubernetesVersion: needs Kubernetes 1.36 or newer (kubernetesVersion is '1.35'): before 1.36 the "
+        "DRAExtendedResource feature gate is alpha and off, and the API server drops the field",
+        "nvidiaGpu: '12GiB' is no slice the pools offer; choose one of 8GiB, 24GiB, none, any",
+        "driverRelease: required with nvidiaGpu '12GiB': the class aks-dra-vgpu-nvidia-gpu must be created after the "
+        "NVIDIA DRA driver's release, whose chart's class gpu.nvidia.com also maps nvidia.com/gpu (Kubernetes gives the "
+        "name to the class created last); write '<namespace>/<release name>' (e.g. "
+        "'nvidia-dra-driver-gpu/nvidia-dra-driver-gpu') and pass the driver in dependsOn, or set nvidiaGpu: 'any' where "
+        "the driver is not yours",
+    ]
+
+
+def test_alone_a_driver_release_that_is_no_release_and_a_mapping_of_nothing_are_refused():
+    with pytest.raises(ConfigError) as err:
+        validate(ExtendedResourcesArgs, {"pools": POOLS, "kubernetesVersion": "1.36", "slices": False,
+                                         "nvidiaGpu": "any", "driverRelease": "nvidia-dra-driver-gpu"})
+    assert [str(p) for p in err.value.problems] == [
+        "driverRelease: 'nvidia-dra-driver-gpu' is not '<namespace>/<release name>' (a DNS label, '/', a Helm release "
+        "name of at most 53 characters), e.g. 'nvidia-dra-driver-gpu/nvidia-dra-driver-gpu'",
+        "slices: maps no name with nvidiaGpu unset or 'any'; set slices: true, or nvidiaGpu to a slice or 'none'",
+    ]
 
 
 # --- in the platform: the serving stack ----------------------------------------------------------------------------------

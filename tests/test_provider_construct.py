@@ -33,10 +33,11 @@ POOL_INPUTS = {
 
 
 def construct(type_name: str, inputs: dict[str, Any], *, preview: bool, kubernetes: bool = False,
-              outputs: dict[str, str] | None = None) -> tuple[Plan, dict]:
+              outputs: dict[str, str] | None = None, waits: bool = False) -> tuple[Plan, dict]:
     """Runs the host's Construct for one component under the offline engine; returns the plan and the returned state.
 
-    `outputs` names inputs to send as Outputs (value from another resource) instead of plain values.
+    `outputs` names inputs to send as Outputs (value from another resource) instead of plain values; with `waits`, the
+    caller's dependsOn holds a Namespace "before" (through the caller's provider).
     """
     host = hosted()
     state: dict[str, Any] = {}
@@ -46,7 +47,9 @@ def construct(type_name: str, inputs: dict[str, Any], *, preview: bool, kubernet
         if kubernetes:
             import pulumi_kubernetes as k8s
 
-            opts = pulumi.ResourceOptions(providers={"kubernetes": k8s.Provider("caller", kubeconfig="{}")})
+            provider = k8s.Provider("caller", kubeconfig="{}")
+            before = k8s.core.v1.Namespace("before", opts=pulumi.ResourceOptions(provider=provider)) if waits else None
+            opts = pulumi.ResourceOptions(providers={"kubernetes": provider}, depends_on=before)
         sent = {**inputs, **{k: pulumi.Output.from_input(v) for k, v in (outputs or {}).items()}}
         state.update(host.construct(type_name, f"{PACKAGE}:index:{type_name}", sent, opts).state)
 
@@ -109,9 +112,9 @@ def test_an_error_in_a_component_is_reported_with_its_stack_not_swallowed(monkey
 
 def test_kubernetes_components_refuse_to_run_without_an_explicit_provider():
     inputs = {"pools": [{"name": "gpu", "vmSize": "Standard_NV6ads_A10_v5"}]}
-    for name in ("NvidiaDraDriver", "DraSamples"):
+    for name, more in (("NvidiaDraDriver", {}), ("DraSamples", {}), ("ExtendedResources", {"kubernetesVersion": "1.36"})):
         with pytest.raises(pulumi.InputPropertiesError, match="explicit Kubernetes provider"):
-            construct(name, inputs, preview=True)
+            construct(name, {**inputs, **more}, preview=True)
 
 
 def test_driver_and_samples_use_the_callers_provider_and_namespace():
@@ -237,6 +240,39 @@ def test_claim_templates_are_served_too_in_a_namespace_from_another_resource():
     assert len(plan.all("aks-dra-vgpu:index:DraClaimTemplates")) == 1
 
 
+EXTENDED = {"pools": [{"name": "gpu", "vmSize": "Standard_NV12ads_A10_v5"}, {"name": "big", "vmSize": "Standard_NV36ads_A10_v5"}],
+            "kubernetesVersion": "1.36", "nvidiaGpu": "8GiB"}
+
+
+def test_extended_resources_are_served_with_the_callers_provider_release_and_dependencies():
+    plan, state = construct("ExtendedResources", EXTENDED, preview=False, kubernetes=True, waits=True,
+                            outputs={"driverRelease": "gpu-ops/nvidia-dra-driver-gpu"})
+    caller, before = plan.one("pulumi:providers:kubernetes", "caller"), plan.one("kubernetes:core/v1:Namespace")
+    classes = plan.all("kubernetes:resource.k8s.io/v1:DeviceClass")
+    assert {c.inputs["spec"]["extendedResourceName"]: c.inputs["metadata"]["name"] for c in classes} == {
+        "aks-dra-vgpu.io/a10-8gib": "aks-dra-vgpu-a10-8gib", "aks-dra-vgpu.io/a10-24gib": "aks-dra-vgpu-a10-24gib",
+        "nvidia.com/gpu": "aks-dra-vgpu-nvidia-gpu"}
+    assert set(state) == {"deviceClasses"}
+    assert set(state["deviceClasses"]) == {"aks-dra-vgpu.io/a10-8gib", "aks-dra-vgpu.io/a10-24gib", "nvidia.com/gpu"}
+    assert all(c.provider.startswith(caller.urn + "::") and before.urn in c.dependencies for c in classes)
+    ours = next(c for c in classes if c.inputs["metadata"]["name"] == "aks-dra-vgpu-nvidia-gpu")
+    assert ours.inputs["metadata"]["annotations"] == {"aks-dra-vgpu.io/driver-release": "gpu-ops/nvidia-dra-driver-gpu"}
+    assert (ours.options["replaceOnChanges"], ours.options["deleteBeforeReplace"]) == (["metadata.annotations"], True)
+    assert len(plan.all("aks-dra-vgpu:index:ExtendedResources")) == 1
+
+
+def test_extended_resources_bad_inputs_come_back_at_once_each_at_its_property():
+    bad = {**EXTENDED, "kubernetesVersion": "1.35", "nvidiaGpu": "12GiB", "domain": "nvidia.com"}
+    with pytest.raises(pulumi.InputPropertiesError) as caught:
+        construct("ExtendedResources", bad, preview=True, kubernetes=True)
+    reasons = {e["property_path"]: e["reason"] for e in caught.value.errors or []}
+    assert set(reasons) == {"domain", "kubernetesVersion", "nvidiaGpu", "driverRelease"}
+    assert reasons["nvidiaGpu"] == "'12GiB' is no slice the pools offer; choose one of 8GiB, 24GiB, none, any"
+    assert reasons["kubernetesVersion"].startswith("needs Kubernetes 1.36 or newer (kubernetesVersion is '1.35')")
+    assert reasons["driverRelease"].startswith("required with nvidiaGpu '12GiB': the class aks-dra-vgpu-nvidia-gpu must")
+    assert str(caught.value).startswith("invalid ExtendedResources inputs:\n")
+
+
 @pytest.mark.parametrize(("name", "inputs", "path"), [
     ("GpuPlatform", {"cluster": CLUSTER, "gpuPools": [{"name": "gpu", "vmSize": "Standard_NC6"}]}, "gpuPools[0].vmSize"),
     ("AksCluster", {**CLUSTER, "auth": {"mode": "entraId", "loginMode": "devicecode"}}, "auth.loginMode"),
@@ -260,3 +296,19 @@ def test_gpu_fleet_is_served_to_other_languages(preview):
     assert plan.one("azure-native:containerservice:AutoUpgradeProfile").inputs["channel"] == "NodeImage"
     assert set(state) == {"fleetId", "fleetName", "fleetResourceGroupName", "updateStrategyId", "updateStrategyName",
                           "autoUpgradeProfileName"}
+
+
+def test_a_platforms_driver_namespace_from_another_resource_reaches_the_nvidia_gpu_class_as_its_value():
+    host = hosted()
+    platform = {"cluster": {**CLUSTER, "kubernetesVersion": "1.36"},
+                "gpuPools": [{"name": "gpu", "vmSize": "Standard_NV12ads_A10_v5", "count": 1.0}],
+                "extendedResources": {"nvidiaGpu": "8GiB"}}
+
+    def program() -> None:
+        inputs = {**platform, "draDriver": {"namespace": pulumi.Output.from_input("gpu-ops")}}
+        host.construct("gpu", f"{PACKAGE}:index:GpuPlatform", inputs, None)
+
+    plan = capture(program, preview=False)
+    ours = next(c for c in plan.all("kubernetes:resource.k8s.io/v1:DeviceClass")
+                if c.inputs["metadata"]["name"] == "aks-dra-vgpu-nvidia-gpu")
+    assert ours.inputs["metadata"]["annotations"] == {"aks-dra-vgpu.io/driver-release": "gpu-ops/nvidia-dra-driver-gpu"}

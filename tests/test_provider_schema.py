@@ -27,15 +27,16 @@ from components.outputs import declared_outputs
 from tests.conftest import ROOT
 
 PACKAGE = "aks-dra-vgpu"
-SEVEN = (
-    "AksCluster", "GpuNodePool", "NvidiaDraDriver", "DraSamples", "DraClaimTemplates", "GpuMetrics", "GpuPlatform",
-    "GpuFleet",
-)  # seven, and the fleet (docs/fleet.md)
+SERVED = (
+    "AksCluster", "GpuNodePool", "NvidiaDraDriver", "DraSamples", "DraClaimTemplates", "ExtendedResources", "GpuMetrics",
+    "GpuPlatform", "GpuFleet",
+)  # nine: the fleet's (docs/fleet.md) and the extended resources' (docs/extended-resources.md) with the seven
 # Where a caller passes another resource's value (names, IDs, a namespace): Inputs; every other setting is plain.
 TAKES_OUTPUTS = {
     "GpuNodePool": {"clusterName", "resourceGroupName"},
     "NvidiaDraDriver": {"namespace"},
     "DraClaimTemplates": {"namespace"},
+    "ExtendedResources": {"driverRelease"},
     "DraDriverSettings": {"namespace"},
     "ClusterAuth": {"tenantId", "clientId", "adminGroupObjectIds[]"},
     "AdminPrincipal": {"objectId"},
@@ -44,7 +45,8 @@ SECRETS = {("AksCluster", "kubeconfig"), ("AksCluster", "providerKubeconfig"),
            ("GpuPlatform", "kubeconfig"), ("GpuPlatform", "providerKubeconfig")}
 # The stack file's sections and the plugin's types and components that take the same settings.
 STACK_SECTIONS = {"ClusterConfig": ("AksCluster", "ClusterSettings"), "GpuPoolConfig": ("GpuNodePool", "GpuPool"),
-                  "DraDriverConfig": ("NvidiaDraDriver", "DraDriverSettings"), "SamplesConfig": ("DraSamples", "SamplesSettings")}
+                  "DraDriverConfig": ("NvidiaDraDriver", "DraDriverSettings"), "SamplesConfig": ("DraSamples", "SamplesSettings"),
+                  "ExtendedResourcesConfig": ("ExtendedResources", "ExtendedResourcesSettings")}
 
 
 @functools.cache
@@ -81,9 +83,9 @@ def test_the_host_serves_the_committed_schema_which_is_what_the_models_generate_
     assert json.loads((ROOT / "components/host/schema.json").read_text()) == committed_schema()
 
 
-def test_all_seven_public_components_are_served_from_the_one_table(schema):
-    assert tuple(HOSTED) == SEVEN
-    assert set(schema["resources"]) == {f"{PACKAGE}:index:{name}" for name in SEVEN}
+def test_every_public_component_is_served_from_the_one_table(schema):
+    assert tuple(HOSTED) == SERVED
+    assert set(schema["resources"]) == {f"{PACKAGE}:index:{name}" for name in SERVED}
     import components
 
     for name, entry in HOSTED.items():
@@ -91,7 +93,7 @@ def test_all_seven_public_components_are_served_from_the_one_table(schema):
         assert issubclass(entry.component, entry.outputs), name
 
 
-@pytest.mark.parametrize("name", SEVEN)
+@pytest.mark.parametrize("name", SERVED)
 def test_each_component_is_a_described_component_with_typed_inputs_and_outputs(schema, name):
     spec = resource(schema, name)
     assert spec["isComponent"] is True
@@ -103,7 +105,7 @@ def test_each_component_is_a_described_component_with_typed_inputs_and_outputs(s
             assert "type" in definition or "$ref" in definition, f"{name}.{prop} has no type"
 
 
-@pytest.mark.parametrize("name", SEVEN)
+@pytest.mark.parametrize("name", SERVED)
 def test_inputs_are_the_args_models_fields_under_the_stack_files_names(schema, name):
     model = HOSTED[name].args
     spec = resource(schema, name)
@@ -152,7 +154,7 @@ def test_kubeconfig_outputs_are_secret_and_nothing_else_is(schema):
     assert found == SECRETS
 
 
-@pytest.mark.parametrize("name", SEVEN)
+@pytest.mark.parametrize("name", SERVED)
 def test_outputs_are_the_components_one_declaration(schema, name):
     declared = declared_outputs(HOSTED[name].outputs)
     spec = resource(schema, name)["properties"]
@@ -182,15 +184,55 @@ def _inputs_taking_outputs(properties: dict[str, Any]) -> set[str]:
 
 
 def test_values_from_other_resources_are_inputs_everything_else_is_plain(schema):
-    found = {name: _inputs_taking_outputs(resource(schema, name)["inputProperties"]) for name in SEVEN}
+    found = {name: _inputs_taking_outputs(resource(schema, name)["inputProperties"]) for name in SERVED}
     found |= {t.rsplit(":", 1)[-1]: _inputs_taking_outputs(spec["properties"]) for t, spec in schema["types"].items()
               if "properties" in spec}
     assert {k: v for k, v in found.items() if v} == TAKES_OUTPUTS
 
 
-@pytest.mark.parametrize(("name", "key"), [("NvidiaDraDriver", "pools"), ("DraSamples", "pools"), ("GpuPlatform", "gpuPools")])
+@pytest.mark.parametrize(("name", "key"), [("NvidiaDraDriver", "pools"), ("DraSamples", "pools"), ("ExtendedResources", "pools"),
+                                           ("GpuPlatform", "gpuPools")])
 def test_driver_samples_and_platform_take_the_one_pool_type(schema, name, key):
     assert resource(schema, name)["inputProperties"][key]["items"]["$ref"] == f"#/types/{PACKAGE}:index:GpuPool"
+
+
+def test_extended_resources_alone_takes_the_platforms_settings_plus_what_a_stack_would_say(schema):
+    spec = resource(schema, "ExtendedResources")
+    settings = schema_type(schema, "ExtendedResourcesSettings")["properties"]
+    platform = resource(schema, "GpuPlatform")["inputProperties"]["extendedResources"]
+    assert platform["$ref"] == f"#/types/{PACKAGE}:index:ExtendedResourcesSettings"
+    assert set(settings) == {"slices", "domain", "nvidiaGpu"}
+    assert {k: v for k, v in spec["inputProperties"].items() if k in settings} == settings
+    assert set(spec["inputProperties"]) - set(settings) == {"pools", "kubernetesVersion", "memoryMarginPercent",
+                                                            "driverRelease"}
+    assert spec["requiredInputs"] == ["kubernetesVersion", "pools"]
+    assert spec["inputProperties"]["memoryMarginPercent"]["default"] == 10
+    assert spec["inputProperties"]["domain"]["default"] == "aks-dra-vgpu.io"
+    assert spec["properties"]["deviceClasses"]["additionalProperties"] == {"type": "string"}
+    assert spec["required"] == ["deviceClasses"]
+
+
+def test_nvidia_gpu_offers_exactly_what_validation_accepts(schema):
+    from components.config import ConfigError, validate
+    from components.config.extended_resources import ExtendedResourcesConfig
+
+    ref = f"#/types/{PACKAGE}:index:NvidiaGpu"
+    assert resource(schema, "ExtendedResources")["inputProperties"]["nvidiaGpu"]["$ref"] == ref
+    assert schema_type(schema, "ExtendedResourcesSettings")["properties"]["nvidiaGpu"]["$ref"] == ref
+    members = {e["value"]: e["name"] for e in schema_type(schema, "NvidiaGpu")["enum"]}
+    assert (members["8GiB"], members["3g.40gb"], members["none"], members["any"]) == ("V8GiB", "V3g_40gb", "NoGpu", "Any")
+    for value in members:
+        assert validate(ExtendedResourcesConfig, {"nvidiaGpu": value}).nvidia_gpu == value
+    for value in ("16GiB", "nvidia.com/gpu", "3g.40GB"):
+        with pytest.raises(ConfigError, match=f"nvidiaGpu: '{value}' is not an A10 slice size"):
+            validate(ExtendedResourcesConfig, {"nvidiaGpu": value})
+
+
+def test_no_type_shares_a_components_token(schema):
+    # Go's SDK generator renames such a type (`...Type`, pulumi/pulumi pkg/codegen/go/gen.go, duplicateTokens); the
+    # settings types are named apart instead, as ClusterSettings and SamplesSettings are.
+    assert not set(schema["types"]) & set(schema["resources"])
+    assert {"ExtendedResourcesSettings", "GpuMetricsSettings"} <= {t.rsplit(":", 1)[-1] for t in schema["types"]}
 
 
 def test_a_gpu_node_pool_takes_a_gpu_pools_properties_exactly_plus_its_cluster(schema):

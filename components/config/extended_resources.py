@@ -19,8 +19,9 @@ and NVIDIA owns that domain. So the per-size names are `<domain>/a10-<N>gib` und
 from __future__ import annotations
 
 import re
+from typing import Annotated
 
-from pydantic import Field, field_validator
+from pydantic import Field, WithJsonSchema, field_validator
 
 from ..catalog import MIG_SIZES, SIZE_CLASSES
 from .base import Model, unset
@@ -81,6 +82,15 @@ def a10_size_of(value: str) -> int | None:
     return int(match.group(1)) if match and int(match.group(1)) in SIZE_CLASSES else None
 
 
+def nvidia_gpu_values() -> list[str]:
+    """Every value nvidiaGpu takes, whatever the pools (they narrow it): the A10 sizes, the MIG profiles, none, any."""
+    return [*(f"{size}GiB" for size in SIZE_CLASSES), *mig_profiles(), NOT_SERVED, CHART_CLASS]
+
+
+NvidiaGpuChoice = Annotated[str, WithJsonSchema({"type": "string", "enum": nvidia_gpu_values()})]
+"""nvidiaGpu's text: offered as the closed set it is in the stack file's schema and the plugin's (checked below)."""
+
+
 class ExtendedResourcesConfig(Model):
     """Serve pods written for the device plugin (`resources.limits: {nvidia.com/gpu: 1}`, `nvidia.com/mig-3g.40gb`)
     with DRA slices of a stated size: one DeviceClass per name (Kubernetes 1.36 or newer on the cluster and every
@@ -97,7 +107,7 @@ class ExtendedResourcesConfig(Model):
         description="Domain of the A10 slice names ('<domain>/a10-8gib'). NVIDIA defines no per-size names, and owns "
         "nvidia.com, so that domain is refused here.",
     )
-    nvidia_gpu: str | None = unset(
+    nvidia_gpu: NvidiaGpuChoice | None = unset(
         "What a pod asking for nvidia.com/gpu gets: an A10 slice size the pools offer ('8GiB'), a MIG profile the MIG "
         "pools lay out ('3g.40gb'), 'none' (not served: such pods stay Pending with the scheduler's reason), or 'any' "
         "(the driver chart's gpu.nvidia.com class: any GPU device, whatever its size). Unset: the chart's class "

@@ -62,6 +62,17 @@ def nvidia_gpu_choices(pools: Iterable[tuple[int, Any]]) -> list[str]:
     return [*(f"{size}GiB" for size in sizes), *profiles, NOT_SERVED, CHART_CLASS]
 
 
+def nvidia_gpu_offer_problem(choice: str | None, pools: list[tuple[int, Any]]) -> str | None:
+    """Why nvidiaGpu names no slice these pools offer (a size or profile none of them has), or None."""
+    if choice is None or choice in (NOT_SERVED, CHART_CLASS) or not pools:
+        return None
+    sizes, profiles = offered(pools)
+    size = a10_size_of(choice)
+    if (size is not None and size in sizes) or (size is None and choice in profiles):
+        return None
+    return f"'{choice}' is no slice the pools offer; choose one of {', '.join(nvidia_gpu_choices(pools))}"
+
+
 def package_names(extended: ExtendedResourcesConfig, pools: Iterable[tuple[int, Any]]) -> dict[str, str]:
     """The names the package's classes map, name -> class (what the ExtendedResources component creates)."""
     sizes, profiles = offered(list(pools))
@@ -116,12 +127,8 @@ def extended_problems(
         problems.append((key, "there are no GPU pools whose slices it could map"))
     if not extended.slices and choice is None:
         problems.append((key, "maps no name: set slices: true, or nvidiaGpu"))
-    if choice is not None and choice not in (NOT_SERVED, CHART_CLASS) and all_pools and pools:
-        sizes, profiles = offered(pools)
-        size = a10_size_of(choice)
-        if (size is not None and size not in sizes) or (size is None and choice not in profiles):
-            problems.append((f"{key}.nvidiaGpu", f"'{choice}' is no slice the pools offer; choose one of "
-                             f"{', '.join(nvidia_gpu_choices(pools))}"))
+    if all_pools and (found := nvidia_gpu_offer_problem(choice, pools)):
+        problems.append((f"{key}.nvidiaGpu", found))
     if choice is not None and choice != CHART_CLASS and driver_enabled is False:
         problems.append((f"{key}.nvidiaGpu", (
             f"'{choice}' needs the package's class {NVIDIA_GPU_CLASS} to win nvidia.com/gpu over the driver's "

@@ -9,14 +9,19 @@ note is described by its facts (VM sizes, charts) or by the value itself.
 from __future__ import annotations
 
 from ..catalog import A10_SIZES, DEFAULT_CHART_VERSION, DRIVER_CHARTS, MIG_SIZES
+from ..config.extended_resources import a10_size_of
 
 TYPE_NAMES = {
     "AuthConfig": "ClusterAuth",
     "ClusterConfig": "ClusterSettings",
     "DraDriverConfig": "DraDriverSettings",
+    "ExtendedResourcesConfig": "ExtendedResourcesSettings",
+    "GpuMetricsConfig": "GpuMetricsSettings",
     "SamplesConfig": "SamplesSettings",
 }
-"""Object type names published before they were generated (any other model: its class name without ``Config``)."""
+"""Object type names published before they were generated, and those that would otherwise share a component's token
+(ExtendedResources, GpuMetrics: Go's SDK generator would rename such a type, pulumi/pulumi pkg/codegen/go/gen.go,
+duplicateTokens); any other model: its class name without ``Config``."""
 
 ENUM_NAMES = {
     ("AuthConfig", "mode"): "AuthMode",
@@ -63,6 +68,8 @@ MEMBER_NOTES: dict[tuple[str, str], str] = {
     ("NodeOsChannel", "SecurityPatch"): "Security patches applied to the running image.",
     ("Fit", "bestFit"): "The template's own size first, a larger slice only when none is free (DRA prioritized list).",
     ("Fit", "exact"): "That size only.",
+    ("NvidiaGpu", "none"): "Not served: the package's class maps nvidia.com/gpu and selects nothing; such pods stay Pending.",
+    ("NvidiaGpu", "any"): "The driver chart's gpu.nvidia.com class serves it: any GPU device, whatever its size.",
 }
 """A line per member of the closed sets the catalog does not describe, by (enum, value)."""
 
@@ -89,4 +96,8 @@ def member_description(enum: str, value: str) -> str:
         needs = f"; needs an NVIDIA driver >= {chart.min_host_driver} on the nodes" if chart.min_host_driver else ""
         default = " (the default)" if value == DEFAULT_CHART_VERSION else ""
         return f"The {chart.chart} chart from {chart.repository}{default}{needs}."
+    if enum == "NvidiaGpu" and value not in ("none", "any"):
+        size = a10_size_of(value)
+        return (f"The {size} GiB A10 slice, where a pool offers it." if size else
+                f"MIG profile {value}, on every GPU a MIG pool lays it out on.")
     return MEMBER_NOTES.get((enum, value), f"{value}.")

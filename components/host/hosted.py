@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from .. import platform
 from ..azure import cluster, fleet, gpu_pool
-from ..kubernetes import claim_templates, dra_driver, dra_samples
+from ..kubernetes import claim_templates, dra_driver, dra_samples, extended_resources
 from ..observability import exporter
 
 
@@ -38,6 +38,10 @@ HOSTED: dict[str, Hosted] = {
     "DraSamples": Hosted(dra_samples.DraSamples, dra_samples.DraSamplesArgs, dra_samples.DraSamplesOutputs),
     "DraClaimTemplates": Hosted(
         claim_templates.DraClaimTemplates, claim_templates.DraClaimTemplatesArgs, claim_templates.DraClaimTemplatesOutputs
+    ),
+    "ExtendedResources": Hosted(
+        extended_resources.ExtendedResources, extended_resources.ExtendedResourcesArgs,
+        extended_resources.ExtendedResourcesOutputs,
     ),
     "GpuMetrics": Hosted(exporter.GpuMetrics, exporter.GpuMetricsArgs, exporter.GpuMetricsOutputs),
     "GpuPlatform": Hosted(platform.GpuPlatform, platform.GpuPlatformArgs, platform.GpuPlatformOutputs),

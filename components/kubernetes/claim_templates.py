@@ -27,6 +27,7 @@ from .claim_specs import subrequest_name as subrequest_name
 from .claim_specs import template_key as template_key
 from .claim_specs import template_specs as template_specs
 from .providers import require_kubernetes_provider
+from .providers import waits_for as waits_on
 
 
 # --- declaring the objects (shared with DraSamples, which keeps its children's names and URNs) ---------------------------
@@ -89,14 +90,6 @@ class DraClaimTemplatesArgs(ClaimSettings, defer_build=True):
 
 
 
-def _depends_on(opts: pulumi.ResourceOptions | None) -> list[Any]:
-    """The resources these options wait for, as a list (ResourceOptions takes one resource or a list)."""
-    found = opts.depends_on if opts is not None else None
-    if found is None:
-        return []
-    return list(found) if isinstance(found, (list, tuple)) else [found]
-
-
 class DraClaimTemplatesOutputs:
     """What a DraClaimTemplates gives back, in Python and in every other language."""
 
@@ -122,7 +115,7 @@ class DraClaimTemplates(DraClaimTemplatesOutputs, pulumi.ComponentResource):
         args = component_args(DraClaimTemplatesArgs, args)
         args = component_args(DraClaimTemplatesArgs, args)
         super().__init__("aks-dra-vgpu:index:DraClaimTemplates", name, None, opts)
-        waits_for = _depends_on(opts)
+        waits_for = waits_on(opts)
         device_class_name: pulumi.Input[str] = args.device_class_name
         if args.device_class:
             device_class = declare_device_class(

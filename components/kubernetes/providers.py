@@ -1,8 +1,10 @@
-"""Explicit providers only: the Kubernetes provider a component was given, and the refusal when it was given none."""
+"""Explicit providers only: the Kubernetes provider a component was given, and the refusal when it was given none;
+and what a component was told to wait for, which its objects wait for too."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import pulumi
 
@@ -34,3 +36,13 @@ def require_kubernetes_provider(component: str, opts: pulumi.ResourceOptions | N
             f"{component} needs an explicit Kubernetes provider; it never falls back to an ambient KUBECONFIG",
             [{"property_path": "opts.providers", "reason": "pass providers={'kubernetes': provider}"}],
         )
+
+
+def waits_for(opts: pulumi.ResourceOptions | None) -> list[Any]:
+    """What these options make a component wait for, as a list, for the component to hand on to its objects: the SDK
+    sends each resource's own `depends_on` only (pulumi/pulumi sdk/python/lib/pulumi/runtime/resource.py,
+    prepare_resource), not its parent's."""
+    found = opts.depends_on if opts is not None else None
+    if found is None:
+        return []
+    return list(found) if isinstance(found, (list, tuple)) else [found]
