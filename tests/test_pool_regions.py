@@ -53,7 +53,7 @@ def test_an_a10_pool_in_ukwest_is_refused_naming_uksouth_and_what_ukwest_sells()
     # ukwest has rows for ND96amsr_A100_v4 and ND96isr_H200_v5 only: no meter for any NVadsA10_v5 size
     ((path, message),) = problems(stack("ukwest", {"name": "a10s", "vmSize": A10, "count": 1}))
     assert path == "gpuPools[0].vmSize"
-    assert message.startswith(f"pool 'a10s': the price table has no {A10} in ukwest (UK West, cluster.location; no "
+    assert message.startswith(f"the price table has no {A10} in ukwest (UK West, cluster.location; no "
                               "price meter there: Azure Retail Prices API")
     assert "2026-06-18), so Azure is not known to sell it there" in message
     assert "regions that price it: 'uksouth' (UK), then 'australiaeast', 'brazilsouth', 'canadacentral', " \
@@ -68,8 +68,8 @@ def test_a_mig_pool_in_ukwest_of_a_size_sold_there_plans() -> None:
 def test_h100_nvl_pools_in_brazilsouth_are_refused_each_at_its_vm_size() -> None:
     found = problems(stack("brazilsouth", mig("nvl", NVL_1), mig("nvl2", NVL_2)))
     assert [path for path, _ in found] == ["gpuPools[0].vmSize", "gpuPools[1].vmSize"]
-    assert found[0][1].startswith(f"pool 'nvl': the price table has no {NVL_1} in brazilsouth (Brazil South")
-    assert found[1][1].startswith(f"pool 'nvl2': the price table has no {NVL_2} in brazilsouth")
+    assert found[0][1].startswith(f"the price table has no {NVL_1} in brazilsouth (Brazil South")
+    assert found[1][1].startswith(f"the price table has no {NVL_2} in brazilsouth")
     # no South American region sells them; the MIG sizes brazilsouth does sell come before its A10 sizes
     assert "regions that price it: 'australiaeast', 'canadacentral', 'centralindia', 'centralus', 'eastus' and 22 " \
            "more" in found[0][1]
@@ -80,7 +80,7 @@ def test_h100_nvl_pools_in_brazilsouth_are_refused_each_at_its_vm_size() -> None
 def test_an_h200_pool_in_eastus_is_refused_naming_eastus2() -> None:
     ((path, message),) = problems(stack("eastus", mig("h200", H200_8)))
     assert path == "gpuPools[0].vmSize"
-    assert f"pool 'h200': the price table has no {H200_8} in eastus (East US, cluster.location" in message
+    assert f"the price table has no {H200_8} in eastus (East US, cluster.location" in message
     assert "'centralus', 'eastus2', 'northcentralus', 'westus', 'westus2' (US) and 23 more" in message
 
 
@@ -130,6 +130,6 @@ def test_a_fleet_member_is_checked_in_its_own_region(capsys, tmp_path: Path) -> 
     edit(project, "fleet-eus", lambda c: c[f"{NS}:gpuPools"][0].update(vmSize=H200_8, gpuInstanceProfile="MIG3g"))
     status, _, err = run(capsys, "plan", "--fleet", "fleet", "--project-dir", str(project))
     assert status == 2
-    assert ("stacks/Pulumi.fleet-eus.yaml: gpuPools[0].vmSize: pool 'a10third': the price table has no "
+    assert ("stacks/Pulumi.fleet-eus.yaml: gpuPools[0] (a10third).vmSize: the price table has no "
             f"{H200_8} in eastus (East US") in err
     assert "fleet-weu" not in err  # the other member, in westeurope, is fine

@@ -48,8 +48,9 @@ def _source(offer: SizeOffer, location: str) -> str:
 
 
 def pool_region_problems(location: str, pools: Sequence[tuple[int, GpuPoolConfig]]) -> list[tuple[str, str]]:
-    """Each pool whose VM size the price table has no price for in `location` (`gpuPools[i].vmSize`), or, when the
-    table prices no GPU size there at all, one problem at `cluster.location`; each names regions that sell the size."""
+    """Each pool whose VM size the price table has no price for in `location` (`gpuPools[i].vmSize`, which the stack
+    file's reader names with the pool's name), or, when the table prices no GPU size there at all, one problem at
+    `cluster.location`; each names regions that sell the size."""
     offer = size_offer()
     catalog = region_catalog().regions
     if location not in catalog or not pools:
@@ -75,7 +76,7 @@ def pool_region_problems(location: str, pools: Sequence[tuple[int, GpuPoolConfig
         sold = ", ".join(local[:3]) + (f" and {len(local) - 3} more" if len(local) > 3 else "")
         problems.append((
             f"gpuPools[{index}].vmSize",
-            f"pool '{pool.name}': the price table has no {pool.vm_size} in {location} ({display}, cluster.location; "
+            f"the price table has no {pool.vm_size} in {location} ({display}, cluster.location; "
             f"no price meter there: {_source(offer, location)}), so Azure is not known to sell it there; "
             f"{regions}; or a size priced in {location}: {sold}",
         ))
