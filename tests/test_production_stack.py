@@ -176,7 +176,7 @@ CASES = [
     case("location-misspelt", put("cluster.location", "westeruope"), "cluster.location", "did you mean 'westeurope'"),
     case("location-unknown", put("cluster.location", "mars"), "cluster.location", "not an Azure region"),
     case("location-without-a10", put("cluster.location", "francesouth"), "cluster.location",
-         "does not offer the NVadsA10_v5 sizes", "'francecentral'"),
+         "the price table has no Standard_NV12ads_A10_v5, Standard_NV36ads_A10_v5 in francesouth", "'francecentral'"),
     case("service-cidr-overlaps-pods", put("cluster.network.serviceCidr", "10.244.0.0/16"), "cluster.network.serviceCidr",
          "overlaps podCidr"),
     case("dns-ip-outside-services", put("cluster.network.dnsServiceIp", "10.1.0.10"), "cluster.network.dnsServiceIp",

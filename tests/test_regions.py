@@ -1,4 +1,4 @@
-"""cluster.location: a region that exists, spelt as ARM spells it, and offers the NVadsA10_v5 sizes."""
+"""cluster.location: a region that exists, spelt as ARM spells it (that it sells each pool's size: test_pool_regions)."""
 
 from __future__ import annotations
 
@@ -36,11 +36,9 @@ def test_a_region_that_does_not_exist_lists_where_the_sizes_are():
     assert "'mars' is not an Azure region" in message and "'westeurope'" in message and "'eastus'" in message
 
 
-def test_a_region_without_the_sizes_names_where_they_are_offered():
-    message = location_error("francesouth")
-    assert "'francesouth' (France South) does not offer the NVadsA10_v5 sizes" in message
-    assert "offered in Europe: 'francecentral'" in message and "'westeurope'" in message
-    assert "2026-06-18" in message  # the source's date
+def test_a_region_without_the_sizes_is_refused_beside_the_pools_not_on_its_own():
+    data = {"name": "aks-r", "location": "francesouth", "resourceGroup": {"name": "rg-r"}}
+    assert validate(ClusterConfig, data, "cluster").location == "francesouth"  # test_pool_regions: the stack refuses
 
 
 @pytest.mark.parametrize(("written", "name"), [("West Europe", "westeurope"), ("WestEurope", "westeurope"),

@@ -1,4 +1,5 @@
-"""Azure regions as ARM names them, and the ones that offer the NVadsA10_v5 sizes (data/regions.yaml: sources and dates).
+"""Azure regions as ARM names them (data/regions.yaml: sources and dates), and the GPU sizes each is known to sell:
+the sizes its row of the price table (data/prices.yaml) prices.
 
 ARM answers with the lower-case name (`westeurope`), and that name is what the diff, the replacement identity and the
 price table compare; a display name (`West Europe`) or any other spelling is refused with the name to write instead.
@@ -17,7 +18,14 @@ from typing import Any
 import yaml
 
 REGIONS_FILE = Path(__file__).resolve().parent / "data" / "regions.yaml"
+PRICES_FILE = Path(__file__).resolve().parent / "data" / "prices.yaml"
 A10_SERIES = "NVadsA10_v5"
+
+
+def _loader() -> Any:
+    """libyaml's safe loader where installed, else the pure-Python one: our own data files are read by every plan
+    (the price table: 4 ms instead of 33), and only the stack files need the pure parser's error positions."""
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -48,7 +56,7 @@ def region_catalog(path: Path = REGIONS_FILE) -> RegionCatalog:
     """The catalog in data/regions.yaml."""
     # Our own data file, not a user's: libyaml's parser where installed (many times faster than the pure-Python one, whose
     # error positions only the stack files need), with the same safe constructor either way.
-    doc: dict[str, Any] = yaml.load(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    doc: dict[str, Any] = yaml.load(path.read_text(), Loader=_loader())
     offering = set(doc["nvadsA10v5"])
     regions = {
         name: Region(name, display, geography, name in offering) for name, (display, geography) in doc["regions"].items()
@@ -59,6 +67,28 @@ def region_catalog(path: Path = REGIONS_FILE) -> RegionCatalog:
     return RegionCatalog(regions, {k: str(v) for k, v in doc["source"].items()})
 
 
+@dataclass(frozen=True)
+class SizeOffer:
+    """Where the price table says each GPU size is sold: the sizes priced per region, and the table's source."""
+
+    sizes: dict[str, frozenset[str]]  # region -> the VM sizes its row prices
+    source: dict[str, tuple[str, str]]  # region -> (source, date) of its row
+
+    def regions_of(self, vm_size: str) -> list[str]:
+        """The regions whose row prices this size, sorted."""
+        return sorted(r for r, sizes in self.sizes.items() if vm_size in sizes)
+
+
+@functools.cache
+def size_offer(path: Path = PRICES_FILE) -> SizeOffer:
+    """The sizes each region's row of the price table prices (data/prices.yaml; its rows are checked by
+    `sizing.prices`, and a test holds this reading to that one)."""
+    doc: dict[str, Any] = yaml.load(path.read_text(), Loader=_loader())
+    rows: dict[str, Any] = doc["regions"]
+    return SizeOffer({name: frozenset(row["prices"]) for name, row in rows.items()},
+                     {name: (str(row["source"]), str(row["date"])) for name, row in rows.items()})
+
+
 def _folded(text: str) -> str:
     """A spelling reduced to what tells regions apart: 'West Europe' and 'west-europe' -> 'westeurope'."""
     return re.sub(r"[\s_\-]+", "", text).lower()
@@ -66,22 +96,6 @@ def _folded(text: str) -> str:
 
 def _listed(names: list[str]) -> str:
     return ", ".join(f"'{n}'" for n in names)
-
-
-def location_problem(location: str, catalog: RegionCatalog | None = None) -> str | None:
-    """What is wrong with a cluster location (not an ARM region name, not a region, no NVadsA10_v5 there), or None."""
-    catalog = catalog or region_catalog()
-    regions = catalog.regions
-    if location not in regions:
-        return region_problem(location, catalog)
-    region = regions[location]
-    if not region.offers_a10:
-        near = [n for n in catalog.a10_regions if regions[n].geography == region.geography]
-        where = (f"in {region.geography}: {_listed(near)}" if near
-                 else f"in no {region.geography} region; elsewhere: {_listed(catalog.a10_regions)}")
-        return (f"'{location}' ({region.display_name}) does not offer the {A10_SERIES} sizes (no price meter known there: "
-                f"{catalog.source['nvadsA10v5']}, {catalog.source['nvadsA10v5Date']}); they are offered {where}")
-    return None
 
 
 def region_problem(location: str, catalog: RegionCatalog | None = None) -> str | None:

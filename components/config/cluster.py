@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from ..catalog.regions import location_problem
+from ..catalog.regions import region_problem
 from .access import ApiServerConfig, AuthConfig, NetworkConfig
 from .base import KubernetesVersion, Model, PoolName, Zones, matching, unset
 from .errors import KeyedProblemsError
@@ -47,11 +47,12 @@ class ClusterConfig(Model, defer_build=True):
     name: Annotated[str, matching(CLUSTER_NAME, "is not a cluster name; use 1-63 letters, digits, '-' and '_'")] = Field(
         description="ManagedCluster name (1-63: letters, digits, '-', '_')."
     )
-    # A region that exists, spelt as ARM spells it, with the NVadsA10_v5 sizes (catalog/regions.py says why not).
-    location: Annotated[str, checked(location_problem)] = Field(
-        description="Azure region as ARM names it, e.g. 'westeurope' (not 'West Europe'), that offers the NVadsA10_v5 "
-        "sizes: checked against the catalog's regions (components/catalog/data/regions.yaml, with its sources and "
-        "dates). Fixed at creation: a change replaces the cluster."
+    # A region that exists, spelt as ARM spells it (catalog/regions.py says why not); that it sells each GPU pool's
+    # size is checked beside the pools (config/pool_regions.py).
+    location: Annotated[str, checked(region_problem)] = Field(
+        description="Azure region as ARM names it, e.g. 'westeurope' (not 'West Europe'), that sells every GPU pool's "
+        "VM size: checked against the catalog's regions and price table (components/catalog/data/regions.yaml and "
+        "prices.yaml, with their sources and dates). Fixed at creation: a change replaces the cluster."
     )
     resource_group: ResourceGroupConfig = Field(description="The resource group to create or use.")
     kubernetes_version: KubernetesVersion = Field(

@@ -20,6 +20,7 @@ from .limits import derived_name_problem, derived_names, merged_tag_problems, po
 from .mig_pools import driver_mig_problems
 from .monitoring import MonitoringConfig
 from .monitoring_rules import monitoring_problems
+from .pool_regions import pool_region_problems
 from .pools import GpuPoolConfig
 from .salvage import salvage
 from .samples import SamplesConfig, extended_resource_problem
@@ -117,6 +118,7 @@ def cross_problems(
                        for out in left_out)
         ]
     if cluster is not None:
+        problems += pool_region_problems(cluster.location, pools) if reads("location") else []
         problems += _pool_subnets(cluster, pools) if reads("network.vnetSubnetId") else []
         problems += _capacity_reservations(cluster, pools) if reads("identityId") else []
         # Azure's tag limits on what each pool is given: its tags merged over the cluster's.

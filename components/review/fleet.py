@@ -53,9 +53,11 @@ class MemberLine:
         return {
             "stack": self.stack, "memberName": self.member_name, "region": self.region, "group": self.group,
             "stage": self.stage, "resources": self.resources, "replaced": list(self.replaced), "changes": self.changes,
-            "gpuCostPerHour": {"currency": self.cost.currency, "least": round(self.cost.least, 2),
-                               "most": round(self.cost.most, 2), "pricesOf": self.cost.region,
-                               "warning": self.cost.warning},
+            "gpuCostPerHour": {"currency": self.cost.currency,
+                               "least": round(self.cost.least, 2) if self.cost.priced else None,
+                               "most": round(self.cost.most, 2) if self.cost.priced else None,
+                               "pricesOf": self.cost.region, "warning": self.cost.warning,
+                               "unpriced": list(self.cost.unpriced), "partial": bool(self.cost.unpriced)},
         }
 
 
@@ -81,10 +83,32 @@ def planned_member_line(stack: str, member: PlannedMember, fleet: PlannedFleet, 
                       planned_cost(member), replaced, diff.summary() if diff is not None else None)
 
 
-def _money(cost: GpuCost) -> str:
+def _range(cost: GpuCost) -> str:
     if round(cost.least, 2) == round(cost.most, 2):
         return f"{cost.most:,.2f} {cost.currency}/h"
     return f"{cost.least:,.2f}-{cost.most:,.2f} {cost.currency}/h"
+
+
+def _money(cost: GpuCost) -> str:
+    """The member's cost per hour; a pool with no price is named, never costed as 0, and a sum without it is partial."""
+    if not cost.priced:
+        return cost.unpriced_text
+    if cost.unpriced:
+        return f"{_range(cost)}, partial: {cost.unpriced_text}, left out"
+    return _range(cost)
+
+
+def _fleet_money(lines: list[MemberLine]) -> str | None:
+    """The fleet's cost per hour, summed over what has a price, saying when the sum leaves pools out (None: no
+    price known at all, or members in different currencies)."""
+    currencies = {m.cost.currency for m in lines}
+    priced = [m for m in lines if m.cost.priced]
+    if len(currencies) != 1 or not priced:
+        return None
+    total = _range(GpuCost(currencies.pop(), sum(m.cost.least for m in priced), sum(m.cost.most for m in priced), "",
+                           None))
+    left_out = [m.stack for m in lines if m.cost.unpriced]
+    return f"{total}, partial: leaves out the pools with no price of {', '.join(left_out)}" if left_out else total
 
 
 def format_summary(fleet_stack: str, fleet: AnyFleet, fleet_resources: int, lines: list[MemberLine],
@@ -99,18 +123,18 @@ def format_summary(fleet_stack: str, fleet: AnyFleet, fleet_resources: int, line
         out.append(f"  {fleet_changes}")
     out.append(f"members ({len(lines)}):")
     for m in ranked:
+        at = f" (at {m.cost.region} prices)" if m.cost.priced else ""
         out.append(f"- {m.stack}: member {m.member_name}, {m.region}, group {m.group}, stage {m.stage}; "
-                   f"{m.resources} resources; GPU nodes {_money(m.cost)} (at {m.cost.region} prices)")
+                   f"{m.resources} resources; GPU nodes {_money(m.cost)}{at}")
         if m.changes:
             out.append(f"    {m.changes}")
         for name in m.replaced:
             out.append(f"    REPLACE {name}")
         if m.cost.warning:
             out.append(f"    note: {m.cost.warning}")
-    total_least = sum(m.cost.least for m in lines)
-    total_most = sum(m.cost.most for m in lines)
-    currencies = {m.cost.currency for m in lines}
-    if len(currencies) == 1:
-        total = GpuCost(currencies.pop(), total_least, total_most, "", None)
-        out.append(f"fleet GPU nodes: {_money(total)}")
+    total = _fleet_money(lines)
+    if total is not None:
+        out.append(f"fleet GPU nodes: {total}")
+    elif lines and all(not m.cost.priced for m in lines):
+        out.append("fleet GPU nodes: no price known for any member's GPU pools")
     return "\n".join(out) + "\n"

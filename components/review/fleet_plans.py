@@ -26,13 +26,21 @@ GPU_LABEL = "nvidia.com/gpu.present"
 
 @dataclass(frozen=True)
 class GpuCost:
-    """What a member's GPU nodes cost per hour at its region's prices: with the fewest and with the most nodes."""
+    """What a member's GPU nodes cost per hour at its region's prices: with the fewest and with the most nodes, of the
+    pools the table prices; the sizes it has no price for are left out of both, never counted as 0."""
 
     currency: str
     least: float
     most: float
     region: str
-    warning: str | None  # the price table fell back to another region, or lacks a size
+    warning: str | None  # the price table fell back to another region
+    unpriced: tuple[str, ...] = ()  # VM sizes of the member's pools with no price in `region`, left out of the sums
+    priced: bool = True  # some pool has a price (or there is no GPU pool): the sums say something
+
+    @property
+    def unpriced_text(self) -> str:
+        """'no price known for <size> in <region>' for each size left out ('' when none is)."""
+        return "; ".join(f"no price known for {size} in {self.region}" for size in self.unpriced)
 
 
 @dataclass(frozen=True)
@@ -122,7 +130,8 @@ def planned_member(plan: dict[str, Any]) -> PlannedMember | None:
 
 
 def planned_cost(member: PlannedMember) -> GpuCost:
-    """What the member's GPU nodes cost per hour, from its plan's pools and region."""
+    """What the member's GPU nodes cost per hour, from its plan's pools and region; a size the table has no price for
+    there is named and left out."""
     table, warning = prices_for(member.region)
     least = most = 0.0
     unpriced = []
@@ -133,9 +142,8 @@ def planned_cost(member: PlannedMember) -> GpuCost:
             continue
         least += fewest * price
         most += top * price
-    if unpriced:
-        warning = f"{', '.join(sorted(set(unpriced)))} not in the price table for {table.region}; left out"
-    return GpuCost(table.currency, least, most, table.region, warning)
+    priced = not member.gpu_pools or len(unpriced) < len(member.gpu_pools)
+    return GpuCost(table.currency, least, most, table.region, warning, tuple(sorted(set(unpriced))), priced)
 
 
 def folder_problems(side: str, folder: str, plans: dict[str, dict[str, Any]]) -> list[str]:

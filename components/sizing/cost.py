@@ -28,8 +28,10 @@ def cost_line(label: str, nodes_by_vm: dict[str, int], requested: float, prices:
               ) -> CostLine:
     """What these nodes cost per hour and month (None when a size has no price), beside the GPU memory asked for."""
     provisioned = sum(n * node_gpu_gib(v) for v, n in nodes_by_vm.items())
-    if any(prices.hourly(v) is None for v in nodes_by_vm):
-        return CostLine(label, None, None, requested, provisioned, vm)
+    unpriced = tuple(sorted(v for v in nodes_by_vm if prices.hourly(v) is None))
+    if unpriced:  # the total is not known: None for every comparison, the priced part kept for the report to show
+        known = sum(n * prices.prices[v] for v, n in nodes_by_vm.items() if v not in unpriced)
+        return CostLine(label, None, None, requested, provisioned, vm, unpriced, known)
     hourly = sum(n * prices.prices[v] for v, n in nodes_by_vm.items())
     return CostLine(label, hourly, hourly * prices.hours_per_month, requested, provisioned, vm)
 

@@ -121,6 +121,8 @@ class CostLine:
     requested_gib: float
     provisioned_gib: float
     vm_size: str | None = None
+    unpriced: tuple[str, ...] = ()  # sizes with no price in the table: hourly/monthly are None, never a sum without them
+    priced_hourly: float = 0.0  # what the sizes that have a price cost an hour (the partial figure when some have none)
 
     @property
     def utilisation(self) -> float | None:

@@ -138,8 +138,9 @@ def plan_sizing(
     for vm_size in sorted({p.vm_size for p in pools} | set(whole_gpus(placed))):
         if prices.hourly(vm_size) is None:
             findings.append(Finding("warning", "no-price", f"no price known for {vm_size} in {prices.region} (the "
-                                    "price table has none there, which is not to say Azure does not sell it); its "
-                                    "costs are left out, not counted as 0", "prices"))
+                                    "price table has none there, so Azure is not known to sell it there; `size "
+                                    "--regions all` shows where it is priced); it is left out of the sums, which say "
+                                    "they are partial, never counted as 0", "prices"))
     if stack is not None:
         findings += check_stack(stack, pools, [p.workload for p in placements if p.vm_size is None])
     snippet, changes = suggest_pools(pools, stack, written_pools)

@@ -13,28 +13,15 @@ from ..kubernetes.selectors import usable_memory_gib
 from ..kubernetes.slice_kinds import Slice, pool_slice
 from ..kubernetes.slice_kinds import usable_memory_gib as slice_usable_gib
 from . import family_report, regions, shared_report
+from .cost_text import COST_ORDER, cost_dict, distinct_costs, line_cell, money_cell
 from .model import CostLine, Placement, PoolPlan
 from .plan import SizingPlan
 from .planner import usable_sizes
 from .tables import md_table, text_table
 
-COST_ORDER = ("plan", "wholeA10PerWorkload", "largestSizePool")
-
 
 def _money(value: float | None) -> float | None:
     return None if value is None else round(value, 2)
-
-
-def _cost_dict(line: CostLine) -> dict[str, Any]:
-    utilisation = line.utilisation
-    return {
-        "label": line.label,
-        "vmSize": line.vm_size,
-        "hourly": _money(line.hourly),
-        "monthly": _money(line.monthly),
-        "gpuMemoryGiB": {"requested": round(line.requested_gib, 2), "provisioned": round(line.provisioned_gib, 2)},
-        "utilisation": None if utilisation is None else round(utilisation, 4),
-    }
 
 
 def _kind(vm_size: str, aks_profile: str | None) -> Slice:
@@ -111,7 +98,7 @@ def to_dict(plan: SizingPlan) -> dict[str, Any]:
             "date": prices.date,
             "source": prices.source,
             "hoursPerMonth": prices.hours_per_month,
-            **{key: _cost_dict(plan.costs[key]) for key in COST_ORDER},
+            **{key: cost_dict(plan.costs[key]) for key in COST_ORDER},
         },
         "problems": [f.to_dict() for f in plan.findings],
         "fits": plan.fits,
@@ -158,10 +145,6 @@ def snippet_yaml(plan: SizingPlan) -> str:
                      default_flow_style=False)
 
 
-def _fmt_money(value: float | None, currency: str) -> str:
-    return "n/a" if value is None else f"{value:,.2f} {currency}"
-
-
 def _fmt_share(line: CostLine) -> str:
     u = line.utilisation
     return "n/a" if u is None else f"{u:.0%}"
@@ -205,13 +188,13 @@ def _rows(plan: SizingPlan) -> dict[str, tuple[list[str], list[list[str]]]]:
     ]
     pools = [
         [_pool_text(plan, p) if plan.has_stack else "new", *_pool_cells(plan, p), str(p.devices),
-         str(p.nodes), _fmt_money(_node_price(plan, p.vm_size, p.nodes), currency)]
+         str(p.nodes), money_cell(_node_price(plan, p.vm_size, p.nodes), currency)]
         for p in plan.pools
     ]
     costs = [
-        [line.label, _fmt_money(line.hourly, currency), _fmt_money(line.monthly, currency),
+        [line.label, line_cell(line, currency), line_cell(line, currency, plan.prices.hours_per_month),
          f"{line.requested_gib:g} / {line.provisioned_gib:g}", _fmt_share(line)]
-        for line in _distinct_costs(plan)[0]
+        for line in distinct_costs(plan)[0]
     ]
     problems = [[f.severity, f.key or "-", f.message] for f in plan.findings]
     return {
@@ -242,25 +225,6 @@ def _changes_lines(plan: SizingPlan) -> list[str]:
     return ["Changes to the stack's gpuPools (every other setting as written):", *[f"- {c}" for c in plan.changes]]
 
 
-def _figures(line: CostLine) -> tuple[float | None, float, float]:
-    return None if line.hourly is None else round(line.hourly, 2), line.requested_gib, line.provisioned_gib
-
-
-def _distinct_costs(plan: SizingPlan) -> tuple[list[CostLine], list[str]]:
-    """The cost lines to print, a baseline that comes to the same figures as a line above it left out (the plan
-    itself, or one whole GPU per replica where that is the plan), and one sentence per line left out."""
-    shown: list[CostLine] = []
-    same: list[str] = []
-    for key in COST_ORDER:
-        line = plan.costs[key]
-        twin = next((s for s in shown if _figures(s) == _figures(line)), None)
-        if twin is None:
-            shown.append(line)
-        else:
-            same.append(f"{line.label[:1].upper()}{line.label[1:]}: the same cost and GPU memory as {twin.label}.")
-    return shown, same
-
-
 def to_text(plan: SizingPlan) -> str:
     """The report for a terminal: aligned tables, the problems, and the gpuPools snippet."""
     out = [f"Sizing (a slice counts for its nominal GPU memory less {plan.margin_percent} %)", _usable_line(plan), ""]
@@ -269,8 +233,8 @@ def to_text(plan: SizingPlan) -> str:
             out += [f"{title}: none", ""]
             continue
         out += [f"{title}:", *text_table(header, rows), ""]
-        if title == "cost" and _distinct_costs(plan)[1]:
-            out += [*_distinct_costs(plan)[1], ""]
+        if title == "cost" and distinct_costs(plan)[1]:
+            out += [*distinct_costs(plan)[1], ""]
         if title == "workloads" and plan.notes:
             out += [*plan.notes, ""]
     out += [_prices_line(plan), ""]
@@ -303,7 +267,7 @@ def to_markdown(plan: SizingPlan, heading_level: int = 3) -> str:
         if key == "workloads" and plan.notes:
             out += [*(f"- {n}" for n in plan.notes), ""]
         if key == "cost":
-            same = _distinct_costs(plan)[1]
+            same = distinct_costs(plan)[1]
             out += [*(f"- {n}" for n in same), *([""] if same else []), _prices_line(plan), ""]
     changes = _changes_lines(plan)
     if changes:
