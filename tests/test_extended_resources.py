@@ -234,3 +234,10 @@ def test_a_section_left_partly_out_raises_no_rule_on_the_defaults_standing_in():
     data["samples"] = {"workload": False, "extendedResourceName": "aks-dra-vgpu.io/a10-8gib"}
     assert [line.partition(":")[0] for line in loaded_problems(data)] == [
         "extendedResources.domain", "extendedResources.nvidiaGpu"]
+
+
+@pytest.mark.parametrize("value", ["08GiB", "9" * 5000 + "GiB"])
+def test_nvidia_gpu_is_a_size_as_the_sizes_are_written(value):
+    found = problems(stack(extendedResources={"nvidiaGpu": value}))
+    assert len(found) == 1 and found[0].startswith(f"extendedResources.nvidiaGpu: '{value}' is not an A10 slice size "
+                                                   "(4GiB, 8GiB, 12GiB, 24GiB), a MIG profile (1g.5gb, ")

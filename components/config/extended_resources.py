@@ -18,8 +18,6 @@ and NVIDIA owns that domain. So the per-size names are `<domain>/a10-<N>gib` und
 
 from __future__ import annotations
 
-import re
-
 from pydantic import Field, field_validator
 
 from ..catalog import MIG_SIZES, SIZE_CLASSES
@@ -34,7 +32,6 @@ NOT_SERVED = "none"
 """nvidiaGpu: the package's class maps nvidia.com/gpu and selects nothing, so such pods stay Pending."""
 CHART_CLASS = "any"
 """nvidiaGpu: the chart's gpu.nvidia.com class serves nvidia.com/gpu: any GPU device, whatever its size."""
-_A10_SIZE = re.compile(r"([0-9]+)GiB")
 
 
 def extended_resource_name_problem(name: str) -> str | None:
@@ -76,9 +73,9 @@ def mig_profiles() -> list[str]:
 
 
 def a10_size_of(value: str) -> int | None:
-    """The A10 size class `value` names ('8GiB' -> 8), or None when it names none."""
-    match = _A10_SIZE.fullmatch(value)
-    return int(match.group(1)) if match and int(match.group(1)) in SIZE_CLASSES else None
+    """The A10 size class `value` names ('8GiB' -> 8), or None when it names none: exactly as the size classes are
+    written, so '08GiB' or a number too long to read is told the choices, as any other word is."""
+    return {f"{size}GiB": size for size in SIZE_CLASSES}.get(value)
 
 
 class ExtendedResourcesConfig(Model):
