@@ -182,7 +182,10 @@ def test_the_samples_cannot_take_nvidia_gpu():
 
 @pytest.mark.parametrize("domain, message", [
     ("nvidia.com", "'nvidia.com' is NVIDIA's domain, which defines no per-size A10 names; choose a domain of your own"),
-    ("Example.com", "'Example.com' is not a domain; write a DNS subdomain such as 'aks-dra-vgpu.io'"),
+    ("Example.com", "'Example.com' is not a domain; write a DNS subdomain (lowercase letters, digits, '-' and '.', "
+     "each part starting and ending with a letter or digit) such as 'aks-dra-vgpu.io'"),
+    ("a" * 61 + "." + "b" * 61 + "." + "c" * 61 + "." + "d" * 61, "is 247 characters; a domain of extended resource "
+     "names is at most 244 (Kubernetes checks 'requests.<domain>' as a DNS subdomain of at most 253)"),
     ("k8s.kubernetes.io", "gives no valid names: 'k8s.kubernetes.io/a10-24gib' is not an extended resource name: it is "
      "in the kubernetes.io namespace"),
 ])
@@ -208,7 +211,7 @@ def test_a_mistyped_key_of_the_section_hides_none_of_its_other_rules():
     data["cluster"]["kubernetesVersion"] = "1.35"
     data["gpuPools"][0]["kubernetesVersion"] = "1.34"
     found = loaded_problems(data)
-    assert found[0] == "extendedResources.domain: 'X' is not a domain; write a DNS subdomain such as 'aks-dra-vgpu.io'"
+    assert found[0].startswith("extendedResources.domain: 'X' is not a domain; write a DNS subdomain")
     assert sorted(found[1:]) == [
         "extendedResources.nvidiaGpu: '12GiB' is no slice the pools offer; choose one of 8GiB, 24GiB, none, any",
         "extendedResources: needs Kubernetes 1.36 or newer (cluster.kubernetesVersion is '1.35'): before 1.36 the "

@@ -28,6 +28,8 @@ NVIDIA_GPU = "nvidia.com/gpu"
 """The device plugin's name for a whole GPU (or an A10 vGPU slice): what most GPU workloads ask for."""
 NVIDIA_DOMAIN = "nvidia.com"
 DEFAULT_DOMAIN = "aks-dra-vgpu.io"
+DOMAIN_MAX = 253 - len("requests.")
+"""The longest domain whose names pass IsExtendedResourceName (its `requests.<name>` prefix is a DNS subdomain)."""
 NOT_SERVED = "none"
 """nvidiaGpu: the package's class maps nvidia.com/gpu and selects nothing, so such pods stay Pending."""
 CHART_CLASS = "any"
@@ -104,8 +106,12 @@ class ExtendedResourcesConfig(Model):
     @field_validator("domain")
     @classmethod
     def _domain(cls, v: str) -> str:
+        if len(v) > DOMAIN_MAX:  # IsExtendedResourceName checks 'requests.<domain>/...' as a 253-character prefix
+            raise ValueError(f"is {len(v)} characters; a domain of extended resource names is at most {DOMAIN_MAX} "
+                             f"(Kubernetes checks 'requests.<domain>' as a DNS subdomain of at most 253)")
         if not DNS_SUBDOMAIN.fullmatch(v):
-            raise ValueError(f"'{v}' is not a domain; write a DNS subdomain such as '{DEFAULT_DOMAIN}'")
+            raise ValueError(f"'{v}' is not a domain; write a DNS subdomain (lowercase letters, digits, '-' and '.', "
+                             f"each part starting and ending with a letter or digit) such as '{DEFAULT_DOMAIN}'")
         if v == NVIDIA_DOMAIN or v.endswith(f".{NVIDIA_DOMAIN}"):
             raise ValueError(f"'{v}' is NVIDIA's domain, which defines no per-size A10 names; choose a domain of your "
                              f"own, e.g. '{DEFAULT_DOMAIN}'")
