@@ -385,6 +385,21 @@ def test_device_class_selectors_update_in_place_with_a_note():
     assert any("claims already allocated keep" in w for w in one(diff_plans(old, new), "dc").warnings)
 
 
+@pytest.mark.parametrize("before, after, said", [
+    ("a.io/a10-8gib", "b.io/a10-8gib", "the class now serves the new name only; pods already running keep their claims, "
+     "and a pod not yet scheduled that asks for the old name stays Pending"),
+    ("a.io/a10-8gib", None, "the class serves no name any more"),
+    (None, "a.io/a10-8gib", "pods not yet scheduled that ask for the name are given a device of this class"),
+])
+def test_a_device_class_s_extended_resource_name_says_which_pods_it_serves_not_the_selectors(before, after, said):
+    def spec(name: str | None) -> dict[str, Any]:
+        return {"spec": {"selectors": [{"cel": {"expression": "a"}}], **({"extendedResourceName": name} if name else {})}}
+
+    warnings = one(diff_plans(plan(res(DEVICE_CLASS, "dc", spec(before))), plan(res(DEVICE_CLASS, "dc", spec(after)))),
+                   "dc").warnings
+    assert len(warnings) == 1 and said in warnings[0] and "selectors" not in warnings[0]
+
+
 def test_the_resources_own_replace_on_changes_option_replaces():
     opts = {"replaceOnChanges": ["nodeLabels"]}
     result = diff_plans(plan(res(POOL, "p", pool(), **opts)), plan(res(POOL, "p", pool(nodeLabels={"a": "b"}), **opts)))

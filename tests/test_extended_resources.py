@@ -225,7 +225,10 @@ def test_the_samples_cannot_take_nvidia_gpu():
 
 @pytest.mark.parametrize("domain, message", [
     ("nvidia.com", "'nvidia.com' is NVIDIA's domain, which defines no per-size A10 names; choose a domain of your own"),
-    ("Example.com", "'Example.com' is not a domain; write a DNS subdomain such as 'aks-dra-vgpu.io'"),
+    ("Example.com", "'Example.com' is not a domain; write a DNS subdomain (lowercase letters, digits, '-' and '.', "
+     "each part starting and ending with a letter or digit) such as 'aks-dra-vgpu.io'"),
+    ("a" * 61 + "." + "b" * 61 + "." + "c" * 61 + "." + "d" * 61, "is 247 characters; a domain of extended resource "
+     "names is at most 244 (Kubernetes checks 'requests.<domain>' as a DNS subdomain of at most 253)"),
     ("k8s.kubernetes.io", "gives no valid names: 'k8s.kubernetes.io/a10-24gib' is not an extended resource name: it is "
      "in the kubernetes.io namespace"),
 ])
@@ -244,3 +247,55 @@ def test_the_plan_tree_names_each_class_and_the_extended_resource_it_serves(serv
         ("metadata.name: aks-dra-vgpu-a10-8gib", "spec.extendedResourceName: aks-dra-vgpu.io/a10-8gib"),
         ("metadata.name: aks-dra-vgpu-nvidia-gpu", "spec.extendedResourceName: nvidia.com/gpu"),
     ]
+
+
+def loaded_problems(data: dict) -> list[str]:
+    """Every problem of the stack as a stack file's settings are read (the cross-section rules on the parts that
+    validated too), as 'key: message'."""
+    import json
+
+    from components.config.loading import stack_config_from_mapping
+
+    with pytest.raises(ConfigError) as err:
+        stack_config_from_mapping({f"aks-dra-vgpu:{key}": json.dumps(value) for key, value in data.items()})
+    return [f"{p.path}: {p.message}" for p in err.value.problems]
+
+
+def test_a_mistyped_key_of_the_section_hides_none_of_its_other_rules():
+    data = stack(extendedResources={"domain": "X", "nvidiaGpu": "12GiB"})
+    data["cluster"]["kubernetesVersion"] = "1.35"
+    data["gpuPools"][0]["kubernetesVersion"] = "1.34"
+    found = loaded_problems(data)
+    assert found[0].startswith("extendedResources.domain: 'X' is not a domain; write a DNS subdomain")
+    assert sorted(found[1:]) == [
+        "extendedResources.nvidiaGpu: '12GiB' is no slice the pools offer; choose one of 8GiB, 24GiB, none, any",
+        "extendedResources: needs Kubernetes 1.36 or newer (cluster.kubernetesVersion is '1.35'): before 1.36 the "
+        "DRAExtendedResource feature gate is alpha and off, and the API server drops the field",
+        "gpuPools[0].kubernetesVersion: '1.34' is older than 1.36, and extendedResources needs the DRAExtendedResource "
+        "gate in every node's kubelet: a 1.34 node admits a pod asking for an extended resource and never prepares its "
+        "claim; pin 1.36 or newer, or leave it unset (the cluster's version)",
+    ]
+
+
+def test_a_section_that_is_no_mapping_still_hears_the_cluster_version():
+    data = stack(extendedResources=["8GiB"])
+    data["cluster"]["kubernetesVersion"] = "1.35"
+    found = loaded_problems(data)
+    assert any(line.startswith("extendedResources: must be a mapping") for line in found)
+    assert any(line.startswith("extendedResources: needs Kubernetes 1.36 or newer") for line in found)
+
+
+def test_a_section_left_partly_out_raises_no_rule_on_the_defaults_standing_in():
+    # slices: false beside a refused nvidiaGpu is not 'maps no name'; a refused domain does not make the samples'
+    # name collide with the default domain's
+    data = stack(extendedResources={"slices": False, "nvidiaGpu": 8, "domain": "X"})
+    data["samples"] = {"workload": False, "extendedResourceName": "aks-dra-vgpu.io/a10-8gib"}
+    assert [line.partition(":")[0] for line in loaded_problems(data)] == [
+        "extendedResources.domain", "extendedResources.nvidiaGpu"]
+
+
+@pytest.mark.parametrize("value", ["08GiB", "9" * 5000 + "GiB"])
+def test_nvidia_gpu_is_a_size_as_the_sizes_are_written(value):
+    found = problems(stack(extendedResources={"nvidiaGpu": value}))
+    assert len(found) == 1 and found[0].startswith(f"extendedResources.nvidiaGpu: '{value}' is not an A10 slice size "
+                                                   "(4GiB, 8GiB, 12GiB, 24GiB), a MIG profile (1g.5gb, ")

@@ -140,3 +140,14 @@ def test_a_client_secret_written_as_client_id_is_refused_without_repeating_it():
                                  "the application's client ID, a GUID such as '00000000-0000-0000-0000-000000000000', "
                                  "and keep the secret out of the stack file")
     assert CLIENT_SECRET not in str(raised.value)
+
+
+@pytest.mark.parametrize("section, key", [("cluster", "name"), ("cluster", "location"),
+                                          ("extendedResources", "domain"), ("extendedResources", "nvidiaGpu")])
+def test_a_credential_pasted_where_a_setting_goes_is_refused_without_being_quoted(section, key):
+    data = {**MINIMAL_STACK, "cluster": dict(MINIMAL_STACK["cluster"])}
+    data[section] = {**data.get(section, {}), key: CONNECTION}
+    with pytest.raises(ConfigError) as raised:
+        stack_config_from_mapping(as_config(data))
+    assert f"{section}.{key}: '[secret]' is not" in str(raised.value)
+    assert ACCOUNT_KEY not in str(raised.value)

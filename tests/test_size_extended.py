@@ -72,3 +72,32 @@ def test_size_refuses_nvidia_gpu_without_a_stack(capsys):
     doc = json.loads(out)
     assert status == 3 and doc["problems"][0]["message"] == (
         "infer: what nvidia.com/gpu gives depends on the stack (extendedResources.nvidiaGpu): add --stack")
+
+
+@pytest.mark.parametrize("text, said", [
+    ("x=nvidia.com/gpux99999999999", "too many digits; GiB is more than 0 and at most 1024, COUNT at least 1 and at "
+     "most 10000"),
+    ("x=nvidia.com/gpux10001", "GiB is more than 0 and at most 1024, COUNT at least 1 and at most 10000"),
+    ("x=99999GiB@nvidia.com/gpu", "GiB is more than 0 and at most 1024, COUNT at least 1 and at most 10000"),
+    ("x=0GiB@nvidia.com/gpu", "GiB is more than 0 and at most 1024, COUNT at least 1 and at most 10000"),
+])
+def test_numbers_out_of_range_are_told_the_limits_not_taken_for_a_resource_name(text, said):
+    with pytest.raises(ValueError) as err:
+        parse_extended(text)
+    assert str(err.value).endswith(said)
+
+
+def test_an_at_sign_without_a_resource_is_told_the_extended_syntax(capsys):
+    status, _, err = run(capsys, "--workload", "x=@", "--workload", "y=8GiB@")
+    assert status == 2
+    assert "--workload 'x=@': expected NAME=[GiB@]RESOURCE[xCOUNT], e.g. 'infer=nvidia.com/gpu'" in err
+    assert "--workload 'y=8GiB@': expected NAME=[GiB@]RESOURCE[xCOUNT]" in err
+
+
+def test_extended_workloads_share_the_names_and_spot_of_the_others(capsys):
+    status, _, err = run(capsys, "--stack", "serving", "--workload", "x=8", "--workload", "x=nvidia.com/gpu")
+    assert status == 2 and "workload 'x' is named twice; give each workload its own name" in err
+    status, out, err = run(capsys, "--stack", "serving", "--workload", "a=3", "--workload", "x=nvidia.com/gpu",
+                           "--spot", "x", "--json")
+    assert "--spot" not in err
+    assert {w["name"]: w["spot"] for w in json.loads(out)["workloads"]} == {"a": False, "x": True}

@@ -147,3 +147,18 @@ def test_a_size_without_a_price_in_the_region_is_said_not_costed_at_zero(capsys)
     assert doc["cost"]["plan"]["hourly"] is None
     _, out = size(capsys, "--workload", "x=126.9", "--family", "mig")
     assert "0.00 USD" not in out
+
+
+def test_the_cheapest_plan_costs_a_move_by_the_two_kinds_of_node_it_changes(capsys, monkeypatch):
+    # 60 workloads of every size: the search evaluates each move in constant work (it re-counted the whole plan for
+    # every candidate, some 90 s for 100 workloads); counted in cost evaluations, not in seconds.
+    from components.sizing import choice
+
+    calls = []
+    counted = choice.node_count
+    monkeypatch.setattr(choice, "node_count", lambda *a: calls.append(a) or counted(*a))
+    sizes = [1, 3, 5, 7, 9, 11, 14, 17, 20, 22, 30, 38, 45, 60, 70]
+    argv = [f"--workload=w{i}={sizes[i % len(sizes)]}x{1 + i % 7}" for i in range(60)]
+    doc = size_json(capsys, *argv)
+    assert len(doc["workloads"]) == 60
+    assert 0 < len(calls) < 1_000_000  # some 600 000 here: four per candidate move

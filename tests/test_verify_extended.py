@@ -222,3 +222,23 @@ def test_smoke_fails_when_the_charts_class_serves_nvidia_gpu(serving, fast):
     verdict = extended_smoke(doc)["nvidia.com/gpu"]
     assert verdict["status"] == "fail" and verdict["message"].startswith(
         "the scheduler's claim names gpu.nvidia.com, not the stack's aks-dra-vgpu-nvidia-gpu")
+
+
+def test_a_class_whose_timestamp_does_not_read_counts_as_oldest_not_a_traceback():
+    odd = device_class("aks-dra-vgpu-nvidia-gpu", "nvidia.com/gpu", "yesterday")
+    naive = device_class("gpu.nvidia.com", "nvidia.com/gpu", "2026-12-01T10:00:00")
+    assert serving_class([odd, naive], "nvidia.com/gpu") is naive
+    assert serving_class([device_class("a", "nvidia.com/gpu", None), odd], "nvidia.com/gpu")["metadata"]["name"] == "a"
+
+
+def test_a_pod_whose_recorded_claim_is_gone_is_not_said_to_be_unscheduled(serving):
+    cluster = cluster_of(serving)
+    mapped = extended_pod("chat", "nvidia.com/gpu", "u1", "chat-extended-resources-gone")
+    unmapped = extended_pod("old", "example.com/retired", "u2", "old-extended-resources-gone")  # no class maps it now
+    cluster.pods["inference"] = [mapped, unmapped]
+    found = checks(components.verify(serving, FakeClient(cluster)), "extended-pod")
+    assert found["inference/chat"]["status"] == "warn"
+    assert found["inference/chat"]["message"] == (
+        "asks for nvidia.com/gpu: the scheduler recorded claim chat-extended-resources-gone for it, which the cluster "
+        "does not list (deleted, or not readable by this user)")
+    assert found["inference/old"]["message"].startswith("asks for example.com/retired: the scheduler recorded claim ")

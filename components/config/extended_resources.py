@@ -18,7 +18,6 @@ and NVIDIA owns that domain. So the per-size names are `<domain>/a10-<N>gib` und
 
 from __future__ import annotations
 
-import re
 from typing import Annotated
 
 from pydantic import Field, WithJsonSchema, field_validator
@@ -31,11 +30,12 @@ NVIDIA_GPU = "nvidia.com/gpu"
 """The device plugin's name for a whole GPU (or an A10 vGPU slice): what most GPU workloads ask for."""
 NVIDIA_DOMAIN = "nvidia.com"
 DEFAULT_DOMAIN = "aks-dra-vgpu.io"
+DOMAIN_MAX = 253 - len("requests.")
+"""The longest domain whose names pass IsExtendedResourceName (its `requests.<name>` prefix is a DNS subdomain)."""
 NOT_SERVED = "none"
 """nvidiaGpu: the package's class maps nvidia.com/gpu and selects nothing, so such pods stay Pending."""
 CHART_CLASS = "any"
 """nvidiaGpu: the chart's gpu.nvidia.com class serves nvidia.com/gpu: any GPU device, whatever its size."""
-_A10_SIZE = re.compile(r"([0-9]+)GiB")
 
 
 def extended_resource_name_problem(name: str) -> str | None:
@@ -77,9 +77,9 @@ def mig_profiles() -> list[str]:
 
 
 def a10_size_of(value: str) -> int | None:
-    """The A10 size class `value` names ('8GiB' -> 8), or None when it names none."""
-    match = _A10_SIZE.fullmatch(value)
-    return int(match.group(1)) if match and int(match.group(1)) in SIZE_CLASSES else None
+    """The A10 size class `value` names ('8GiB' -> 8), or None when it names none: exactly as the size classes are
+    written, so '08GiB' or a number too long to read is told the choices, as any other word is."""
+    return {f"{size}GiB": size for size in SIZE_CLASSES}.get(value)
 
 
 def nvidia_gpu_values() -> list[str]:
@@ -117,8 +117,12 @@ class ExtendedResourcesConfig(Model):
     @field_validator("domain")
     @classmethod
     def _domain(cls, v: str) -> str:
+        if len(v) > DOMAIN_MAX:  # IsExtendedResourceName checks 'requests.<domain>/...' as a 253-character prefix
+            raise ValueError(f"is {len(v)} characters; a domain of extended resource names is at most {DOMAIN_MAX} "
+                             f"(Kubernetes checks 'requests.<domain>' as a DNS subdomain of at most 253)")
         if not DNS_SUBDOMAIN.fullmatch(v):
-            raise ValueError(f"'{v}' is not a domain; write a DNS subdomain such as '{DEFAULT_DOMAIN}'")
+            raise ValueError(f"'{v}' is not a domain; write a DNS subdomain (lowercase letters, digits, '-' and '.', "
+                             f"each part starting and ending with a letter or digit) such as '{DEFAULT_DOMAIN}'")
         if v == NVIDIA_DOMAIN or v.endswith(f".{NVIDIA_DOMAIN}"):
             raise ValueError(f"'{v}' is NVIDIA's domain, which defines no per-size A10 names; choose a domain of your "
                              f"own, e.g. '{DEFAULT_DOMAIN}'")

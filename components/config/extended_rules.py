@@ -16,7 +16,7 @@ collected (`stack.cross_problems`), each on the parts that validated.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..catalog import DRIVER_CHARTS, GPU_DEVICE_CLASS
@@ -110,22 +110,25 @@ def pool_version_problems(pools: Iterable[tuple[int, Any]], users: str, pools_ke
 def extended_problems(
     extended: ExtendedResourcesConfig | None, samples: SamplesConfig | None, cluster_version: str | None,
     pools: list[tuple[int, Any]], all_pools: bool, driver_enabled: bool | None, chart_version: str | None,
+    left_out: Sequence[str] = (),
 ) -> list[tuple[str, str]]:
     """Every rule of the extendedResources section and of samples.extendedResourceName, on what validated (None:
-    did not). `pools` are the pools that validated, by index; `all_pools` whether that is all of them."""
+    did not). `pools` are the pools that validated, by index; `all_pools` whether that is all of them; `left_out` the
+    section's keys that failed (its version rules, which read none of them, still run; a rule reading one does not)."""
     problems: list[tuple[str, str]] = []
     sample_name = samples.extended_resource_name if samples is not None and samples.enabled else None
-    users = [k for k, on in (("extendedResources", extended is not None),
+    written = extended is not None or bool(left_out)
+    users = [k for k, on in (("extendedResources", written),
                              ("samples.extendedResourceName", sample_name is not None)) if on]
     problems += pool_version_problems(pools, " and ".join(users)) if users else []
+    key = "extendedResources"
+    problems += [found] if written and (found := cluster_version_problem(cluster_version, key)) else []
     if extended is None:  # samples.extendedResourceName's cluster version: stack.cross_problems says it
         return problems
-    key = "extendedResources"
-    problems += [found] if (found := cluster_version_problem(cluster_version, key)) else []
     choice = extended.nvidia_gpu
     if all_pools and not pools:
         problems.append((key, "there are no GPU pools whose slices it could map"))
-    if not extended.slices and choice is None:
+    if not extended.slices and choice is None and not left_out:
         problems.append((key, "maps no name: set slices: true, or nvidiaGpu"))
     if all_pools and (found := nvidia_gpu_offer_problem(choice, pools)):
         problems.append((f"{key}.nvidiaGpu", found))
@@ -142,6 +145,8 @@ def extended_problems(
             f"'{CHART_CLASS}' leaves nvidia.com/gpu to the chart's {GPU_DEVICE_CLASS} class, which chart "
             f"'{chart_version}' gives no extendedResourceName here, so nothing would serve it; choose a slice "
             f"({', '.join(nvidia_gpu_choices(pools)[:-1])}) or use a chart that maps it")))
+    if left_out:  # the names below follow from slices, domain and nvidiaGpu together
+        return problems
     ours = package_names(extended, pools)
     for name, cls in ours.items():
         if name != NVIDIA_GPU and name in chart_names:

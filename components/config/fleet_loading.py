@@ -14,7 +14,15 @@ import pulumi
 
 from .errors import ConfigError, Problem
 from .fleet import FLEET_KEY, FleetConfig, raw_duplicate_problems
-from .loading import NEAR_MISS_CUTOFF, PROJECT, STACK_KEYS, _decode, redact, warn_plain_credentials
+from .loading import (
+    NEAR_MISS_CUTOFF,
+    PROJECT,
+    STACK_KEYS,
+    _decode,
+    credential_texts,
+    redact,
+    warn_plain_credentials,
+)
 from .validation import validate
 
 
@@ -50,7 +58,7 @@ def fleet_config_from_mapping(
                      if (p := Problem(f"{FLEET_KEY}.updateStrategy.{key}", message)) not in problems]
     if problems:
         secret = f"{project}:{FLEET_KEY}" in secret_keys
-        raise ConfigError(redact(problems, [raw] if secret else [])) from None
+        raise ConfigError(redact(problems, ([raw] if secret else []) + credential_texts({FLEET_KEY: raw}))) from None
     return fleet
 
 

@@ -95,8 +95,23 @@ def stack_config_from_mapping(
         problems += [p for p in partial_problems(data) if p not in problems]
         stack = None
     if problems:
-        raise ConfigError(redact(problems, [data[key] for key in sorted(secret)])) from None
+        raise ConfigError(redact(problems, [data[key] for key in sorted(secret)] + credential_texts(data))) from None
     return stack.with_secret_sections(secret)
+
+
+def credential_texts(data: Mapping[str, Any]) -> list[str]:
+    """Every plain value of the sections that looks like a credential: a problem never quotes one (a connection string
+    pasted under cluster.name is refused without being shown), as plan and diff never show it."""
+    from .credentials import plain_credentials
+
+    found = []
+    for section, value in data.items():
+        for credential in plain_credentials(value, section):
+            leaf = value
+            for part in credential.parts[1:]:
+                leaf = leaf[part]
+            found.append(leaf)
+    return found
 
 
 def _decode(raw: Any) -> Any:

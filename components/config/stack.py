@@ -63,7 +63,7 @@ class StackConfig(Model):
         problems = cross_problems(self.cluster, list(enumerate(self.gpu_pools)), True, self.dra_driver.namespace,
                                   self.samples, self.cluster.system_pool.name, self.dra_driver.release_name,
                                   driver=self.dra_driver, driver_chart=self.dra_driver.chart_version,
-                                  extended=(self.extended_resources, True))
+                                  extended=(self.extended_resources, []))
         if self.fleet_membership is not None:
             problem = member_name_problem(self.fleet_membership, self.cluster.name)
             problems += [problem] if problem else []
@@ -82,15 +82,15 @@ def cross_problems(
     names: list[tuple[int, str]] | None = None, pool_count: int | None = None, driver: DraDriverConfig | None = None,
     monitoring: tuple[MonitoringConfig | None, str | None, list[str]] | None = None, cluster_left_out: list[str] = (),
     driver_chart: str | None = None, cluster_version: str | None = None,
-    extended: tuple[ExtendedResourcesConfig | None, bool] = (None, False),
+    extended: tuple[ExtendedResourcesConfig | None, list[str]] = (None, []),
 ) -> list[tuple[str, str]]:
     """Every check that spans sections, each run when the parts it reads validated (`pools` are the pools that did, by
     index; `all_pools` says whether that is all of them; the driver's namespace and release and the system pool's
     name, when they did; `names`: every pool name that is a valid name, also of a pool that did not validate, default
     the validated pools'; `pool_count`: how many pools are written; `cluster_left_out`: the cluster's keys that failed,
     so the cluster is its other keys, and a rule reading one of those does not run; `cluster_version`: the cluster's
-    Kubernetes version when only that much validated; `extended`: the extendedResources section and whether it
-    validated), so one run lists every mistake."""
+    Kubernetes version when only that much validated; `extended`: the extendedResources section with its keys that
+    failed left out, and those keys), so one run lists every mistake."""
     problems: list[tuple[str, str]] = []
 
     def reads(key: str) -> bool:  # the cluster's key a rule reads is the user's, not a default standing in for it
@@ -138,10 +138,10 @@ def cross_problems(
     # MIG pools beside the driver section: its gates and chart version, each judged when it validated.
     problems += driver_mig_problems(driver_chart, driver.feature_gates if driver else None, pools,
                                     "draDriver.chartVersion", "draDriver.featureGates")
-    section, _ = extended
-    if section is not None or samples is not None:
+    section, section_left_out = extended
+    if section is not None or section_left_out or samples is not None:
         problems += extended_problems(section, samples, version, pools, all_pools,
-                                      driver.enabled if driver else None, driver_chart)
+                                      driver.enabled if driver else None, driver_chart, section_left_out)
     if samples is not None:
         a10 = [(index, pool) for index, pool in pools if not pool.is_mig]
         problems += _sample_memory(samples, a10, all_pools) + _derived_names(samples, a10)
@@ -257,6 +257,19 @@ def _part_version(raw_cluster: Any) -> str | None:
         return None
 
 
+def _extended_part(raw: Any) -> tuple[ExtendedResourcesConfig | None, list[str]]:
+    """The extendedResources section with its keys that failed left out, and those keys (["extendedResources"]: the
+    whole section is unusable); (None, []) when it is not written. Its version rules read none of its keys, so they
+    are judged even beside a mistyped domain."""
+    if raw is None:
+        return None, []
+    whole = _part(ExtendedResourcesConfig, raw)
+    if whole is not None:
+        return whole, []
+    part, left_out = salvage(ExtendedResourcesConfig, raw) if isinstance(raw, Mapping) else (None, [])
+    return part, (left_out or ["extendedResources"]) if part is not None else ["extendedResources"]
+
+
 def partial_problems(data: Any) -> list[Problem]:
     """The cross-section checks on the sections (and pools) of raw stack data that validate on their own: what a
     failed whole-stack validation did not get to check, so one run reports every mistake."""
@@ -275,7 +288,7 @@ def partial_problems(data: Any) -> list[Problem]:
         namespace = driver
     samples = _part(SamplesConfig, data.get("samples", {}))
     raw_extended = data.get("extendedResources")
-    extended = _part(ExtendedResourcesConfig, raw_extended) if raw_extended is not None else None
+    extended, extended_left_out = _extended_part(raw_extended)
     raw = data.get("gpuPools")
     raw_pools = list(raw) if isinstance(raw, list) else []
     found = [(i, _part(GpuPoolConfig, p)) for i, p in enumerate(raw_pools)]
@@ -294,7 +307,7 @@ def partial_problems(data: Any) -> list[Problem]:
                               (watched, cluster_name, left_out), cluster_left_out,
                               driver.chart_version if driver else _part_chart(raw_driver),
                               None if cluster else _part_version(raw_cluster),
-                              (extended, raw_extended is None or extended is not None))
+                              (extended, extended_left_out))
     membership = _part(FleetMembershipConfig, data.get("fleetMembership"))
     if membership is not None and cluster_name is not None:
         problem = member_name_problem(membership, cluster_name)

@@ -3,7 +3,7 @@
 A node is bought whole, so a slice's price alone does not decide: a 40 GiB workload on a 3g.47gb (half of an H100 NVL
 node, 3.49 USD a slice) pays for the whole node (6.98), while a 7g.80gb (a whole A100 node, 3.67) holds it for less.
 So the plan is costed as it will be bought: workloads on the same kind of slice (VM size, and MIG profile) share its
-nodes (`placement.nodes_of`: slices already bought are filled before a node is added), and each node costs its
+nodes (`placement.node_count`: slices already bought are filled before a node is added), and each node costs its
 region's price. The choice, per workload asked for by memory on one device, is among every slice of the open families
 that holds it at the margin (`slice_kinds.holds`, the rule the report prints as usable):
 
@@ -20,16 +20,14 @@ pools, and those no priced slice holds keep the placement the family rules gave 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..kubernetes.claim_templates import claim_template_name
 from ..kubernetes.mig_claims import mig_template_name
 from .families import Family, Offer, mig_ready, offers, rank
 from .model import Placement, Workload
-from .placement import nodes_of
+from .placement import node_count
 from .prices import PriceTable
 
-SAVING = 0.005  # USD an hour: less is a tie (the report prints cents)
+SAVING = 5000  # micro-USD an hour (half a cent): less is a tie (the report prints cents)
 Key = tuple[str, str | None]  # (VM size, MIG profile or None): one kind of node
 
 
@@ -42,22 +40,36 @@ def _free(p: Placement) -> bool:
     return p.vm_size is not None and not p.stack_pools and mig_ready(p.workload) is None
 
 
-def _cost(groups: dict[Key, list[Workload]], by_key: dict[Key, Offer]) -> float:
-    """What the new pools' nodes cost an hour (kinds of node without a price count nothing)."""
-    total = 0.0
-    for key, here in groups.items():
-        o = by_key[key]
-        if here and o.node_hourly is not None:
-            total += nodes_of(o.per_node, (Placement(w, None, None, None, []) for w in here)) * o.node_hourly
-    return total
+class _Costs:
+    """What the new pools' nodes cost an hour, in whole micro-USD (sums are exact, so equal plans tie exactly), from
+    the replicas on each kind of node: a kind's cost depends on its counts alone (`placement.node_count`), so a move
+    is costed by the two kinds it changes, not by re-counting the plan."""
 
+    def __init__(self, by_key: dict[Key, Offer], fixed: dict[Key, list[Workload]]) -> None:
+        self.per_node = {k: o.per_node for k, o in by_key.items()}
+        self.hourly = {k: round((o.node_hourly or 0.0) * 1_000_000) for k, o in by_key.items()}
+        self.pairs = {k: sum(w.count for w in fixed.get(k, []) if w.devices == 2) for k in by_key}
+        self.singles = {k: sum(w.count for w in fixed.get(k, []) if w.devices == 1) for k in by_key}
 
-def _groups(fixed: dict[Key, list[Workload]], choice: dict[str, Key], free: dict[str, Workload]
-            ) -> dict[Key, list[Workload]]:
-    groups = {k: list(v) for k, v in fixed.items()}
-    for name, key in choice.items():
-        groups.setdefault(key, []).append(free[name])
-    return groups
+    def of(self, key: Key, free_singles: int) -> int:
+        """One kind of node's cost with `free_singles` free replicas beside its fixed ones."""
+        return node_count(self.per_node[key], self.pairs[key], self.singles[key] + free_singles) * self.hourly[key]
+
+    def load(self, choice: dict[str, Key], free: dict[str, Workload]) -> dict[Key, int]:
+        """Free replicas per kind of node."""
+        found = dict.fromkeys(self.per_node, 0)
+        for name, key in choice.items():
+            found[key] += free[name].count
+        return found
+
+    def total(self, load: dict[Key, int]) -> int:
+        """The plan's cost with this load."""
+        return sum(self.of(key, count) for key, count in load.items())
+
+    def moved(self, cost: int, load: dict[Key, int], frm: Key, to: Key, count: int) -> int:
+        """The plan's cost once `count` replicas move from `frm` to `to`."""
+        return (cost - self.of(frm, load[frm]) - self.of(to, load[to])
+                + self.of(frm, load[frm] - count) + self.of(to, load[to] + count))
 
 
 def _alone(w: Workload, held: list[Offer], given: Key | None) -> Key:
@@ -69,19 +81,22 @@ def _alone(w: Workload, held: list[Offer], given: Key | None) -> Key:
     return _key(min(held, key=cost))
 
 
-def _gather(key: Key, choice: dict[str, Key], movable: list[str], cost_of: Callable[[dict[str, Key]], float]
-            ) -> tuple[float, dict[str, Key]]:
+def _gather(key: Key, choice: dict[str, Key], movable: list[str], free: dict[str, Workload], costs: _Costs
+            ) -> tuple[int, dict[str, Key]]:
     """Workloads moved onto one kind of slice one at a time, the cheapest move first; the cheapest state seen."""
-    trial = dict(choice)
-    best_cost, best = cost_of(trial), dict(trial)
+    trial, load = dict(choice), costs.load(choice, free)
+    cost = costs.total(load)
+    best_cost, best = cost, dict(trial)
     left = list(movable)
     while left:
-        name = min(left, key=lambda n: (cost_of({**trial, n: key}), n))
+        name = min(left, key=lambda n: (costs.moved(cost, load, trial[n], key, free[n].count), n))
+        cost = costs.moved(cost, load, trial[name], key, free[name].count)
+        load[trial[name]] -= free[name].count
+        load[key] += free[name].count
         trial[name] = key
         left.remove(name)
-        here = cost_of(trial)
-        if here < best_cost:
-            best_cost, best = here, dict(trial)
+        if cost < best_cost:
+            best_cost, best = cost, dict(trial)
     return best_cost, best
 
 
@@ -105,17 +120,15 @@ def choose(placements: list[Placement], margin_percent: int, device_class: str, 
     if not free:
         return placements
     choice = {name: _alone(free[name], held[name], given[name]) for name in free}
-
-    def cost_of(c: dict[str, Key]) -> float:
-        return _cost(_groups(fixed, c, free), by_key)
-
-    current = cost_of(choice)
+    holders = {name: {_key(o) for o in held[name]} for name in free}
+    costs = _Costs(by_key, fixed)
+    current = costs.total(costs.load(choice, free))
     while True:
         best_cost, best = current, choice
         for key in by_key:
-            movable = [n for n in free if choice[n] != key and any(_key(o) == key for o in held[n])]
+            movable = [n for n in free if choice[n] != key and key in holders[n]]
             if movable:
-                cost, trial = _gather(key, choice, movable, cost_of)
+                cost, trial = _gather(key, choice, movable, free, costs)
                 if cost < best_cost - SAVING:
                     best_cost, best = cost, trial
         if best is choice:

@@ -31,8 +31,8 @@ from ..config import (
 )
 from ..config.base import unset
 from ..config.fleet_loading import is_fleet_stack
-from .extended import is_extended, parse_extended, resolve
-from .model import SLICE_SIZES, Finding
+from .extended import extended_name, is_extended, parse_extended, resolve
+from .model import MAX_COUNT, MAX_GIB, SLICE_SIZES, Finding
 from .planner import Workload, plan_sizing
 from .report import to_json, to_markdown, to_text
 
@@ -40,7 +40,6 @@ EXIT_FITS, EXIT_DOES_NOT_FIT = 0, 3
 _WORKLOAD = re.compile(r"(?P<name>[A-Za-z0-9][-A-Za-z0-9_.]*)=(?P<gib>[0-9]+(\.[0-9]+)?)(?:GiB|Gi)?(?:x(?P<count>[0-9]+))?",
                        re.ASCII | re.IGNORECASE)
 _NAME = re.compile(r"[A-Za-z0-9][-A-Za-z0-9_.]{0,62}", re.ASCII)
-MAX_GIB, MAX_COUNT = 1024, 10000
 WORKLOAD_SYNTAX = "NAME=GiB[xCOUNT], e.g. 'embed=3x4' (3 GiB of GPU memory, 4 replicas) or 'llm=20'"
 _SLICE = re.compile(r"(?P<name>[A-Za-z0-9][-A-Za-z0-9_.]*)=(?P<gb>[0-9]+)(?:GiB|Gi|GB|G)?(?:x(?P<count>[0-9]+))?",
                     re.ASCII | re.IGNORECASE)
@@ -195,10 +194,10 @@ def collect_workloads(args: argparse.Namespace) -> list[Workload]:
                 workloads.append(parse(text))
             except ValueError as exc:
                 problems.append(Problem("", str(exc)))
-    names = [w.name for w in workloads]
+    names = [w.name for w in workloads] + [extended_name(t) for t in extended]
     spot = getattr(args, "spot", None) or []
     for name in spot:
-        if name not in names and workloads:
+        if name not in names and names:
             problems.append(Problem("", f"--spot '{name}': no workload is named '{name}'; name one of {', '.join(names)}"))
     workloads = [replace(w, spot=True) if w.name in spot else w for w in workloads]
     problems += [Problem("", f"workload '{n}' is named twice; give each workload its own name")
@@ -297,7 +296,9 @@ def run(args: argparse.Namespace) -> int:
     sharing = args.sharing or ("memory" if stack and any(p.sharing == "memory" for p in stack.gpu_pools) else "none")
     # beside the one-slice-per-replica answer, and compared with it: the packing onto shared slices (sizing.packing)
     margin = (stack.samples if stack else SamplesConfig()).memory_margin_percent
-    resolved = [resolve(ask, stack, margin) for ask in asks]
+    spot = set(getattr(args, "spot", None) or [])
+    resolved = [(replace(w, spot=True) if w is not None and w.name in spot else w, found, note)
+                for w, found, note in (resolve(ask, stack, margin) for ask in asks)]
     workloads = [*results.get("workloads", []), *(w for w, _, _ in resolved if w is not None)]
     plan = plan_sizing(workloads, prices, stack, written_pools=written, price_findings=notice,
                        sharing=sharing == "memory", family=getattr(args, "family", None), compare_families=True)

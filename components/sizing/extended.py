@@ -16,11 +16,13 @@ from ..config import StackConfig
 from ..config.extended_resources import NVIDIA_GPU, extended_resource_name_problem
 from ..kubernetes.extended_classes import chart_extended_names, extended_classes
 from ..kubernetes.slice_kinds import Slice, a10_slice, mig_kinds, order, usable_memory_gib
-from .model import Finding, Workload
+from .model import MAX_COUNT, MAX_GIB, Finding, Workload
 from .placement import a_slice
 
-_EXTENDED = re.compile(r"(?P<name>[A-Za-z0-9][-A-Za-z0-9_.]{0,62})=(?:(?P<gib>[0-9]{1,4}(\.[0-9]+)?)(?:GiB|Gi)?@)?"
-                       r"(?P<resource>[^\s/@=]+/[^\s/@=]+?)(?:x(?P<count>[0-9]{1,5}))?", re.ASCII)
+# The numbers are read whole and checked against the limits after, so a count too long is not taken for part of the
+# resource name ('nvidia.com/gpux99999999999').
+_EXTENDED = re.compile(r"(?P<name>[A-Za-z0-9][-A-Za-z0-9_.]{0,62})=(?:(?P<gib>[0-9]+(\.[0-9]+)?)(?:GiB|Gi)?@)?"
+                       r"(?P<resource>[^\s/@=]+/[^\s/@=]+?)(?:x(?P<count>[0-9]+))?", re.ASCII)
 EXTENDED_SYNTAX = ("NAME=[GiB@]RESOURCE[xCOUNT], e.g. 'infer=nvidia.com/gpu', 'a=aks-dra-vgpu.io/a10-8gibx3' or "
                    "'llm=20GiB@nvidia.com/gpu'")
 _A10_NAME = re.compile(r"a10-(?P<gib>[0-9]+)gib")
@@ -37,8 +39,14 @@ class ExtendedAsk:
 
 
 def is_extended(text: str) -> bool:
-    """Whether a --workload value names an extended resource (it has a '/')."""
-    return "/" in text.partition("=")[2]
+    """Whether a --workload value names an extended resource (it has a '/', or the '@' of `GiB@RESOURCE`)."""
+    value = text.partition("=")[2]
+    return "/" in value or "@" in value
+
+
+def extended_name(text: str) -> str:
+    """The workload name a `NAME=...RESOURCE` value gives (for --spot and names given twice, before it is parsed)."""
+    return text.partition("=")[0].strip()
 
 
 def parse_extended(text: str) -> ExtendedAsk:
@@ -49,10 +57,13 @@ def parse_extended(text: str) -> ExtendedAsk:
     problem = extended_resource_name_problem(m["resource"])
     if problem:
         raise ValueError(f"--workload '{text}': {problem}")
+    limits = f"GiB is more than 0 and at most {MAX_GIB}, COUNT at least 1 and at most {MAX_COUNT}"
+    if len(m["count"] or "") > 6 or len(m["gib"] or "") > 12:
+        raise ValueError(f"--workload '{text[:60]}': too many digits; {limits}")
     count = int(m["count"] or 1)
     gib = float(m["gib"]) if m["gib"] else None
-    if count < 1 or (gib is not None and gib <= 0):
-        raise ValueError(f"--workload '{text}': GiB must be more than 0 and COUNT at least 1")
+    if not 1 <= count <= MAX_COUNT or (gib is not None and not 0 < gib <= MAX_GIB):
+        raise ValueError(f"--workload '{text}': {limits}")
     return ExtendedAsk(m["name"], m["resource"], gib, count)
 
 

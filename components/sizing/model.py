@@ -22,6 +22,8 @@ SLICE_SIZES: tuple[int, ...] = (*SIZE_CLASSES, 2 * PAIR_SIZE)  # 4, 8, 12, 24 an
 """The nominal slices a workload can ask for by name (`--slice NAME=GiB`, `slice:`): an A10's 1/6, 1/3, 1/2, the whole
 A10, and 48 for two whole A10s on one node (Standard_NV72ads_A10_v5)."""
 
+MAX_GIB, MAX_COUNT = 1024, 10000
+"""The most GPU memory (GiB) and replicas one workload may ask for, however it is written."""
 
 @dataclass(frozen=True)
 class Workload:

@@ -130,6 +130,12 @@ def nodes_of(per_node: int, placements: Iterable[Placement]) -> int:
     items = list(placements)
     pairs = sum(p.workload.count for p in items if p.workload.devices == 2)
     singles = sum(p.workload.count for p in items if p.workload.devices == 1)
+    return node_count(per_node, pairs, singles)
+
+
+def node_count(per_node: int, pairs: int, singles: int) -> int:
+    """Nodes of `per_node` devices for `pairs` two-device replicas and `singles` one-device ones: a pair takes a node,
+    and the singles fill what the pairs leave before a node is added (what `nodes_of` counts)."""
     spare = pairs * (per_node - 2) if pairs else 0
     return pairs + math.ceil(max(0, singles - spare) / per_node)
 

@@ -33,9 +33,17 @@ IMPLICIT_PREFIX = "deviceclass.resource.kubernetes.io/"
 """Every DeviceClass also answers to `deviceclass.resource.kubernetes.io/<class name>` (resource/v1 types.go)."""
 
 
+_EPOCH = datetime.fromisoformat("1970-01-01T00:00:00+00:00")
+
+
 def _created(device_class: Obj) -> datetime:
-    stamp = str((device_class.get("metadata") or {}).get("creationTimestamp") or "1970-01-01T00:00:00Z")
-    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    """Its creationTimestamp (RFC 3339), the epoch where it has none or one that does not read (a recorded object)."""
+    stamp = str((device_class.get("metadata") or {}).get("creationTimestamp") or "")
+    try:
+        created = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return _EPOCH
+    return created if created.tzinfo else created.replace(tzinfo=_EPOCH.tzinfo)
 
 
 def _name(obj: Obj) -> str:
@@ -44,7 +52,8 @@ def _name(obj: Obj) -> str:
 
 def mapped_name(device_class: Obj) -> str | None:
     """The extended resource name a DeviceClass maps (`spec.extendedResourceName`), or None."""
-    return (device_class.get("spec") or {}).get("extendedResourceName")
+    name = (device_class.get("spec") or {}).get("extendedResourceName")
+    return str(name) if name else None
 
 
 def serving_class(classes: list[Obj], name: str) -> Obj | None:
@@ -218,11 +227,19 @@ def check_extended_pods(snap: Snapshot, declared: tuple[ExtendedClass, ...], mar
     checks = []
     for pod in snap.all_pods:
         meta = pod.get("metadata") or {}
-        asked = requested_names(pod, names)
-        if not asked and not (pod.get("status") or {}).get("extendedResourceClaimStatus"):
+        status = (pod.get("status") or {}).get("extendedResourceClaimStatus") or {}
+        # A name no class maps any more is still the pod's: its status's mappings say what it asked for.
+        asked = requested_names(pod, names) or sorted(
+            {str(m.get("resourceName")) for m in status.get("requestMappings") or [] if m.get("resourceName")})
+        if not asked and not status:
             continue
         subject = f"{meta.get('namespace')}/{meta.get('name')}"
         claim = pod_claim(pod, snap.all_claims)
+        if claim is None and status.get("resourceClaimName"):
+            checks.append(warn("extended-pod", subject, f"asks for {', '.join(asked) or 'extended resources'}: the "
+                               f"scheduler recorded claim {status['resourceClaimName']} for it, which the cluster does "
+                               "not list (deleted, or not readable by this user)"))
+            continue
         if claim is None:
             checks.append(ok("extended-pod", subject, f"asks for {', '.join(asked)}: no claim yet (not scheduled)"))
             continue
