@@ -21,6 +21,7 @@ from .loading import (
     _decode,
     credential_texts,
     redact,
+    running_config,
     warn_plain_credentials,
 )
 from .validation import validate
@@ -65,12 +66,7 @@ def fleet_config_from_mapping(
 def load_fleet_config(project: str | None = None) -> FleetConfig:
     """Reads and validates a fleet stack's settings in a running Pulumi program; raises ConfigError on bad input."""
     namespace = project or pulumi.get_project()
-    found = {key: value for key, value in (pulumi.runtime.get_config_env() or {}).items()
-             if str(key).startswith(f"{namespace}:")}
-    value = pulumi.runtime.get_config(f"{namespace}:{FLEET_KEY}")
-    if value is not None:
-        found[f"{namespace}:{FLEET_KEY}"] = value
-    secret = [full for full in found if pulumi.runtime.is_config_secret(full)]
+    found, secret = running_config(namespace, (FLEET_KEY,))
     fleet = fleet_config_from_mapping(found, namespace, secret)
     warn_plain_credentials(found, namespace, secret)
     return fleet

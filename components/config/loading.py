@@ -187,18 +187,22 @@ def load_stack_config(project: str | None = None) -> StackConfig:
     (``PULUMI_CONFIG``) for near-misses of them, and `is_config_secret` for the sections set as secrets.
     """
     namespace = project or pulumi.get_project()
-    found: dict[str, Any] = {}
-    for full_key, value in (pulumi.runtime.get_config_env() or {}).items():
-        if str(full_key).startswith(f"{namespace}:"):
-            found[full_key] = value
-    for key in STACK_KEYS:
-        value = pulumi.runtime.get_config(f"{namespace}:{key}")
-        if value is not None:
-            found[f"{namespace}:{key}"] = value
-    secret = [full for full in found if pulumi.runtime.is_config_secret(full)]
+    found, secret = running_config(namespace, STACK_KEYS)
     stack = stack_config_from_mapping(found, namespace, secret)
     warn_plain_credentials(found, namespace, secret)
     return stack
+
+
+def running_config(namespace: str, keys: Collection[str]) -> tuple[dict[str, Any], list[str]]:
+    """The running program's config in `namespace` (the language host's map, and each of `keys` read through the SDK)
+    and which of its full keys are secret: what a stack's and a fleet stack's loaders both read."""
+    found = {full: value for full, value in (pulumi.runtime.get_config_env() or {}).items()
+             if str(full).startswith(f"{namespace}:")}
+    for key in keys:
+        value = pulumi.runtime.get_config(f"{namespace}:{key}")
+        if value is not None:
+            found[f"{namespace}:{key}"] = value
+    return found, [full for full in found if pulumi.runtime.is_config_secret(full)]
 
 
 def warn_plain_credentials(config: Mapping[str, Any], namespace: str, secret: Collection[str]) -> None:
