@@ -86,6 +86,12 @@ def _inputs(plan: dict[str, Any], type_: str) -> list[dict[str, Any]]:
     return [r.get("inputs") or {} for r in plan.get("resources") or [] if isinstance(r, dict) and r.get("type") == type_]
 
 
+def _first(plan: dict[str, Any], type_: str) -> dict[str, Any] | None:
+    """The inputs of the plan's first resource of `type_`, or None when it declares none."""
+    found = _inputs(plan, type_)
+    return found[0] if found else None
+
+
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
@@ -96,12 +102,10 @@ def _int(value: Any) -> int:
 
 def planned_fleet(plan: dict[str, Any]) -> PlannedFleet | None:
     """The Fleet a plan declares, or None when it declares none."""
-    fleets = _inputs(plan, FLEET)
-    if not fleets:
+    fleet = _first(plan, FLEET)
+    if fleet is None:
         return None
-    fleet = fleets[0]
-    strategies = _inputs(plan, STRATEGY)
-    strategy = strategies[0] if strategies else {}
+    strategy = _first(plan, STRATEGY) or {}
     stages = tuple(PlannedStage(_text(s.get("name")), tuple(_text(g.get("name")) for g in s.get("groups") or []))
                    for s in (strategy.get("strategy") or {}).get("stages") or [])
     return PlannedFleet(_text(fleet.get("fleetName")), _text(fleet.get("resourceGroupName")),
@@ -111,11 +115,10 @@ def planned_fleet(plan: dict[str, Any]) -> PlannedFleet | None:
 
 def planned_member(plan: dict[str, Any]) -> PlannedMember | None:
     """The member a plan declares (its FleetMember), or None when it joins no fleet."""
-    members = _inputs(plan, MEMBER)
-    if not members:
+    member = _first(plan, MEMBER)
+    if member is None:
         return None
-    member = members[0]
-    clusters = _inputs(plan, CLUSTER)
+    cluster = _first(plan, CLUSTER) or {}
     pools = []
     for pool in _inputs(plan, AGENT_POOL):
         if (pool.get("nodeLabels") or {}).get(GPU_LABEL) != "true":
@@ -126,7 +129,7 @@ def planned_member(plan: dict[str, Any]) -> PlannedMember | None:
         pools.append((_text(pool.get("vmSize")), fewest, most))
     return PlannedMember(_text(member.get("fleetMemberName")), _text(member.get("fleetName")),
                          _text(member.get("resourceGroupName")), _text(member.get("group")),
-                         _text(clusters[0].get("location")) if clusters else "", tuple(pools))
+                         _text(cluster.get("location")), tuple(pools))
 
 
 def planned_cost(member: PlannedMember) -> GpuCost:
