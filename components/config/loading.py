@@ -20,7 +20,8 @@ from typing import Any
 import pulumi
 
 from .errors import ConfigError, Problem
-from .stack import StackConfig, partial_problems
+from .partial import partial_problems
+from .stack import StackConfig
 from .validation import validate
 
 PROJECT = "aks-dra-vgpu"

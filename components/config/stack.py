@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
-from pydantic import Field, PrivateAttr, TypeAdapter, ValidationError, model_validator
+from pydantic import Field, PrivateAttr, model_validator
 
 from ..catalog import SIZE_CLASSES
 from .azure import SUBNET, ArmId, parse_arm_id
-from .base import KubernetesVersion, Model
-from .cluster import ClusterConfig, SystemPoolConfig
+from .base import Model
+from .cluster import ClusterConfig
 from .driver import DraDriverConfig, sharing_problems
-from .errors import KeyedProblemsError, Problem
+from .errors import KeyedProblemsError
 from .extended_resources import ExtendedResourcesConfig
 from .extended_rules import extended_problems
 from .fleet import FleetMembershipConfig, member_name_problem
@@ -22,10 +21,7 @@ from .monitoring import MonitoringConfig
 from .monitoring_rules import monitoring_problems
 from .pool_regions import pool_region_problems
 from .pools import GpuPoolConfig
-from .salvage import salvage
 from .samples import SamplesConfig, extended_resource_problem
-from .syntax import CLUSTER_NAME, POOL_NAME
-from .validation import validated_or_none as _part
 from .versions import pool_skew_problem
 
 
@@ -235,81 +231,3 @@ def _pool_subnets(cluster: ClusterConfig, pools: Pools) -> list[tuple[str, str]]
                              f"'{parent.names[0]}'; AKS needs every pool's subnet in one virtual network"))
     return problems
 
-
-def _part_chart(raw_driver: Any) -> str | None:
-    """The driver's chart version alone, when that much validates (the default when it is not written)."""
-    if not isinstance(raw_driver, Mapping):
-        return None
-    part = _part(DraDriverConfig, {"chartVersion": raw_driver["chartVersion"]} if "chartVersion" in raw_driver else {})
-    return part.chart_version if part else None
-
-
-def _part_version(raw_cluster: Any) -> str | None:
-    """The cluster's Kubernetes version alone, when that much validates (the default when it is not written)."""
-    if not isinstance(raw_cluster, Mapping):
-        return None
-    field = ClusterConfig.model_fields["kubernetes_version"]
-    if "kubernetesVersion" not in raw_cluster:
-        return field.get_default(call_default_factory=True)
-    try:
-        return TypeAdapter(KubernetesVersion).validate_python(raw_cluster["kubernetesVersion"])
-    except (ValidationError, ValueError, TypeError):
-        return None
-
-
-def _extended_part(raw: Any) -> tuple[ExtendedResourcesConfig | None, list[str]]:
-    """The extendedResources section with its keys that failed left out, and those keys (["extendedResources"]: the
-    whole section is unusable); (None, []) when it is not written. Its version rules read none of its keys, so they
-    are judged even beside a mistyped domain."""
-    if raw is None:
-        return None, []
-    whole = _part(ExtendedResourcesConfig, raw)
-    if whole is not None:
-        return whole, []
-    part, left_out = salvage(ExtendedResourcesConfig, raw) if isinstance(raw, Mapping) else (None, [])
-    return part, (left_out or ["extendedResources"]) if part is not None else ["extendedResources"]
-
-
-def partial_problems(data: Any) -> list[Problem]:
-    """The cross-section checks on the sections (and pools) of raw stack data that validate on their own: what a
-    failed whole-stack validation did not get to check, so one run reports every mistake."""
-    if not isinstance(data, Mapping):
-        return []
-    raw_cluster = data.get("cluster")
-    cluster, cluster_left_out = _part(ClusterConfig, raw_cluster), []
-    if cluster is None and isinstance(raw_cluster, Mapping):  # its keys that validate, the others left out
-        cluster, cluster_left_out = salvage(ClusterConfig, raw_cluster)
-    system = _part(SystemPoolConfig, raw_cluster.get("systemPool", {})) if isinstance(raw_cluster, Mapping) else None
-    raw_driver = data.get("draDriver", {})
-    driver = _part(DraDriverConfig, raw_driver)
-    if driver is None and isinstance(raw_driver, Mapping):  # its namespace alone, when that much is right
-        namespace = _part(DraDriverConfig, {"namespace": raw_driver["namespace"]} if "namespace" in raw_driver else {})
-    else:
-        namespace = driver
-    samples = _part(SamplesConfig, data.get("samples", {}))
-    raw_extended = data.get("extendedResources")
-    extended, extended_left_out = _extended_part(raw_extended)
-    raw = data.get("gpuPools")
-    raw_pools = list(raw) if isinstance(raw, list) else []
-    found = [(i, _part(GpuPoolConfig, p)) for i, p in enumerate(raw_pools)]
-    pools = [(i, p) for i, p in found if p is not None]
-    names = [(i, p["name"]) for i, p in enumerate(raw_pools)
-             if isinstance(p, Mapping) and isinstance(p.get("name"), str) and POOL_NAME.fullmatch(p["name"])]
-    release = _part(DraDriverConfig, {"releaseName": raw_driver["releaseName"]}) if isinstance(raw_driver, Mapping) \
-        and "releaseName" in raw_driver else (driver or namespace)
-    raw_monitoring = raw_cluster.get("monitoring", {}) if isinstance(raw_cluster, Mapping) else None
-    watched, left_out = salvage(MonitoringConfig, raw_monitoring) if isinstance(raw_monitoring, Mapping) else (None, [])
-    raw_name = raw_cluster.get("name") if isinstance(raw_cluster, Mapping) else None
-    cluster_name = raw_name if isinstance(raw_name, str) and CLUSTER_NAME.fullmatch(raw_name) else None
-    problems = cross_problems(cluster, pools, bool(raw_pools) and len(pools) == len(raw_pools),
-                              namespace.namespace if namespace else None, samples, system.name if system else None,
-                              release.release_name if release else None, names, len(raw_pools), driver,
-                              (watched, cluster_name, left_out), cluster_left_out,
-                              driver.chart_version if driver else _part_chart(raw_driver),
-                              None if cluster else _part_version(raw_cluster),
-                              (extended, extended_left_out))
-    membership = _part(FleetMembershipConfig, data.get("fleetMembership"))
-    if membership is not None and cluster_name is not None:
-        problem = member_name_problem(membership, cluster_name)
-        problems += [problem] if problem else []
-    return [Problem(key, message) for key, message in problems]
