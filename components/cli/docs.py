@@ -99,10 +99,11 @@ SIZING_STACK = ("prod", ("--workload", "inference=7x6"), ("--slice", "training=2
 
 def sizing_stack_example(project_dir: Path) -> str:
     """The stack example: `size --stack prod` with a slice, and what it prints (the prod pools kept as written)."""
-    from ..sizing.command import parse_slice, parse_workload, read_stack_file
+    from ..sizing.command import parse_slice, parse_workload
     from ..sizing.planner import plan_sizing
     from ..sizing.prices import prices_for
     from ..sizing.report import to_markdown
+    from ..sizing.stack_file import read_stack_file
 
     stack_name, *asks = SIZING_STACK
     parse = {"--workload": parse_workload, "--slice": parse_slice}

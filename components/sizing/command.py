@@ -10,7 +10,6 @@ Workloads are asked for by the memory they need (`--workload NAME=GiB[xCOUNT]`, 
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from dataclasses import replace
@@ -25,16 +24,14 @@ from ..config import (
     Model,
     Problem,
     SamplesConfig,
-    StackConfig,
-    stack_config_from_mapping,
     validate,
 )
 from ..config.base import unset
-from ..config.fleet_loading import is_fleet_stack
 from .extended import extended_name, is_extended, parse_extended, resolve
 from .model import MAX_COUNT, MAX_GIB, SLICE_SIZES, Finding
 from .planner import Workload, plan_sizing
 from .report import to_json, to_markdown, to_text
+from .stack_file import read_stack_file
 
 EXIT_FITS, EXIT_DOES_NOT_FIT = 0, 3
 _WORKLOAD = re.compile(r"(?P<name>[A-Za-z0-9][-A-Za-z0-9_.]*)=(?P<gib>[0-9]+(\.[0-9]+)?)(?:GiB|Gi)?(?:x(?P<count>[0-9]+))?",
@@ -208,55 +205,6 @@ def collect_workloads(args: argparse.Namespace) -> list[Workload]:
     if problems:
         raise ConfigError(problems)
     return workloads
-
-
-def read_stack_file(project_dir: str, stack: str) -> tuple[StackConfig, list[dict[str, Any]] | None]:
-    """The stack's validated settings and its gpuPools as the stack file writes them (the program is not run): a
-    secure value stays as its ciphertext ({secure: ...}), so a suggestion pasted back keeps the same secret. Every
-    problem of the file and of its settings at once."""
-    from ..offline import StackFileError, load_project
-    from ..offline.stacks import read_stack_file as read_file
-
-    try:
-        project = load_project(project_dir)
-        found = read_file(project, stack)
-    except StackFileError as exc:
-        raise ConfigError([Problem("", line) for line in exc.lines]) from None
-    if is_fleet_stack(found.config, project.name):
-        raise ConfigError([Problem("--stack", fleet_stack_problem(project_dir, stack))])
-    try:
-        validated = stack_config_from_mapping(found.config, project.name)
-    except ConfigError as exc:
-        more = [p for p in exc.problems if not found.covers(p.path)]
-        raise ConfigError([*(Problem("", line) for line in found.lines()), *more]) from None
-    if found.problems:
-        raise ConfigError([Problem("", line) for line in found.lines()])
-    written = found.written.get(f"{project.name}:gpuPools")
-    if isinstance(written, str):  # `pulumi config set --path` stores structured values as JSON text
-        written = json.loads(written)
-    ok = isinstance(written, list) and len(written) == len(validated.gpu_pools) and all(isinstance(p, dict) for p in written)
-    return validated, written if ok else None
-
-
-def fleet_stack_problem(project_dir: str, stack: str) -> str:
-    """What to say when `--stack` names a fleet stack: it has no GPU pools to size; size each member instead."""
-    from ..offline import StackFileError
-    from ..offline.fleet_stacks import load_fleet
-
-    try:
-        members = [m.stack for m in load_fleet(Path(project_dir), stack).members]
-    except (ConfigError, StackFileError):
-        members = []
-    todo = ("; size each member stack instead: " + ", ".join(f"`size --stack {m}`" for m in members) if members
-            else "; size one of its member stacks instead (`size --stack <member>`, a stack whose fleetMembership."
-                 f"fleetStack is '{stack}')")
-    return (f"'{stack}' is a fleet stack (it sets `fleet`: the Fleet, its update strategy and auto-upgrade profile), "
-            f"which has no GPU pools to size{todo}")
-
-
-def read_stack(project_dir: str, stack: str) -> StackConfig:
-    """The stack's validated settings, read from its stack file (the program is not run)."""
-    return read_stack_file(project_dir, stack)[0]
 
 
 def run(args: argparse.Namespace) -> int:
