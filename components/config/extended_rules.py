@@ -16,8 +16,8 @@ collected (`stack.cross_problems`), each on the parts that validated.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 from ..catalog import DRIVER_CHARTS, GPU_DEVICE_CLASS
 from .extended_resources import (
@@ -35,7 +35,21 @@ from .extended_resources import (
 from .samples import EXTENDED_RESOURCE_FROM, SamplesConfig
 from .syntax import parse_k8s_version
 
+T = TypeVar("T")
+
 _FROM = ".".join(map(str, EXTENDED_RESOURCE_FROM))
+
+
+def scheduler_pick(candidates: Iterable[T], age: Callable[[T], Any], name: Callable[[T], str]) -> T | None:
+    """Which of the classes that map one extended resource name the scheduler gives a pod: the newest (the largest
+    `age`), ties by the lower class name (kubernetes/kubernetes staging/src/k8s.io/dynamic-resource-allocation/
+    deviceclass/extendedresourcecache/extendedresourcecache.go, betterDeviceClass); None when none maps it. `verify`
+    reads the age from creationTimestamp, `diff` from the order an update creates classes in."""
+    found = list(candidates)
+    if not found:
+        return None
+    newest = max(age(c) for c in found)
+    return min((c for c in found if age(c) == newest), key=name)
 
 
 def chart_extended_names(chart_version: str | None, kubernetes_version: str | None) -> dict[str, str]:

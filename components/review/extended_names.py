@@ -23,7 +23,7 @@ from typing import Any
 
 from ..catalog import DRIVER_CHARTS, GPU_DEVICE_CLASS, SIZE_CLASSES
 from ..config.extended_resources import CHART_CLASS, NOT_SERVED, NVIDIA_GPU
-from ..config.extended_rules import chart_extended_names
+from ..config.extended_rules import chart_extended_names, scheduler_pick
 from ..config.samples import EXTENDED_RESOURCE_FROM
 from ..config.syntax import parse_k8s_version
 from ..kubernetes.chart_upgrades import RELEASE_DIFF, chart_name
@@ -145,7 +145,7 @@ def side(index: Index, made: frozenset[str]) -> Side:
 
 def winner(candidates: list[Candidate]) -> Candidate | None:
     """The class the scheduler picks: created last, ties by the lower name."""
-    return min(candidates, key=lambda c: (tuple(-r for r in c.rank), c.class_name), default=None)
+    return scheduler_pick(candidates, lambda c: c.rank, lambda c: c.class_name)
 
 
 def _served(found: Side, name: str) -> tuple[Candidate | None, str]:

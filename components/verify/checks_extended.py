@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from ..catalog import GPU_DEVICE_CLASS
+from ..config.extended_rules import scheduler_pick
 from ..kubernetes.extended_classes import NVIDIA_GPU, ExtendedClass, class_spec
 from ..kubernetes.slice_kinds import Slice, order, slice_of
 from .client import Obj
@@ -62,11 +63,7 @@ def serving_class(classes: list[Obj], name: str) -> Obj | None:
     `deviceclass.resource.kubernetes.io/<class>` name is that class's."""
     if name.startswith(IMPLICIT_PREFIX):
         return next((c for c in classes if _name(c) == name.removeprefix(IMPLICIT_PREFIX)), None)
-    candidates = [c for c in classes if mapped_name(c) == name]
-    if not candidates:
-        return None
-    newest = max(_created(c) for c in candidates)
-    return min((c for c in candidates if _created(c) == newest), key=_name)
+    return scheduler_pick((c for c in classes if mapped_name(c) == name), _created, _name)
 
 
 def classes_by_name(classes: list[Obj]) -> dict[str, list[str]]:
