@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pulumi
+from pydantic_core import to_jsonable_python
 
 from .config import StackConfig
 from .config.credentials import plain_credentials
@@ -40,7 +41,8 @@ def _plain(config: StackConfig) -> dict[str, Any]:
             return None
         raise TypeError(f"{type(value).__name__} is no setting")
 
-    return config.model_dump(by_alias=True, mode="json", fallback=opaque)
+    # `model_dump(fallback=...)` came with pydantic 2.11; pydantic-core's serializer has taken it since the floor (2.5).
+    return to_jsonable_python(config.model_dump(by_alias=True), fallback=opaque)
 
 
 def secret_texts(config: StackConfig) -> frozenset[str]:

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .aliases import ALIASES
+from .aliases import aliases
 from .errors import KeyedProblemsError, KeyStyle, Problem
 from .model_paths import _field_at, _format_loc, _keys_of, _model_at, _split_path, _user_loc
 
@@ -19,7 +19,7 @@ from .model_paths import _field_at, _format_loc, _keys_of, _model_at, _split_pat
 def _python_words(text: str) -> str:
     """A message's mentions of other keys (``maxCount``, ``draDriver.featureGates``) in Python's names; quoted text is
     the user's value and stays as written."""
-    names = ALIASES
+    names = aliases()
     parts = re.split(r"""('[^']*'|"[^"]*")""", text)
     return "".join(
         part if part[:1] in ("'", '"') else re.sub(r"\b[a-z]+[A-Z][A-Za-z]*\b", lambda m: names.get(m[0], m[0]), part)
