@@ -1,5 +1,6 @@
 """`python -m components size`: exit 0 when everything fits, 3 when something does not, 2 on bad input (nothing on
-stdout); JSON for machines, text for people, Markdown for pull requests; `--stack` checks a stack's pools."""
+stdout, or with --json a document of the problems); JSON for machines, text for people, Markdown for pull requests;
+`--stack` checks a stack's pools."""
 
 from __future__ import annotations
 
@@ -138,6 +139,21 @@ def test_bad_input_exits_2_with_nothing_on_stdout(capsys, argv, words):
     assert (status, out) == (2, "")
     assert words in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["--workload", "llm=banana"], "or an extended resource, NAME=[GiB@]RESOURCE[xCOUNT]"),
+    (["--workload", "a=3", "--stack", "nosuch"], "Pulumi.nosuch.yaml: no such stack file"),
+    (["--workload", "a=3", "--workload", "a=4", "--workload", "b=0"], "workload 'a' is named twice"),
+])
+def test_with_json_bad_input_is_a_document_on_stdout_too(capsys, argv, words):
+    status, out, err = run(capsys, *argv, "--json")
+    doc = json.loads(out)
+    assert status == 2 and doc["exit"] == 2 and doc["fits"] is False
+    messages = [p["message"] for p in doc["problems"]]
+    assert any(words in m for m in messages), messages
+    assert {p["kind"] for p in doc["problems"]} == {"bad-input"}
+    assert len(messages) == len(err.splitlines()) and words in err  # the same lines, still on stderr
 
 
 def test_bad_files_name_the_key(capsys, tmp_path: Path):
