@@ -55,6 +55,39 @@ def test_plan_fleet_summarises_every_member(capsys) -> None:
     assert "fleet GPU nodes: " in out
 
 
+# A second NVIDIA DRA driver release on each member's cluster (the program is every stack's): `plan --stack` refuses it.
+SECOND_DRIVER = """
+if not running_fleet_stack():
+    from components import NvidiaDraDriver, NvidiaDraDriverArgs
+
+    NvidiaDraDriver("second-driver", NvidiaDraDriverArgs(pools=config.gpu_pools, namespace="dra-two",
+                                                         release_name="dra-two"),
+                    opts=pulumi.ResourceOptions(providers={"kubernetes": platform.cluster.provider}))
+"""
+
+
+def test_plan_fleet_refuses_what_plan_refuses_in_a_member_and_says_each_stacks_warnings(capsys, tmp_path: Path) -> None:
+    project = fleet_project(tmp_path)
+    status, _, err = run(capsys, "plan", "--fleet", "fleet", "--project-dir", str(project))
+    assert status == 0
+    said = err.splitlines()
+    assert said and all(line.startswith(("warning: fleet-weu: ", "warning: fleet-eus: ")) for line in said), said
+    _, _, alone = run(capsys, "plan", "--stack", "fleet-eus", "--project-dir", str(project))
+    assert [line for line in said if "fleet-eus: " in line] == [
+        line.replace("warning: ", "warning: fleet-eus: ", 1) for line in alone.splitlines()]
+
+    (project / "__main__.py").write_text((project / "__main__.py").read_text() + SECOND_DRIVER)
+    assert run(capsys, "plan", "--stack", "fleet-eus", "--project-dir", str(project))[0] == 4
+    for argv in ((), ("--json",)):
+        status, out, err = run(capsys, "plan", "--fleet", "fleet", "--project-dir", str(project), *argv)
+        assert status == 4, err
+        errors = [line for line in err.splitlines() if line.startswith("error: ")]
+        assert {line.split(": ")[1] for line in errors} == {"fleet-weu", "fleet-eus"}, errors
+        assert all("one NVIDIA DRA driver release per cluster" in line for line in errors)
+        if argv:
+            assert sorted(json.loads(out)["plans"]) == ["fleet", "fleet-eus", "fleet-weu"]  # stdout stays the document
+
+
 def test_plan_fleet_json_and_out_then_diff_fleet(capsys, tmp_path: Path) -> None:
     (tmp_path / "p").mkdir()
     project = fleet_project(tmp_path / "p")

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .output import EXIT_CHANGES, EXIT_OK, BadInputError, printable, printable_lines, write
+from .output import EXIT_CHANGES, EXIT_OK, EXIT_POLICY, BadInputError, printable, printable_lines, write
 from .problems import program_problems
 from .running import run_plan
 
@@ -32,6 +32,7 @@ def cmd_plan_fleet(args: argparse.Namespace) -> int:
     """`plan --fleet`: the fleet stack and every member stack planned, a summary per member; `--out` keeps each plan
     document (``<stack>.json``) for `diff --fleet`; `--critical-path` the first `up` and a rollout's duration."""
     from ..review.fleet import format_summary, member_line
+    from .plan import report_findings
 
     fleet = load_fleet_set(args.project_dir, args.fleet)
     for line in fleet.warnings:
@@ -44,6 +45,10 @@ def cmd_plan_fleet(args: argparse.Namespace) -> int:
              for m in fleet.members]
     if args.out:
         write_plans(_out_folder(args.out), fleet.stack, {stack: plan.to_json() for stack, plan in plans.items()})
+    # What `plan --stack` says of each stack, named by its stack: a member `plan --stack` refuses (two components
+    # creating one object, exit 4) is refused here too.
+    refused = [report_findings(plan, in_document=args.json, prefix=f"{stack}: ") for stack, plan in plans.items()]
+    status = EXIT_POLICY if any(refused) else EXIT_OK
     extra = ""
     if args.critical_path:
         from ..review.fleet_rollout import fleet_critical_path, format_fleet_critical_path
@@ -55,10 +60,10 @@ def cmd_plan_fleet(args: argparse.Namespace) -> int:
         write(sys.stdout, json.dumps(doc, indent=2, sort_keys=True) + "\n")
         if extra:
             write(sys.stderr, printable_lines(extra))
-        return EXIT_OK
+        return status
     text = format_summary(fleet.stack, fleet.fleet, len(plans[fleet.stack].resources), lines)
     write(sys.stdout, printable_lines(text + (("\n" + extra) if extra else "")))
-    return EXIT_OK
+    return status
 
 
 def _out_folder(path: str) -> Path:

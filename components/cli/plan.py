@@ -54,9 +54,6 @@ def cmd_plan(args: argparse.Namespace) -> int:
             status = EXIT_POLICY
     from ..policies import plan_findings
 
-    # Two components creating one cluster-scoped object is refused, not just reported; advisories are warnings. With
-    # --policy the report above already names each of them (as mandatory or advisory): each is said once.
-    errors, warnings = ([], []) if args.policy else plan_findings(plan)
     if args.policy and plan_findings(plan)[0]:
         status = EXIT_POLICY
     write(sys.stdout, out)
@@ -64,12 +61,23 @@ def cmd_plan(args: argparse.Namespace) -> int:
     report = sys.stdout if fmt == "tree" else sys.stderr
     for block in extra:
         write(report, printable_lines(block))
+    # With --policy the report above already names each finding (as mandatory or advisory): each is said once.
+    refused = not args.policy and report_findings(plan, in_document=fmt == "json", said=said)
+    return EXIT_POLICY if refused else status
+
+
+def report_findings(plan, in_document: bool, said: frozenset[str] | set[str] = frozenset(), prefix: str = "") -> bool:
+    """Says on stderr what `plan` finds in a stack's plan: two components creating one cluster-scoped object (an
+    error, refused with exit 4), the advisory policies, and what the components logged (`pulumi.log.warn`, as `pulumi
+    preview` shows it; a JSON document carries those itself, `in_document`). True when there is an error."""
+    from ..policies import plan_findings
+
+    errors, warnings = plan_findings(plan)
     for line in errors:
-        write(sys.stderr, printable(f"error: {line}") + "\n")
-    # What the components logged (`pulumi.log.warn`), as `pulumi preview` shows it; the JSON document carries them.
-    for line in ([] if fmt == "json" else [w for w in plan.warnings if w not in said]) + warnings:
-        write(sys.stderr, printable(f"warning: {line}") + "\n")
-    return EXIT_POLICY if errors else status
+        write(sys.stderr, printable(f"error: {prefix}{line}") + "\n")
+    for line in ([] if in_document else [w for w in plan.warnings if w not in said]) + warnings:
+        write(sys.stderr, printable(f"warning: {prefix}{line}") + "\n")
+    return bool(errors)
 
 
 def _stack_file_credentials(project_dir: str, stack: str) -> list[tuple[str, str]]:
