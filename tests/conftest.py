@@ -14,9 +14,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import kubernetes_validate.utils
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# kubernetes_validate reads and parses a schema file and its 1.5 MB `_definitions.json` again on every validate()
+# (kubernetes_validate/utils.py, schema_contents): files of the installed package that never change, so each is read
+# once per test process (some 500 reads, over a second of the suite's CPU). What validate() checks, the schema version
+# it picks and the errors it raises are its own, unchanged; the schemas are only read, never changed, by jsonschema.
+kubernetes_validate.utils.schema_contents = functools.cache(kubernetes_validate.utils.schema_contents)
 
 # The Kubernetes objects DraSamples creates, by type token.
 SAMPLE_TYPES = (
