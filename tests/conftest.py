@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import copy
 import functools
 import gc
@@ -51,6 +52,13 @@ MINIMAL_STACK: dict[str, Any] = {
 def stack_data() -> dict[str, Any]:
     """A fresh copy of the minimal stack, to change in a test."""
     return copy.deepcopy(MINIMAL_STACK)
+
+
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """A source file's syntax tree, parsed once per test process: several tests walk every module of the package
+    (import circles, absolute imports, SDK internals), and none of them changes a tree or the file it was read from."""
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
 
 
 def as_config(data: dict[str, Any], project: str = "aks-dra-vgpu") -> dict[str, Any]:

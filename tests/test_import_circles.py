@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import parsed
+
 PACKAGE = Path(__file__).resolve().parent.parent / "components"
 
 
@@ -24,7 +26,7 @@ def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
     for name, path in files.items():
         here = name if path.name == "__init__.py" else name.rpartition(".")[0]
         found: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.ImportFrom) and node.level:
                 base = here.split(".")[: len(here.split(".")) - (node.level - 1)]
                 target = ".".join(base + ([node.module] if node.module else []))
