@@ -7,20 +7,16 @@ for its schema.
 from __future__ import annotations
 
 import ast
-import contextlib
-import io
 import json
-import os
 import shutil
 import subprocess
-import sys
-import traceback
 from pathlib import Path
 
 import grpc
 from pulumi.runtime.proto import provider_pb2_grpc
 
 from tests.conftest import ROOT
+from tests.forked_command import run_with_the_package_of
 from tests.test_plugin import consumer, engine, get_schema, started_plugin  # noqa: F401 (fixtures)
 
 PACKAGE = "aks-dra-vgpu"
@@ -63,44 +59,11 @@ print(json.dumps({"runs": runs, "fields": list(GpuNodePoolArgs.model_fields)}))
 """
 
 
-def run_in_copy(repo: Path, code: str) -> str:
-    """What `code` prints, run by the copy's own package: in a fork of this process that has unloaded this checkout's
-    `components` and imports the copy's in its place (the SDKs it imports stay loaded: no interpreter start-up, no
-    second import of pulumi and the Azure SDK, about a second and a half less than a fresh `python -c`)."""
-    read_end, write_end = os.pipe()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:  # the copy's run: never returns into the test
-        status = 1
-        try:
-            os.close(read_end)
-            for name in [m for m in sys.modules if m == "components" or m.startswith("components.")]:
-                del sys.modules[name]
-            sys.path.insert(0, str(repo))
-            os.chdir(repo)
-            out = io.StringIO()
-            with contextlib.redirect_stdout(out):
-                exec(compile(code, "<the copy's docs runs>", "exec"), {"__name__": "__main__"})
-            os.write(write_end, out.getvalue().encode())
-            status = 0
-        except BaseException:
-            os.write(write_end, ("FAILED\n" + traceback.format_exc()).encode())
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as pipe:
-        text = pipe.read().decode()
-    _, wait = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(wait) == 0, text
-    return text
-
-
 def test_a_field_added_to_the_pool_model_reaches_every_schema_with_no_second_edit(tmp_path, engine, consumer):  # noqa: F811
     repo = scratch_copy(tmp_path / "repo")
     add_pool_field(repo)
     # The copy's own CLI, its three docs runs in one process that imported the copy's package (and not this one's).
-    done = json.loads(run_in_copy(repo, DOCS_RUNS))
+    done = json.loads(run_with_the_package_of(repo, DOCS_RUNS))
     (check, stale), (regenerate, _), (recheck, _) = done["runs"]
     assert check == 3 and {"docs/stack.schema.json", "components/host/schema.json"} <= set(stale.split())  # stale
     assert regenerate == 0
