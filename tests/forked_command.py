@@ -6,6 +6,9 @@ processes it ends at `--timeout` or on Ctrl-C), not how an interpreter starts: t
 without the half second to a second each fresh interpreter takes to import the SDKs and the package. A module constant
 the test patches (`cli.watchdog.TERM_GRACE`, ...) holds in the fork as well. Some tests keep a real `python -m
 components` (tests/test_program_isolation.py), so the module's own entry point stays covered.
+
+`run_with_the_package_of` is the same saving for code that needs the package imported afresh (another copy of it, or
+the order its own modules are imported in): a fork that unloads `components` and imports it again.
 """
 
 from __future__ import annotations
