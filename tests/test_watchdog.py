@@ -28,8 +28,8 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "killpg"), reason="process group
 # The helper: a grandchild of the command, with the command's stderr; the program writes its pid, the helper touches
 # `<pid file>.ready` once it runs. It ignores SIGINT, as a daemon would (so Ctrl-C alone does not end it); with
 # `ignores`, SIGTERM too; with `session`, it leaves the command's process group for a session of its own. The program
-# goes on (to get stuck, or to end) only once the helper is ready, so at the short `--timeout` below the helper runs
-# with its signal dispositions set (the test checks that it was ready: the escalation it tests did happen).
+# goes on (to get stuck, or to end) only once that grandchild is ready, so at the short `--timeout` below it runs with
+# its signal dispositions set (the test checks that it was ready: the escalation it tests did happen).
 HELPER = """import subprocess, sys, time
 from pathlib import Path
 helper = "import signal, time\\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\\n" + \\
@@ -129,7 +129,7 @@ def test_at_the_timeout_every_process_the_program_started_ends(stuck, helper, tm
         assert seconds < BOUND, err
         assert status == 2 and out == "" and "did not finish within 0.5 s" in err, err
         assert len(err.splitlines()) == 1, err
-        assert Path(f"{pid_file}.ready").exists(), "the helper was not running yet when the time limit came"
+        assert Path(f"{pid_file}.ready").exists(), "the grandchild was not running yet when the time limit came"
         assert not alive(int(pid_file.read_text()))
 
 
