@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import copy
 import functools
 import gc
@@ -14,9 +15,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import kubernetes_validate.utils
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# kubernetes_validate reads and parses a schema file and its 1.5 MB `_definitions.json` again on every validate()
+# (kubernetes_validate/utils.py, schema_contents): files of the installed package that never change, so each is read
+# once per test process (some 500 reads, over a second of the suite's CPU). What validate() checks, the schema version
+# it picks and the errors it raises are its own, unchanged; the schemas are only read, never changed, by jsonschema.
+kubernetes_validate.utils.schema_contents = functools.cache(kubernetes_validate.utils.schema_contents)
 
 # The Kubernetes objects DraSamples creates, by type token.
 SAMPLE_TYPES = (
@@ -44,6 +52,13 @@ MINIMAL_STACK: dict[str, Any] = {
 def stack_data() -> dict[str, Any]:
     """A fresh copy of the minimal stack, to change in a test."""
     return copy.deepcopy(MINIMAL_STACK)
+
+
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """A source file's syntax tree, parsed once per test process: several tests walk every module of the package
+    (import circles, absolute imports, SDK internals), and none of them changes a tree or the file it was read from."""
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
 
 
 def as_config(data: dict[str, Any], project: str = "aks-dra-vgpu") -> dict[str, Any]:

@@ -6,6 +6,9 @@ processes it ends at `--timeout` or on Ctrl-C), not how an interpreter starts: t
 without the half second to a second each fresh interpreter takes to import the SDKs and the package. A module constant
 the test patches (`cli.watchdog.TERM_GRACE`, ...) holds in the fork as well. Some tests keep a real `python -m
 components` (tests/test_program_isolation.py), so the module's own entry point stays covered.
+
+`run_with_the_package_of` is the same saving for code that needs the package imported afresh (another copy of it, or
+the order its own modules are imported in): a fork that unloads `components` and imports it again.
 """
 
 from __future__ import annotations
@@ -137,3 +140,38 @@ def forked(*argv: str, cwd: Path, env: dict[str, str] | None = None) -> ForkedCo
     if env is None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PULUMI_")}
     return ForkedCommand(list(argv), cwd, env)
+
+
+def run_with_the_package_of(folder: Path, code: str) -> str:
+    """What `code` prints, run with the `components` package of `folder` imported afresh: in a fork of this process
+    that has unloaded the `components` it had (the SDKs it imported stay loaded: no interpreter start-up, no second
+    import of pulumi and the Azure SDK), with `folder` first on its path and as its working folder. For what depends
+    on the package's own modules and the order they are imported in, not on what else a fresh interpreter lacks."""
+    read_end, write_end = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # never returns into the test
+        status = 1
+        try:
+            os.close(read_end)
+            for name in [m for m in sys.modules if m == "components" or m.startswith("components.")]:
+                del sys.modules[name]
+            sys.path.insert(0, str(folder))
+            os.chdir(folder)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                exec(compile(code, "<run with a fresh package>", "exec"), {"__name__": "__main__"})
+            os.write(write_end, out.getvalue().encode())
+            status = 0
+        except BaseException:
+            with contextlib.suppress(BaseException):
+                os.write(write_end, ("FAILED\n" + traceback.format_exc()).encode())
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        text = pipe.read().decode()
+    _, wait = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(wait) == 0, text
+    return text

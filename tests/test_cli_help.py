@@ -63,3 +63,14 @@ def test_a_comma_separated_workload_is_told_to_repeat_the_flag(capsys) -> None:
     assert main(["size", "--workload", "a=1,b=2x3"]) == 2
     assert "--workload 'a=1,b=2x3': one workload per --workload; repeat the flag: --workload a=1 --workload b=2x3" \
            in capsys.readouterr().err
+
+
+def test_the_one_parser_of_a_process_keeps_nothing_of_the_last_run() -> None:
+    # `main` builds its parser once per process: a run's repeated flags and choices never reach the next run.
+    from components.cli import _parser
+
+    first = _parser().parse_args(["verify", "--stack", "dev", "--smoke", "--size", "8", "--size", "24", "--context", "a"])
+    second = _parser().parse_args(["verify", "--stack", "dev"])
+    assert _parser() is _parser()
+    assert (first.size, first.context, first.smoke) == ([8, 24], ["a"], True)
+    assert (second.size, second.context, second.smoke) == (None, None, False)

@@ -1,6 +1,7 @@
 """One contract: a setting added to a config model needs no second edit to reach the stack file's schema, the Python
 args and the plugin's GetSchema. Proved on a scratch copy of the repository: add a field to the pool model,
-regenerate (`python -m components docs`), start the copy as Pulumi starts a plugin and ask it for its schema.
+regenerate (`python -m components docs`, the copy's own package), start the copy as Pulumi starts a plugin and ask it
+for its schema.
 """
 
 from __future__ import annotations
@@ -9,13 +10,13 @@ import ast
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import grpc
 from pulumi.runtime.proto import provider_pb2_grpc
 
 from tests.conftest import ROOT
+from tests.forked_command import run_with_the_package_of
 from tests.test_plugin import consumer, engine, get_schema, started_plugin  # noqa: F401 (fixtures)
 
 PACKAGE = "aks-dra-vgpu"
@@ -58,17 +59,11 @@ print(json.dumps({"runs": runs, "fields": list(GpuNodePoolArgs.model_fields)}))
 """
 
 
-def run(repo: Path, *args: str, code: int = 0) -> str:
-    result = subprocess.run([sys.executable, *args], cwd=repo, capture_output=True, text=True, timeout=300)
-    assert result.returncode == code, result.stderr
-    return result.stdout
-
-
 def test_a_field_added_to_the_pool_model_reaches_every_schema_with_no_second_edit(tmp_path, engine, consumer):  # noqa: F811
     repo = scratch_copy(tmp_path / "repo")
     add_pool_field(repo)
-    # The copy's own CLI, its three docs runs in one interpreter of the copy (one start-up, not three).
-    done = json.loads(run(repo, "-c", DOCS_RUNS))
+    # The copy's own CLI, its three docs runs in one process that imported the copy's package (and not this one's).
+    done = json.loads(run_with_the_package_of(repo, DOCS_RUNS))
     (check, stale), (regenerate, _), (recheck, _) = done["runs"]
     assert check == 3 and {"docs/stack.schema.json", "components/host/schema.json"} <= set(stale.split())  # stale
     assert regenerate == 0

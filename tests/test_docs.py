@@ -369,6 +369,17 @@ def test_the_generator_needs_no_code_for_a_new_field():
     ]
 
 
+def test_each_caller_of_the_models_schema_gets_a_copy_of_its_own():
+    # The schema is generated once per model: what one caller changes in its copy never reaches the next caller.
+    from components.config.schema import models_schema
+
+    first = models_schema(_Grown)
+    first["properties"]["share"]["default"] = 0.9
+    first["$defs"].clear()
+    again = models_schema(_Grown)
+    assert again["properties"]["share"]["default"] == 0.5 and "_Inner" in again["$defs"]
+
+
 # --- sizing --------------------------------------------------------------------------------------------------------------
 def test_sizing_md_has_the_generated_table():
     committed = read_block((ROOT / SIZING).read_text(encoding="utf-8"), SIZING_BLOCK)

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import parsed
+
 PACKAGE = Path(__file__).resolve().parent.parent / "components"
 
 
@@ -24,7 +26,7 @@ def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
     for name, path in files.items():
         here = name if path.name == "__init__.py" else name.rpartition(".")[0]
         found: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.ImportFrom) and node.level:
                 base = here.split(".")[: len(here.split(".")) - (node.level - 1)]
                 target = ".".join(base + ([node.module] if node.module else []))
@@ -92,7 +94,14 @@ def test_the_finder_sees_a_circle(tmp_path: Path) -> None:
 SUBPACKAGES = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists())
 
 
+@pytest.fixture(scope="module")
+def package_circles() -> list[list[str]]:
+    """The circles of this checkout's package, found once for every room: the graph is read from the sources, which a
+    run does not change (parsing all of them is a third of a second)."""
+    return circles(import_graph())
+
+
 @pytest.mark.parametrize("room", SUBPACKAGES)
-def test_no_import_circle(room: str) -> None:
-    found = [c for c in circles(import_graph()) if any(m.startswith(f"components.{room}") for m in c)]
+def test_no_import_circle(room: str, package_circles: list[list[str]]) -> None:
+    found = [c for c in package_circles if any(m.startswith(f"components.{room}") for m in c)]
     assert found == [], f"modules that import each other: {found}"

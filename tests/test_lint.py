@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from tests.conftest import ROOT
+from tests.forked_command import run_with_the_package_of
 
 
 def test_ruff_is_clean():
@@ -38,12 +39,13 @@ def test_the_dev_plan_builds_no_model_it_does_not_use(fresh_process):
 
 
 def test_a_deferred_model_refuses_bad_input_on_its_first_use():
-    # In a fresh interpreter, so that FleetConfig's first validation is the one that builds it.
+    # With the package imported afresh (a fork that imports it again), so that FleetConfig's first validation is the
+    # one that builds it.
     probe = ("from components.config import ConfigError, FleetConfig\n"
              "from components.config.validation import validate\n"
+             "assert type(FleetConfig.__pydantic_validator__).__name__ == 'MockValSer', 'built before its first use'\n"
              "try:\n    validate(FleetConfig, {'resourceGroup': 'rg'}, 'fleet')\n"
              "except ConfigError as exc:\n    print(exc)\n")
-    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert "fleet.name: required key is missing" in done.stdout
-    assert "fleet.resourceGroup: unknown key (did you mean 'resourceGroupName'?)" in done.stdout
+    out = run_with_the_package_of(ROOT, probe)
+    assert "fleet.name: required key is missing" in out
+    assert "fleet.resourceGroup: unknown key (did you mean 'resourceGroupName'?)" in out

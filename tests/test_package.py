@@ -23,7 +23,7 @@ except ImportError:  # Python 3.10: pytest brings tomli there
 
 import components
 from components.config import ConfigError
-from tests.conftest import ROOT
+from tests.conftest import ROOT, parsed
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$")
@@ -80,7 +80,7 @@ def test_only_the_import_name_is_installed_mapped_onto_the_components_folder():
 def test_code_inside_the_package_imports_itself_only_relatively():
     # Installed, the package is `aks_dra_vgpu`: an absolute `components` import would find the consumer's folder.
     for path in (ROOT / "components").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in ast.walk(parsed(path)):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
             if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 names = [node.module]

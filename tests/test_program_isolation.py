@@ -250,14 +250,14 @@ def test_a_real_process_stops_a_program_that_never_ends(name, command, tmp_path,
     folder = project(tmp_path / "forever", FOREVER[name])
     extra = ["--out", str(tmp_path / "out")] if command == "render" else []
     started = time.monotonic()
-    proc = forked(command, "--stack", "dev", "--project-dir", str(folder), "--timeout", "0.5", *extra, cwd=ROOT)
+    proc = forked(command, "--stack", "dev", "--project-dir", str(folder), "--timeout", "0.3", *extra, cwd=ROOT)
     try:
         stdout, stderr = proc.communicate(timeout=60)
     finally:
         proc.kill()
         proc.close()
     assert time.monotonic() - started < 15
-    assert proc.returncode == 2 and stdout == "" and "did not finish within 0.5 s" in stderr, stderr
+    assert proc.returncode == 2 and stdout == "" and "did not finish within 0.3 s" in stderr, stderr
     assert len(stderr.splitlines()) == 1 and "--timeout" in stderr
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 

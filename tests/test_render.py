@@ -6,6 +6,8 @@ import contextlib
 import io
 import json
 import os
+import signal
+import traceback
 from pathlib import Path
 
 import kubernetes_validate
@@ -13,7 +15,7 @@ import pytest
 import yaml
 
 from components.cli import main
-from components.offline import Plan, load_project, run_project
+from components.offline import Plan, Registration, load_project, run_project
 from components.offline.output_dir import MANIFEST, OutputError
 from components.offline.render import CLUSTER_SCOPED_KINDS, render
 from tests.conftest import ROOT
@@ -411,31 +413,33 @@ def test_a_users_own_files_named_like_staging_are_never_touched(rendered, tmp_pa
     assert not [k for k in after if k.startswith(".render-") and k not in before and k != MANIFEST]  # no staging left
 
 
-KILLED_RENDER = """
-import os, signal, sys
-from pathlib import Path
-from components.offline import Plan, Registration
-from components.offline.render import render
+def _render_killed_while_moving_into(folder: Path) -> None:
+    """A render that dies (SIGKILL) while it moves its files into place: run in a process of its own."""
+    real = os.replace
 
-real = os.replace
-def killed(src, dst):  # the process dies while the files are moved into place
-    if "/new/" in str(src):
-        os.kill(os.getpid(), signal.SIGKILL)
-    return real(src, dst)
-os.replace = killed
-reg = Registration("urn:pulumi:s::p::kubernetes:core/v1:ConfigMap::c", "kubernetes:core/v1:ConfigMap", "c", True, None,
-                   None, [], {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}, {})
-render(Plan("p", "s", [reg]), Path(sys.argv[1]))
-"""
+    def killed(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        if "/new/" in str(src):
+            os.kill(os.getpid(), signal.SIGKILL)
+        real(src, dst)
+
+    os.replace = killed  # the forked process's own os module: the test's is untouched
+    reg = Registration("urn:pulumi:s::p::kubernetes:core/v1:ConfigMap::c", "kubernetes:core/v1:ConfigMap", "c", True,
+                       None, None, [], {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}, {})
+    render(Plan("p", "s", [reg]), folder)
 
 
 def test_the_staging_folder_of_a_killed_render_is_removed_by_its_recorded_name(rendered, tmp_path):
-    import subprocess
-    import sys
-
     (tmp_path / ".render-staging-mine").mkdir()
-    result = subprocess.run([sys.executable, "-c", KILLED_RENDER, str(tmp_path)], cwd=ROOT, timeout=60)
-    assert result.returncode == -9
+    pid = os.fork()  # the killed render as a process of its own (a fork: no interpreter start-up)
+    if pid == 0:
+        try:
+            _render_killed_while_moving_into(tmp_path)
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            os._exit(1)  # it was not killed: the test fails on the status
+    _, wait = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(wait) == -signal.SIGKILL
     recorded = json.loads((tmp_path / MANIFEST).read_text())["staging"]
     assert recorded.startswith(".render-staging-") and (tmp_path / recorded / "new").is_dir()
     render(rendered["dev"][0], tmp_path)

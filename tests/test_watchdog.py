@@ -27,13 +27,17 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "killpg"), reason="process group
 
 # The helper: a grandchild of the command, with the command's stderr; the program writes its pid, the helper touches
 # `<pid file>.ready` once it runs. It ignores SIGINT, as a daemon would (so Ctrl-C alone does not end it); with
-# `ignores`, SIGTERM too; with `session`, it leaves the command's process group for a session of its own.
-HELPER = """import subprocess, sys
+# `ignores`, SIGTERM too; with `session`, it leaves the command's process group for a session of its own. The program
+# goes on (to get stuck, or to end) only once that grandchild is ready, so at the short `--timeout` below it runs with
+# its signal dispositions set (the test checks that it was ready: the escalation it tests did happen).
+HELPER = """import subprocess, sys, time
 from pathlib import Path
 helper = "import signal, time\\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\\n" + \\
     ("signal.signal(signal.SIGTERM, signal.SIG_IGN)\\n" if {ignores} else "") + \\
     "open({pid_file!r} + '.ready', 'w').close()\\ntime.sleep(60)\\n"
 Path({pid_file!r}).write_text(str(subprocess.Popen([sys.executable, "-c", helper], start_new_session={session}).pid))
+while not Path({pid_file!r} + ".ready").exists():
+    time.sleep(0.01)
 """
 STARTUP = 120  # seconds the command may take to start the program (a busy machine, a cold cache)
 BOUND = 10  # seconds from the program's start until the command has ended and its stderr is closed
@@ -120,11 +124,12 @@ def test_at_the_timeout_every_process_the_program_started_ends(stuck, helper, tm
     kinds = {"ignores": helper == "ignores-sigterm", "session": helper == "new-session"}
     if stuck == HOLDS_THE_LOCK:  # no in-process limit can report first (it needs the lock): the parent's wait is idle
         monkeypatch.setattr(watchdog, "GRACE", 0.1)
-    with command(tmp_path, stuck, "--timeout", "1", **kinds) as (proc, pid_file):
+    with command(tmp_path, stuck, "--timeout", "0.5", **kinds) as (proc, pid_file):
         status, out, err, seconds = finished(proc, pid_file)
         assert seconds < BOUND, err
-        assert status == 2 and out == "" and "did not finish within 1 s" in err, err
+        assert status == 2 and out == "" and "did not finish within 0.5 s" in err, err
         assert len(err.splitlines()) == 1, err
+        assert Path(f"{pid_file}.ready").exists(), "the grandchild was not running yet when the time limit came"
         assert not alive(int(pid_file.read_text()))
 
 

@@ -17,6 +17,7 @@ what they share (`output`, `problems`, `running`), the `watchdog` process that e
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import os
 from typing import NoReturn
@@ -81,7 +82,11 @@ def _timeout(text: str) -> float:
     return value
 
 
+@functools.cache
 def _parser() -> argparse.ArgumentParser:
+    """The command line's parser, built once per process: it is the same every time (no choice or default read from
+    anywhere), and argparse keeps nothing of one parse for the next (a parse fills a new Namespace), so a caller that
+    runs `main` many times in one process (a notebook, a test suite) does not build sixty arguments each time."""
     parser = _Parser(
         # `python -m aks_dra_vgpu` where installed, `python -m components` inside this repository.
         prog=f"python -m {__package__.rpartition('.')[0]}",

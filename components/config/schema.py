@@ -7,6 +7,8 @@ key, type, bound, enum and default comes from the models (and what they put in `
 
 from __future__ import annotations
 
+import copy
+import functools
 from typing import Any
 
 import pydantic_core
@@ -46,7 +48,14 @@ class _Generator(GenerateJsonSchema):
 
 
 def models_schema(model: type[BaseModel] = StackConfig) -> dict[str, Any]:
-    """pydantic's JSON schema of `model` as a stack file writes it: validation mode, camelCase keys, every default."""
+    """pydantic's JSON schema of `model` as a stack file writes it: validation mode, camelCase keys, every default.
+    A copy of the caller's own: the schema is generated once per model (a model class never changes), and one `docs`
+    run asks for the same ones many times (the stack schema, the reference, the plugin's schema)."""
+    return copy.deepcopy(_generated_schema(model))
+
+
+@functools.cache
+def _generated_schema(model: type[BaseModel]) -> dict[str, Any]:
     return _normalized(model.model_json_schema(by_alias=True, mode="validation", schema_generator=_Generator))
 
 
