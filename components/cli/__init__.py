@@ -10,7 +10,7 @@ program's own output never reaches stdout.
 
 Thin, on top of everything: one module per subcommand (`plan`, `render`, `diff`, `size`, `verify`, `regenerate` for `docs`;
 `fleet` for `plan --fleet` and `diff --fleet`; `verify_fleet` for `verify --fleet`; `rollout` for `fleet-rollout`),
-what they share (`output`, `problems`, `running`), the `watchdog` process that ends a program past `--timeout`, and
+what they share (`output`, `problems`, `running`, `findings`), the `watchdog` process that ends a program past `--timeout`, and
 `docs` (the files made from the code). Nothing of the package imports it but `__main__`.
 """
 

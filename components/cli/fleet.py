@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .findings import report_findings
 from .output import EXIT_CHANGES, EXIT_OK, EXIT_POLICY, BadInputError, printable, printable_lines, write
 from .problems import program_problems
 from .running import run_plan
@@ -32,7 +33,6 @@ def cmd_plan_fleet(args: argparse.Namespace) -> int:
     """`plan --fleet`: the fleet stack and every member stack planned, a summary per member; `--out` keeps each plan
     document (``<stack>.json``) for `diff --fleet`; `--critical-path` the first `up` and a rollout's duration."""
     from ..review.fleet import format_summary, member_line
-    from .plan import report_findings
 
     fleet = load_fleet_set(args.project_dir, args.fleet)
     for line in fleet.warnings:

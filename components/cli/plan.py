@@ -7,7 +7,8 @@ import sys
 
 from ..policies.credentials import NO_PLAIN_CREDENTIALS
 from ..policies.findings import Violation
-from .output import EXIT_OK, EXIT_POLICY, BadInputError, printable, printable_lines, write
+from .findings import report_findings
+from .output import EXIT_OK, EXIT_POLICY, BadInputError, printable_lines, write
 from .running import run_plan
 
 
@@ -64,20 +65,6 @@ def cmd_plan(args: argparse.Namespace) -> int:
     # With --policy the report above already names each finding (as mandatory or advisory): each is said once.
     refused = not args.policy and report_findings(plan, in_document=fmt == "json", said=said)
     return EXIT_POLICY if refused else status
-
-
-def report_findings(plan, in_document: bool, said: frozenset[str] | set[str] = frozenset(), prefix: str = "") -> bool:
-    """Says on stderr what `plan` finds in a stack's plan: two components creating one cluster-scoped object (an
-    error, refused with exit 4), the advisory policies, and what the components logged (`pulumi.log.warn`, as `pulumi
-    preview` shows it; a JSON document carries those itself, `in_document`). True when there is an error."""
-    from ..policies import plan_findings
-
-    errors, warnings = plan_findings(plan)
-    for line in errors:
-        write(sys.stderr, printable(f"error: {prefix}{line}") + "\n")
-    for line in ([] if in_document else [w for w in plan.warnings if w not in said]) + warnings:
-        write(sys.stderr, printable(f"warning: {prefix}{line}") + "\n")
-    return bool(errors)
 
 
 def _stack_file_credentials(project_dir: str, stack: str) -> list[tuple[str, str]]:

@@ -1,0 +1,22 @@
+"""What `plan` says of a stack's plan beside the plan itself, shared by `plan --stack` and `plan --fleet`."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from .output import printable, write
+
+
+def report_findings(plan: Any, in_document: bool, said: frozenset[str] | set[str] = frozenset(), prefix: str = "") -> bool:
+    """Says on stderr what `plan` finds in a stack's plan: two components creating one cluster-scoped object (an
+    error, refused with exit 4), the advisory policies, and what the components logged (`pulumi.log.warn`, as `pulumi
+    preview` shows it; a JSON document carries those itself, `in_document`). True when there is an error."""
+    from ..policies import plan_findings
+
+    errors, warnings = plan_findings(plan)
+    for line in errors:
+        write(sys.stderr, printable(f"error: {prefix}{line}") + "\n")
+    for line in ([] if in_document else [w for w in plan.warnings if w not in said]) + warnings:
+        write(sys.stderr, printable(f"warning: {prefix}{line}") + "\n")
+    return bool(errors)
