@@ -7,7 +7,8 @@ without the half second to a second each fresh interpreter takes to import the S
 the test patches (`cli.watchdog.TERM_GRACE`, ...) holds in the fork as well. Some tests keep a real `python -m
 components` (tests/test_program_isolation.py), so the module's own entry point stays covered.
 
-`run_with_the_package_of` is the same saving for code that needs the package imported afresh (another copy of it, or
+`forked_call` runs any function of a test as such a process (its return value the exit status); `run_with_the_package_of`
+is the same saving for code that needs the package imported afresh (another copy of it, or
 the order its own modules are imported in): a fork that unloads `components` and imports it again.
 """
 
@@ -17,12 +18,14 @@ import contextlib
 import gc
 import io
 import os
+import select
 import selectors
 import signal
 import subprocess
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 
 from components.cli import main
@@ -30,16 +33,17 @@ from components.cli.watchdog import run_watched
 
 
 class ForkedCommand:
-    """The few parts of `subprocess.Popen` the process tests use: pid, poll, send_signal, communicate, returncode."""
+    """A function of the test as a process of its own (`forked`: the CLI), with the few parts of `subprocess.Popen` the
+    process tests use: pid, poll, send_signal, communicate, returncode; and `stderr_line`, its first line as it comes."""
 
-    def __init__(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
+    def __init__(self, run: Callable[[], int], cwd: Path, env: dict[str, str]) -> None:
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:  # the command: never returns into the test
-            _run_in_child(argv, cwd, env, out_w, err_w, (out_r, err_r))
+            _run_in_child(run, cwd, env, out_w, err_w, (out_r, err_r))
         os.close(out_w)
         os.close(err_w)
         self.pid = pid
@@ -60,6 +64,23 @@ class ForkedCommand:
         """Sends `number` to the command's process, as a terminal or `kill` would."""
         if self.poll() is None:
             os.kill(self.pid, number)
+
+    def stderr_line(self, timeout: float = 120) -> str:
+        """The first line the process writes on stderr, as soon as it is written (`communicate` returns it again, with
+        the rest); less when stderr closes first, `subprocess.TimeoutExpired` past `timeout`."""
+        deadline = time.monotonic() + timeout
+        said = self._pipes[self._err]
+        while b"\n" not in said and self._err in self._open:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._err], [], [], left)[0]:
+                raise subprocess.TimeoutExpired(f"forked {self.pid}", timeout)
+            data = os.read(self._err, 65536)
+            if data:
+                said += data
+            else:
+                os.close(self._err)
+                self._open.discard(self._err)
+        return said[: said.find(b"\n") + 1 or len(said)].decode("utf-8", "replace")
 
     def communicate(self, timeout: float | None = None) -> tuple[str, str]:
         """Both streams once they are closed and the command has ended; `subprocess.TimeoutExpired` past `timeout`."""
@@ -100,7 +121,7 @@ class ForkedCommand:
         self._open.clear()
 
 
-def _run_in_child(argv: list[str], cwd: Path, env: dict[str, str], out_w: int, err_w: int,
+def _run_in_child(run: Callable[[], int], cwd: Path, env: dict[str, str], out_w: int, err_w: int,
                   read_ends: tuple[int, int]) -> None:
     status = 1
     try:
@@ -122,9 +143,7 @@ def _run_in_child(argv: list[str], cwd: Path, env: dict[str, str], out_w: int, e
         os.environ.clear()
         os.environ.update(env)
         os.chdir(cwd)
-        sys.argv = ["components", *argv]
-        gc.set_threshold(20_000, 20, 100)  # as components/__main__.py
-        status = run_watched(lambda: main(argv))
+        status = run()
         sys.stdout.flush()
         sys.stderr.flush()
     except BaseException:  # a broken harness says why on the command's stderr
@@ -139,7 +158,19 @@ def forked(*argv: str, cwd: Path, env: dict[str, str] | None = None) -> ForkedCo
     PULUMI_* variables unless `env` is given)."""
     if env is None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PULUMI_")}
-    return ForkedCommand(list(argv), cwd, env)
+
+    def command() -> int:
+        sys.argv = ["components", *argv]
+        gc.set_threshold(20_000, 20, 100)  # as components/__main__.py
+        return run_watched(lambda: main(list(argv)))
+
+    return ForkedCommand(command, cwd, env)
+
+
+def forked_call(run: Callable[[], int], cwd: Path) -> ForkedCommand:
+    """`run()` as a process of its own (a fork of this process, in `cwd`, this environment): its return value is the
+    exit status, an exception a traceback on its stderr and status 1."""
+    return ForkedCommand(run, cwd, dict(os.environ))
 
 
 def run_with_the_package_of(folder: Path, code: str) -> str:
