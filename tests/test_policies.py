@@ -418,6 +418,19 @@ def test_plan_warns_on_stderr_about_scale_from_zero_and_keeps_json_clean(capsys,
     assert capsys.readouterr().err == unready + "\n"  # at minCount 1 only the autoscaler's GPU label is left
 
 
+def test_plan_with_policy_still_says_what_the_components_logged(capsys, tmp_path: Path):
+    # dev at 1.36 with no extendedResources: GpuPlatform logs that the chart's class serves nvidia.com/gpu. That is no
+    # policy finding, so the --policy report does not name it: it stays on stderr, as without --policy.
+    project = project_with(tmp_path, "")
+    path = project / "stacks" / "Pulumi.dev.yaml"
+    path.write_text(path.read_text().replace('kubernetesVersion: "1.35"', 'kubernetesVersion: "1.36"', 1))
+    for extra in ((), ("--policy",)):
+        assert main(["plan", "--stack", "dev", "--project-dir", str(project), *extra]) == EXIT_OK
+        said = [line for line in capsys.readouterr().err.splitlines()
+                if line.startswith("warning: extendedResources.nvidiaGpu: a pod asking for nvidia.com/gpu")]
+        assert len(said) == 1, (extra, said)
+
+
 SECOND_DRIVER = '''
 # A second NVIDIA DRA driver release on the same cluster, under another name and namespace.
 from components import NvidiaDraDriver, NvidiaDraDriverArgs

@@ -8,13 +8,15 @@ from typing import Any
 from .output import printable, write
 
 
-def report_findings(plan: Any, in_document: bool, said: frozenset[str] | set[str] = frozenset(), prefix: str = "") -> bool:
+def report_findings(plan: Any, in_document: bool, said: frozenset[str] | set[str] = frozenset(), prefix: str = "",
+                    findings: bool = True) -> bool:
     """Says on stderr what `plan` finds in a stack's plan: two components creating one cluster-scoped object (an
-    error, refused with exit 4), the advisory policies, and what the components logged (`pulumi.log.warn`, as `pulumi
-    preview` shows it; a JSON document carries those itself, `in_document`). True when there is an error."""
+    error, refused with exit 4) and the advisory policies (unless `findings` is False: a --policy report named them),
+    and what the components logged (`pulumi.log.warn`, as `pulumi preview` shows it, but those `said` already; a JSON
+    document carries them itself, `in_document`). True when there is an error."""
     from ..policies import plan_findings
 
-    errors, warnings = plan_findings(plan)
+    errors, warnings = plan_findings(plan) if findings else ([], [])
     for line in errors:
         write(sys.stderr, printable(f"error: {prefix}{line}") + "\n")
     for line in ([] if in_document else [w for w in plan.warnings if w not in said]) + warnings:

@@ -63,7 +63,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     for block in extra:
         write(report, printable_lines(block))
     # With --policy the report above already names each finding (as mandatory or advisory): each is said once.
-    refused = not args.policy and report_findings(plan, in_document=fmt == "json", said=said)
+    refused = report_findings(plan, in_document=fmt == "json", said=said, findings=not args.policy)
     return EXIT_POLICY if refused else status
 
 
