@@ -25,7 +25,7 @@ from ..catalog import DRIVER_CHARTS, GPU_DEVICE_CLASS, SIZE_CLASSES
 from ..config.extended_resources import CHART_CLASS, NOT_SERVED, NVIDIA_GPU
 from ..config.extended_rules import chart_extended_names, scheduler_pick
 from ..config.samples import EXTENDED_RESOURCE_FROM
-from ..config.syntax import parse_k8s_version
+from ..config.syntax import MISSING, parse_k8s_version, value_at
 from ..kubernetes.chart_upgrades import RELEASE_DIFF, chart_name
 from ..offline.urns import local_urn
 from .rules.model import CLUSTER, DEVICE_CLASS, RELEASE
@@ -61,9 +61,8 @@ class Side:
 
 def at(value: Any, *keys: str) -> Any:
     """The value under `keys` in nested mappings, or None where a level is missing or no mapping (hand-made plans)."""
-    for key in keys:
-        value = value.get(key) if isinstance(value, dict) else None
-    return value
+    found = value_at(value, keys)
+    return None if found is MISSING else found
 
 
 def selects(class_name: str, spec: Any) -> str:
