@@ -13,8 +13,9 @@ NO_PRICE = "no price known"
 NOTHING = "nothing placed"
 
 
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 2)
+def rounded(value: float | None, digits: int = 2) -> float | None:
+    """A figure as the JSON documents carry it (to the cent by default), or None where it is not known."""
+    return None if value is None else round(value, digits)
 
 
 def nothing_placed(line: CostLine) -> bool:
@@ -30,11 +31,11 @@ def cost_dict(line: CostLine) -> dict[str, Any]:
     return {
         "label": line.label,
         "vmSize": line.vm_size,
-        "hourly": None if empty else _round(line.hourly),
-        "monthly": None if empty else _round(line.monthly),
+        "hourly": None if empty else rounded(line.hourly),
+        "monthly": None if empty else rounded(line.monthly),
         "nothingPlaced": empty,
         "unpriced": list(line.unpriced),
-        "pricedPartHourly": _round(line.priced_hourly) if line.unpriced else None,
+        "pricedPartHourly": rounded(line.priced_hourly) if line.unpriced else None,
         "gpuMemoryGiB": {"requested": round(line.requested_gib, 2), "provisioned": round(line.provisioned_gib, 2)},
         "utilisation": None if utilisation is None else round(utilisation, 4),
     }

@@ -13,15 +13,11 @@ from ..kubernetes.selectors import usable_memory_gib
 from ..kubernetes.slice_kinds import Slice, pool_slice
 from ..kubernetes.slice_kinds import usable_memory_gib as slice_usable_gib
 from . import family_report, regions, shared_report
-from .cost_text import COST_ORDER, cost_dict, distinct_costs, line_cell, money_cell
+from .cost_text import COST_ORDER, cost_dict, distinct_costs, line_cell, money_cell, rounded
 from .model import CostLine, Placement, PoolPlan
 from .plan import SizingPlan
 from .planner import usable_sizes
 from .tables import md_table, text_table
-
-
-def _money(value: float | None) -> float | None:
-    return None if value is None else round(value, 2)
 
 
 def _kind(vm_size: str, aks_profile: str | None) -> Slice:
@@ -87,7 +83,7 @@ def to_dict(plan: SizingPlan) -> dict[str, Any]:
                 "nodes": p.nodes,
                 "minCount": p.min_count,
                 "maxCount": p.max_count,
-                "hourly": _money(_node_price(plan, p.vm_size, p.nodes)),
+                "hourly": rounded(_node_price(plan, p.vm_size, p.nodes)),
                 **_family_keys(p.vm_size, p.aks_profile),
             }
             for p in plan.pools

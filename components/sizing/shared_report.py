@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .cost_text import rounded
 from .model import CostLine
 from .packing import SharedOption, SharedPlan
 from .tables import md_table, text_table
@@ -16,18 +17,14 @@ CAVEAT = ("Sharing gives no memory isolation and no fair share of compute betwee
 NOTHING = "Nothing to share: every workload asks for a slice, or two devices."
 
 
-def _round(value: float | None, digits: int) -> float | None:
-    return None if value is None else round(value, digits)
-
-
 def _option_dict(o: SharedOption, hours: float) -> dict[str, Any]:
     total = o.total_hourly
     return {"vmSize": o.vm_size, "usableGiBPerSlice": round(o.usable_gib, 2), "slices": len(o.slices),
-            "nodes": o.nodes, "hourly": _round(o.hourly, 4), "monthly": _round(o.monthly, 2),
+            "nodes": o.nodes, "hourly": rounded(o.hourly, 4), "monthly": rounded(o.monthly, 2),
             "requestedGiB": o.requested_gib, "provisionedGiB": o.provisioned_gib,
             "packing": [[f"{n} {g} GiB" for n, g in s.replicas] for s in o.slices],
             "stackPool": o.pool, "maxNodes": o.max_nodes, "notShared": list(o.not_shared),
-            "totalHourly": _round(total, 4), "totalMonthly": None if total is None else round(total * hours, 2)}
+            "totalHourly": rounded(total, 4), "totalMonthly": None if total is None else round(total * hours, 2)}
 
 
 def verdict(plan: SharedPlan, currency: str) -> str | None:
@@ -56,7 +53,7 @@ def to_dict(plan: SharedPlan, currency: str = "USD", hours: float = 730) -> dict
     plain = plan.plain
     return {"best": _option_dict(plan.best, hours) if plan.best else None,
             "options": [_option_dict(o, hours) for o in plan.options], "notShared": list(plan.not_shared),
-            "plan": None if plain is None else {"hourly": _round(plain.hourly, 4), "monthly": _round(plain.monthly, 2),
+            "plan": None if plain is None else {"hourly": rounded(plain.hourly, 4), "monthly": rounded(plain.monthly, 2),
                                                 "nodes": plan.plain_nodes, "devices": plan.plain_devices},
             "cheaper": plan.cheaper, "verdict": verdict(plan, currency), "notes": list(plan.notes),
             "stackPools": plan.stack_pools}
