@@ -60,17 +60,11 @@ def secret_texts(config: StackConfig) -> frozenset[str]:
     # A value that looks like a credential written in plain text is kept secret too (plan, state, diff), while
     # `load_stack_config` warns to make it secure: the stack file itself still holds it.
     for section, value in data.items():
-        texts.update(_at(value, c.parts[1:]) for c in plain_credentials(value, section))
+        texts.update(c.value for c in plain_credentials(value, section))
     if "gpuPools" in config.secret_sections and SECRET_SHOWN not in texts:
         for pool in config.gpu_pools:
             texts.update(part for taint in pool.parsed_taints for part in (taint.key, taint.value) if part)
     return frozenset(texts)
-
-
-def _at(value: Any, parts: tuple[str | int, ...]) -> str:
-    for part in parts:
-        value = value[part]
-    return value
 
 
 def _texts(value: Any, free: bool) -> Iterator[str]:

@@ -151,3 +151,17 @@ def test_a_credential_pasted_where_a_setting_goes_is_refused_without_being_quote
         stack_config_from_mapping(as_config(data))
     assert f"{section}.{key}: '[secret]' is not" in str(raised.value)
     assert ACCOUNT_KEY not in str(raised.value)
+
+
+def test_a_credential_under_a_key_that_is_no_text_is_refused_at_the_key_and_never_shown():
+    # A dict from Python (or YAML's `1:`) may key a credential with an int: the credential is found by its value, and
+    # the refusal names the key without quoting the value (it once failed with a KeyError looking the value up again).
+    key = "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZg=="
+    data = {**MINIMAL_STACK, "cluster": {**MINIMAL_STACK["cluster"], "tags": {1: key}}}
+    with pytest.raises(ConfigError) as caught:
+        stack_config_from_mapping(as_config(data))
+    text = str(caught.value)
+    assert "cluster.tags[1].[key]: must be text" in text
+    assert "AccountKey" not in text
+    (found,) = plain_credentials({1: key}, "tags")
+    assert found.value == key and key not in repr(found)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Collection, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 MIN_PASSWORD = 6
@@ -58,6 +58,7 @@ class Credential:
     path: str
     looks_like: str
     parts: tuple[str | int, ...] = ()  # the path's keys and indexes, for `config_path`
+    value: Any = field(default=None, repr=False, compare=False)  # the text itself: kept secret, never shown
 
 
 def _words(key: str) -> list[str]:
@@ -99,7 +100,7 @@ def looks_like(key: str, value: Any) -> str | None:
 
 def plain_credentials(value: Any, path: str) -> list[Credential]:
     """Every value inside `value` (a section's data, found at the config key `path`) that looks like a credential."""
-    return [Credential(_shown(parts), what, parts) for parts, key, leaf in _leaves(value, (path,), path)
+    return [Credential(_shown(parts), what, parts, leaf) for parts, key, leaf in _leaves(value, (path,), path)
             if (what := looks_like(key, leaf)) is not None]
 
 

@@ -105,14 +105,7 @@ def credential_texts(data: Mapping[str, Any]) -> list[str]:
     pasted under cluster.name is refused without being shown), as plan and diff never show it."""
     from .credentials import plain_credentials
 
-    found = []
-    for section, value in data.items():
-        for credential in plain_credentials(value, section):
-            leaf = value
-            for part in credential.parts[1:]:
-                leaf = leaf[part]
-            found.append(leaf)
-    return found
+    return [credential.value for section, value in data.items() for credential in plain_credentials(value, section)]
 
 
 def _decode(raw: Any) -> Any:
