@@ -28,7 +28,7 @@ from ..config import (
 )
 from ..config.base import unset
 from .extended import extended_name, is_extended, parse_extended, resolve
-from .model import MAX_COUNT, MAX_GIB, SLICE_SIZES, Finding
+from .model import MAX_COUNT, MAX_GIB, SLICE_SIZES, WORKLOAD_DIGITS, WORKLOAD_LIMITS, Finding
 from .planner import Workload, plan_sizing
 from .report import to_json, to_markdown, to_text
 from .stack_file import read_stack_file
@@ -130,8 +130,7 @@ def _count(m: re.Match[str], text: str, flag: str, too_few: str = "COUNT must be
 
 def parse_workload(text: str) -> Workload:
     """`NAME=GiB[xCOUNT]` -> Workload; ValueError saying the syntax."""
-    limits = f"GiB is more than 0 and at most {MAX_GIB}, COUNT at least 1 and at most {MAX_COUNT}"
-    m = _matched(_WORKLOAD, text, "--workload", WORKLOAD_SYNTAX, limits, {"count": 6, "gib": 12})
+    m = _matched(_WORKLOAD, text, "--workload", WORKLOAD_SYNTAX, WORKLOAD_LIMITS, WORKLOAD_DIGITS)
     too_few = "GiB must be more than 0 and COUNT at least 1"
     gib, count = float(m["gib"]), _count(m, text, "--workload", too_few)
     if gib <= 0:

@@ -16,7 +16,7 @@ from ..config import StackConfig
 from ..config.extended_resources import NVIDIA_GPU, extended_resource_name_problem
 from ..kubernetes.extended_classes import chart_extended_names, extended_classes
 from ..kubernetes.slice_kinds import Slice, a10_slice, mig_kinds, order, usable_memory_gib
-from .model import MAX_COUNT, MAX_GIB, Finding, Workload
+from .model import MAX_COUNT, MAX_GIB, WORKLOAD_DIGITS, WORKLOAD_LIMITS, Finding, Workload
 from .placement import a_slice
 
 # The numbers are read whole and checked against the limits after, so a count too long is not taken for part of the
@@ -57,13 +57,12 @@ def parse_extended(text: str) -> ExtendedAsk:
     problem = extended_resource_name_problem(m["resource"])
     if problem:
         raise ValueError(f"--workload '{text}': {problem}")
-    limits = f"GiB is more than 0 and at most {MAX_GIB}, COUNT at least 1 and at most {MAX_COUNT}"
-    if len(m["count"] or "") > 6 or len(m["gib"] or "") > 12:
-        raise ValueError(f"--workload '{text[:60]}': too many digits; {limits}")
+    if any(len(m[group] or "") > most for group, most in WORKLOAD_DIGITS.items()):
+        raise ValueError(f"--workload '{text[:60]}': too many digits; {WORKLOAD_LIMITS}")
     count = int(m["count"] or 1)
     gib = float(m["gib"]) if m["gib"] else None
     if not 1 <= count <= MAX_COUNT or (gib is not None and not 0 < gib <= MAX_GIB):
-        raise ValueError(f"--workload '{text}': {limits}")
+        raise ValueError(f"--workload '{text}': {WORKLOAD_LIMITS}")
     return ExtendedAsk(m["name"], m["resource"], gib, count)
 
 

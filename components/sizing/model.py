@@ -23,6 +23,8 @@ SLICE_SIZES: tuple[int, ...] = (*SIZE_CLASSES, 2 * PAIR_SIZE)  # 4, 8, 12, 24 an
 A10, and 48 for two whole A10s on one node (Standard_NV72ads_A10_v5)."""
 
 MAX_GIB, MAX_COUNT = 1024, 10000
+WORKLOAD_LIMITS = f"GiB is more than 0 and at most {MAX_GIB}, COUNT at least 1 and at most {MAX_COUNT}"
+WORKLOAD_DIGITS = {"count": 6, "gib": 12}  # a --workload number longer than this is refused before it is read
 """The most GPU memory (GiB) and replicas one workload may ask for, however it is written."""
 
 @dataclass(frozen=True)
