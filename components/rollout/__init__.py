@@ -6,5 +6,6 @@ members are verified (`verify`, with smoke where the stack has claim templates) 
 pass. `arm` is the one seam to Azure (plain HTTPS, a token provider); `updaterun` holds the API's paths, bodies and
 states as pure functions; `flow` follows a run and decides.
 
-May import `config` and `verify`; never `offline` (the engine), `azure` or the CLI.
+May import `config`, `verify` and `online` (the credential and the mask every online command shares); never
+`offline` (the engine), `azure` or the CLI.
 """

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
+
+from ..online.masking import mask
 
 PUBLIC_CLOUD = "https://management.azure.com"
 TOKEN_ENV = "ARM_ACCESS_TOKEN"
@@ -38,21 +39,7 @@ RETRIES = 3  # GETs only: a 429/5xx while polling a run that lasts hours must no
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 REFRESH_MARGIN = 300.0  # refresh an az token this many seconds before it expires
 
-MASK = "***"
-MIN_SECRET = 6  # a shorter "token" (a test's) is not masked: every occurrence of a common word would be
-_BEARER = re.compile(r"(?i)\b(bearer)(\s+|%20)[A-Za-z0-9\-._~+/]+=*")
-_JWT = re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*")
-
 TokenProvider = Callable[[], str]
-
-
-def mask(text: str, secrets: Iterable[str] = ()) -> str:
-    """The text with every known secret, every `Bearer <credential>` (an Authorization header) and every JWT (the
-    shape of an Entra ID access token) replaced by ***: the one filter between ARM's answers and what is printed."""
-    for secret in sorted({s for s in secrets if len(s) >= MIN_SECRET}, key=len, reverse=True):
-        text = text.replace(secret, MASK)
-    text = _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
-    return _JWT.sub(MASK, text)
 
 
 class ArmError(Exception):
