@@ -10,6 +10,8 @@ from .azure.cluster import AksCluster, ClusterOutputs
 from .azure.gpu_pool import GpuNodePool, GpuNodePoolArgs, shared_vnet_predecessors
 from .config import DraDriverConfig, StackConfig
 from .config.args import component_args
+from .config.extended_resources import ExtendedResourcesConfig
+from .config.extended_rules import keeps_nvidia_gpu_class
 from .kubernetes.dra_driver import NvidiaDraDriver, NvidiaDraDriverArgs
 from .kubernetes.dra_samples import DraSamples, DraSamplesArgs
 from .kubernetes.extended_classes import nvidia_gpu_warning
@@ -43,7 +45,8 @@ class GpuPlatformOutputs(ClusterOutputs):
         "The namespace of the sample claims and Job, when the samples are enabled."
     )
     extended_resource_classes: dict[str, pulumi.Output[str]] | None = output(
-        "The DeviceClass serving each extended resource name (e.g. 'nvidia.com/gpu'), when extendedResources is set."
+        "The DeviceClass serving each extended resource name (e.g. 'nvidia.com/gpu'), when extendedResources is set or "
+        "the package keeps its nvidia.com/gpu class (Kubernetes 1.36 with a driver chart that maps that name)."
     )
     monitor_workspace_id: pulumi.Output[str] | None = output(
         "The Azure Monitor workspace managed Prometheus writes to, when monitoring.managedPrometheus is true."
@@ -74,7 +77,8 @@ class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
     samples: DraSamples | None
     """The DRA sample objects, when enabled."""
     extended_resources: ExtendedResources | None
-    """The DeviceClasses serving extended resource names, when extendedResources is set."""
+    """The DeviceClasses serving extended resource names, when extendedResources is set or the package keeps its
+    nvidia.com/gpu class on 1.36."""
     observability: Any
     """The monitoring components (components.observability.wiring.Observability), or None when monitoring is off."""
     fleet_member: Any
@@ -148,15 +152,20 @@ class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
                 on_cluster,
             )
         self.extended_resources = None
-        extended = args.extended_resources
-        if extended is not None:
-            driver = args.dra_driver
+        extended, driver = args.extended_resources, args.dra_driver
+        # On 1.36 the package keeps its nvidia.com/gpu class even without the section (config/extended_rules.py): the
+        # component keeps its name, so adding or removing extendedResources updates its classes instead of re-creating.
+        if extended is not None or keeps_nvidia_gpu_class(None, driver.enabled, driver.chart_version,
+                                                          args.cluster.kubernetes_version):
             self.extended_resources = ExtendedResources(
                 f"{name}-extended-resources",
                 ExtendedResourcesArgs(
-                    **extended.model_dump(), pools=args.gpu_pools, kubernetes_version=args.cluster.kubernetes_version,
+                    **(extended or ExtendedResourcesConfig(slices=False)).model_dump(), pools=args.gpu_pools,
+                    kubernetes_version=args.cluster.kubernetes_version,
                     memory_margin_percent=args.samples.memory_margin_percent,
                     driver_release=_release_identity(driver) if driver.enabled else None,
+                    chart_version=driver.chart_version if driver.enabled else None,
+                    driver_revision=self.driver.revision if self.driver else None,
                 ),
                 on_cluster,
                 driver=self.driver,

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from components.offline import load_project, run_project
+from components.offline.project import StackFileError
 from components.review.diff import diff_plans
 from components.review.diff_text import format_diff
 from tests.conftest import ROOT
@@ -76,24 +77,40 @@ def test_a_kubernetes_upgrade_upgrades_the_control_plane_and_every_pool_in_place
     result = scenario("prod", lambda c: c[NS + "cluster"].update(kubernetesVersion="1.36"))
     ops = operations(result)
     names = [f"gpu-{p['name']}-pool" for p in pools(yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())["config"])]
-    assert len(names) >= 2 and ops == {"gpu-cluster-aks": "update", **dict.fromkeys(names, "update")}
+    # On 1.36 the chart's gpu.nvidia.com maps nvidia.com/gpu, and the package keeps a class of its own for that name
+    # (created, so that no later change deletes one: config/extended_rules.py).
+    kept = {"gpu-extended-resources": "create", "gpu-extended-resources-aks-dra-vgpu-nvidia-gpu": "create"}
+    assert len(names) >= 2 and ops == {"gpu-cluster-aks": "update", **dict.fromkeys(names, "update"), **kept}
     for pool in names:
         (change,) = next(r for r in result.resources if r.name == pool).changes
         assert (change.path, change.old, change.new) == ("orchestratorVersion", "1.35", "1.36")
     text = format_diff(result)
-    assert "rolling upgrade" in text and "surge" in text and kubernetes_touched(result) == []
+    assert "rolling upgrade" in text and "surge" in text
+    assert kubernetes_touched(result) == ["gpu-extended-resources-aks-dra-vgpu-nvidia-gpu"]
     assert result.exit_status == 3
 
 
 def test_a_pool_pinned_for_a_staged_rollout_stays_behind(scenario):
+    # The MIG stack's pools: no class maps a name that selects a MIG slice there (extendedResources is not set, and
+    # the chart's gpu.nvidia.com selects whole GPUs only), so a 1.35 kubelet is no hazard.
     def edit(c: Config) -> None:
         c[NS + "cluster"]["kubernetesVersion"] = "1.36"
         pools(c)[1]["kubernetesVersion"] = "1.35"
 
-    ops = operations(scenario("prod", edit))
-    pinned = f"gpu-{pools(yaml.safe_load((ROOT / 'stacks' / 'Pulumi.prod.yaml').read_text())['config'])[1]['name']}-pool"
+    ops = operations(scenario("mig", edit))
+    pinned = f"gpu-{pools(yaml.safe_load((ROOT / 'stacks' / 'Pulumi.mig.yaml').read_text())['config'])[1]['name']}-pool"
     assert ops["gpu-cluster-aks"] == "update" and pinned not in ops
-    assert {op for name, op in ops.items() if name != "gpu-cluster-aks"} == {"update"}
+
+
+def test_an_a10_pool_cannot_stay_behind_on_1_35_where_the_chart_maps_nvidia_gpu(scenario):
+    def edit(c: Config) -> None:
+        c[NS + "cluster"]["kubernetesVersion"] = "1.36"
+        pools(c)[1]["kubernetesVersion"] = "1.35"
+
+    with pytest.raises(StackFileError, match=r"gpuPools\[1\] \(a10full\)\.kubernetesVersion: '1\.35' is older than 1\.36, "
+                       r"and the classes that map nvidia\.com/gpu select this pool's slices: .* the container runs "
+                       r"without the GPU while the device stays allocated; pin '1\.36' or newer"):
+        scenario("prod", edit)
 
 
 def test_skipping_a_minor_version_is_refused(scenario):

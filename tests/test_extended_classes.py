@@ -12,6 +12,8 @@ import yaml
 from components.catalog import DRIVER_CHARTS, GPU_DRIVER_NAME, OFFERED_CHART_VERSIONS
 from components.config import ConfigError, StackConfig, validate
 from components.kubernetes.extended_classes import (
+    ANY_GPU_SELECTOR,
+    NVIDIA_GPU,
     NVIDIA_GPU_CLASS,
     chart_extended_names,
     extended_classes,
@@ -71,18 +73,39 @@ def test_a_mig_profile_on_two_architectures_is_one_name_selecting_both():
     ]
 
 
-def test_not_served_selects_nothing_and_any_creates_no_class():
+def test_not_served_selects_nothing_and_any_and_unset_select_any_gpu_device():
     none = extended_classes(validate(StackConfig, stack(extendedResources={"nvidiaGpu": "none", "slices": False})))
     assert [(c.resource_name, c.slices, c.selector) for c in none] == [("nvidia.com/gpu", (), "false")]
-    chart = extended_classes(validate(StackConfig, stack(extendedResources={"nvidiaGpu": "any", "slices": False})))
-    assert chart == ()
-    assert extended_classes(validate(StackConfig, stack(extendedResources=None))) == ()
+    # 'any', unset, or no section at all on 1.36 with a chart that maps the name: the package keeps its class, selecting
+    # what the chart's gpu.nvidia.com selects (any A10 slice, never a MIG one), so no change ever has to delete it.
+    for section in ({"nvidiaGpu": "any", "slices": False}, {"slices": False}, None):
+        (kept,) = extended_classes(validate(StackConfig, stack(extendedResources=section)))
+        assert (kept.resource_name, kept.class_name, kept.selector) == ("nvidia.com/gpu", NVIDIA_GPU_CLASS,
+                                                                        ANY_GPU_SELECTOR)
+        assert [k.key for k in kept.slices] == ["8GiB", "24GiB"]
+    # A chart that maps nothing (25.8.1) or a cluster below 1.36: nothing to keep.
+    assert extended_classes(validate(StackConfig, stack(extendedResources=None, draDriver={"chartVersion": "25.8.1"}))) \
+        == ()
+    old = stack(extendedResources=None)
+    old["cluster"]["kubernetesVersion"] = "1.35"
+    assert extended_classes(validate(StackConfig, old)) == ()
+    # A driver that is someone else's: their class serves 'any'.
+    assert extended_classes(validate(StackConfig, stack(extendedResources={"nvidiaGpu": "any"},
+                                                        draDriver={"enabled": False})))[-1].resource_name != NVIDIA_GPU
+
+
+def test_the_any_gpu_selector_is_the_charts_own_with_a_presence_check():
+    assert ANY_GPU_SELECTOR == ("device.driver == 'gpu.nvidia.com' && 'type' in device.attributes['gpu.nvidia.com'] && "
+                                "device.attributes['gpu.nvidia.com'].type == 'gpu'")
+    for device, chosen in [(gpu_device(0, "NVIDIA A10-8Q", "8Gi"), True), (gpu_device(0, "NVIDIA A10", "24Gi"), True),
+                           (mig_device(0, "Standard_NC24ads_A100_v4", "MIG3g", 0), False)]:
+        assert selects([ANY_GPU_SELECTOR], GPU_DRIVER_NAME, device) is chosen
 
 
 def test_the_domain_names_the_a10_classes():
     data = stack(extendedResources={"domain": "gpu.example.com"})
     assert [c.resource_name for c in extended_classes(validate(StackConfig, data))] == [
-        "gpu.example.com/a10-8gib", "gpu.example.com/a10-24gib"]
+        "gpu.example.com/a10-8gib", "gpu.example.com/a10-24gib", NVIDIA_GPU]
 
 
 def test_the_nvidia_gpu_class_sorts_before_the_charts():
@@ -184,8 +207,13 @@ def test_plan_warns_when_the_chart_serves_nvidia_gpu_unstated():
     warning = nvidia_gpu_warning(validate(StackConfig, stack(extendedResources=None)))
     assert warning == (
         "a pod asking for nvidia.com/gpu is given any GPU device whatever its size: the driver chart's gpu.nvidia.com "
-        "class maps nvidia.com/gpu on Kubernetes 1.36+; set extendedResources.nvidiaGpu to a slice size (e.g. '8GiB'), "
-        "'none', or 'any' to accept it")
+        "class maps nvidia.com/gpu once the chart is applied on Kubernetes 1.36+ (a cluster upgraded in place from 1.35 "
+        "gets it at the chart's next apply), and the package's class aks-dra-vgpu-nvidia-gpu selects the same; set "
+        "extendedResources.nvidiaGpu to a slice the pools offer (8GiB, 24GiB, e.g. '8GiB'), 'none', or 'any' to accept "
+        "it")
+    # The slices suggested are the pools': a MIG-only stack is offered its profile, not an A10 size it has no pool of.
+    mig = nvidia_gpu_warning(validate(StackConfig, stack(extendedResources=None, gpuPools=MIG_POOLS)))
+    assert mig is not None and "a slice the pools offer (3g.40gb, e.g. '3g.40gb')" in mig
     assert nvidia_gpu_warning(validate(StackConfig, stack())) is None
     assert nvidia_gpu_warning(validate(StackConfig, stack(extendedResources={"nvidiaGpu": "any"}))) is None
     old = stack(extendedResources=None)

@@ -257,7 +257,9 @@ def test_extended_resources_are_served_with_the_callers_provider_release_and_dep
     assert all(c.provider.startswith(caller.urn + "::") and before.urn in c.dependencies for c in classes)
     ours = next(c for c in classes if c.inputs["metadata"]["name"] == "aks-dra-vgpu-nvidia-gpu")
     assert ours.inputs["metadata"]["annotations"] == {"aks-dra-vgpu.io/driver-release": "gpu-ops/nvidia-dra-driver-gpu"}
-    assert (ours.options["replaceOnChanges"], ours.options["deleteBeforeReplace"]) == (["metadata.annotations"], True)
+    # The release's identity replaces the class (delete first: its name is fixed); nothing else of the annotations does.
+    assert (ours.options["replaceOnChanges"], ours.options["deleteBeforeReplace"]) == (
+        ['metadata.annotations["aks-dra-vgpu.io/driver-release"]'], True)
     assert len(plan.all("aks-dra-vgpu:index:ExtendedResources")) == 1
 
 
@@ -311,4 +313,8 @@ def test_a_platforms_driver_namespace_from_another_resource_reaches_the_nvidia_g
     plan = capture(program, preview=False)
     ours = next(c for c in plan.all("kubernetes:resource.k8s.io/v1:DeviceClass")
                 if c.inputs["metadata"]["name"] == "aks-dra-vgpu-nvidia-gpu")
-    assert ours.inputs["metadata"]["annotations"] == {"aks-dra-vgpu.io/driver-release": "gpu-ops/nvidia-dra-driver-gpu"}
+    annotations = ours.inputs["metadata"]["annotations"]
+    assert annotations["aks-dra-vgpu.io/driver-release"] == "gpu-ops/nvidia-dra-driver-gpu"
+    # and the driver's revision, so that each apply of the release updates the class after it
+    assert set(annotations) == {"aks-dra-vgpu.io/driver-release", "aks-dra-vgpu.io/driver-revision"}
+    assert annotations["aks-dra-vgpu.io/driver-revision"].startswith("0.4.1/")

@@ -36,7 +36,7 @@ TAKES_OUTPUTS = {
     "GpuNodePool": {"clusterName", "resourceGroupName"},
     "NvidiaDraDriver": {"namespace"},
     "DraClaimTemplates": {"namespace"},
-    "ExtendedResources": {"driverRelease"},
+    "ExtendedResources": {"driverRelease", "driverRevision"},
     "DraDriverSettings": {"namespace"},
     "ClusterAuth": {"tenantId", "clientId", "adminGroupObjectIds[]"},
     "AdminPrincipal": {"objectId"},
@@ -204,7 +204,7 @@ def test_extended_resources_alone_takes_the_platforms_settings_plus_what_a_stack
     assert set(settings) == {"slices", "domain", "nvidiaGpu"}
     assert {k: v for k, v in spec["inputProperties"].items() if k in settings} == settings
     assert set(spec["inputProperties"]) - set(settings) == {"pools", "kubernetesVersion", "memoryMarginPercent",
-                                                            "driverRelease"}
+                                                            "driverRelease", "chartVersion", "driverRevision"}
     assert spec["requiredInputs"] == ["kubernetesVersion", "pools"]
     assert spec["inputProperties"]["memoryMarginPercent"]["default"] == 10
     assert spec["inputProperties"]["domain"]["default"] == "aks-dra-vgpu.io"

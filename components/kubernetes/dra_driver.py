@@ -8,6 +8,8 @@ with the real chart, and shown by the offline CLI without Pulumi; the component 
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -203,6 +205,13 @@ def release_chart(chart: DriverChart) -> tuple[str, str | None]:
     return chart.chart, chart.repository
 
 
+def values_revision(chart_version: str, values: Mapping[str, Any]) -> str:
+    """`<chart version>/<16 hex digits of the values' SHA-256>`: changes whenever an apply of the release would (the
+    chart or its values), and reads the same for the same release on every run (keys sorted)."""
+    text = json.dumps(values, sort_keys=True, separators=(",", ":"), default=str)
+    return f"{chart_version}/{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+
+
 NvidiaDraDriverOutputs = HelmReleaseOutputs
 """What a NvidiaDraDriver gives back: its release's name, namespace, chart version and values."""
 
@@ -277,4 +286,8 @@ class NvidiaDraDriver(NvidiaDraDriverOutputs, pulumi.ComponentResource):
         )
         self.release_name = release.name
         self.namespace = release.namespace
+        # Another resource's output among the values (a caller's extraValues) is resolved before it is digested.
+        revision = pulumi.Output.from_input(self.values).apply(lambda v: values_revision(args.chart_version, v))
+        self.revision: pulumi.Output[str] = pulumi.Output.secret(revision) if secret_values else revision
+        """What changes with every apply of the release: its chart version and a digest of its values."""
         register_declared(self, values=pulumi.Output.secret(self.values) if secret_values else self.values)

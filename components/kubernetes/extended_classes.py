@@ -8,10 +8,10 @@ ones; a MIG class selects its profile on every GPU architecture the pools have i
 strategy names a profile the same on an A100 80GB and an H100 80GB, so one name serves both, as it did under the
 device plugin).
 
-Names that repeat across classes are resolved by the scheduler: the class created last wins, ties by the lower name
-(kubernetes/kubernetes staging/src/k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache/
-extendedresourcecache.go, updateResourceName2class). Only nvidia.com/gpu is shared on purpose (with the chart's
-gpu.nvidia.com): `ExtendedResources` creates its class after the driver's release, and `NVIDIA_GPU_CLASS` sorts first.
+Only nvidia.com/gpu is shared on purpose, with the chart's gpu.nvidia.com: the package's class is created after the
+driver's release and its name sorts first, so it wins (config/extended_rules.py has the 1.36 scheduler's rule). On
+1.36 the package keeps that class whatever nvidiaGpu says ('any' and unset select any GPU device, as the chart's class
+does): a deletion would drop the name from the scheduler's memory even though the chart's class still maps it.
 """
 
 from __future__ import annotations
@@ -34,11 +34,13 @@ from ..config.extended_resources import (
     mig_class_name,
     mig_resource_name,
 )
-from ..config.extended_rules import chart_extended_names
+from ..config.extended_rules import CHART_NAMES, chart_extended_names, keeps_nvidia_gpu_class, nvidia_gpu_choices
 from .selectors import device_class_selector
 from .slice_kinds import Slice, order, slice_of_pool, slice_selector
 
 __all__ = [
+    "ANY_GPU_SELECTOR",
+    "CHART_NAMES",
     "NVIDIA_GPU",
     "NVIDIA_GPU_CLASS",
     "ExtendedClass",
@@ -54,6 +56,9 @@ __all__ = [
 _ATTRS = f"device.attributes['{GPU_DRIVER_NAME}']"
 MIG_DEVICE_SELECTOR = f"device.driver == '{GPU_DRIVER_NAME}' && 'type' in {_ATTRS} && {_ATTRS}.type == 'mig'"
 """A MIG device of the NVIDIA driver (the chart's mig.nvidia.com selects the same, without the presence check)."""
+ANY_GPU_SELECTOR = f"device.driver == '{GPU_DRIVER_NAME}' && 'type' in {_ATTRS} && {_ATTRS}.type == 'gpu'"
+"""Any GPU device of the NVIDIA driver, whatever its size, never a MIG slice: what the chart's gpu.nvidia.com selects
+(templates/deviceclass-gpu.yaml), with the presence check a missing attribute needs in CEL."""
 NOTHING = "false"
 """The selector of a class that serves nothing ('not served')."""
 
@@ -82,19 +87,23 @@ def selector_of(slices: tuple[Slice, ...], margin_percent: int) -> str:
     return f"{base} && {each[0]}" if len(each) == 1 else f"{base} && ({' || '.join(f'({e})' for e in each)})"
 
 
-def _served(choice: str, offered: list[Slice]) -> tuple[Slice, ...]:
-    """The slices nvidiaGpu names among those offered: an A10 size, a MIG profile (on each GPU it is on), or none."""
+def _served(choice: str | None, offered: list[Slice]) -> tuple[Slice, ...]:
+    """The slices nvidiaGpu names among those offered: an A10 size, a MIG profile (on each GPU it is on), none, or
+    every A10 slice ('any', or unset: any GPU device)."""
     if choice == NOT_SERVED:
         return ()
+    if choice is None or choice == CHART_CLASS:
+        return tuple(k for k in offered if k.family == "a10")
     size = a10_size_of(choice)
     if size is not None:
         return tuple(k for k in offered if k.family == "a10" and k.memory_gib == size)
     return tuple(k for k in offered if k.family == "mig" and k.profile == choice)
 
 
-def classes_for(extended: ExtendedResourcesConfig, pools: list[Any], margin_percent: int) -> tuple[ExtendedClass, ...]:
+def classes_for(extended: ExtendedResourcesConfig, pools: list[Any], margin_percent: int,
+                nvidia_gpu_class: bool) -> tuple[ExtendedClass, ...]:
     """The classes `extended` asks for beside these pools: A10 sizes, then MIG profiles (smallest first), then
-    nvidia.com/gpu's (unless 'any' or unset)."""
+    nvidia.com/gpu's where `nvidia_gpu_class` (`keeps_nvidia_gpu_class`'s answer)."""
     offered = offered_slices(pools)
     classes: list[ExtendedClass] = []
     if extended.slices:
@@ -106,19 +115,26 @@ def classes_for(extended: ExtendedResourcesConfig, pools: list[Any], margin_perc
             kinds = tuple(k for k in offered if k.family == "mig" and k.profile == profile)
             classes.append(ExtendedClass(mig_resource_name(profile), mig_class_name(profile), kinds,
                                          selector_of(kinds, margin_percent)))
-    if extended.nvidia_gpu is not None and extended.nvidia_gpu != CHART_CLASS:
-        kinds = _served(extended.nvidia_gpu, offered)
-        classes.append(ExtendedClass(NVIDIA_GPU, NVIDIA_GPU_CLASS, kinds, selector_of(kinds, margin_percent)))
+    if nvidia_gpu_class:
+        choice = extended.nvidia_gpu
+        kinds = _served(choice, offered)
+        selector = ANY_GPU_SELECTOR if choice in (None, CHART_CLASS) else selector_of(kinds, margin_percent)
+        classes.append(ExtendedClass(NVIDIA_GPU, NVIDIA_GPU_CLASS, kinds, selector))
     return tuple(classes)
 
 
 def extended_classes(config: StackConfig) -> tuple[ExtendedClass, ...]:
-    """What the stack maps through the package's own classes, in a stable order (none without extendedResources).
+    """What the stack maps through the package's own classes, in a stable order: extendedResources' classes, and the
+    nvidia.com/gpu class kept on 1.36 even without that section (`keeps_nvidia_gpu_class`).
 
     samples.extendedResourceName (deprecated) stays on the samples' DeviceClass, which selects any A10 slice."""
-    if config.extended_resources is None:
+    extended, driver = config.extended_resources, config.dra_driver
+    keep = keeps_nvidia_gpu_class(extended.nvidia_gpu if extended else None, driver.enabled, driver.chart_version,
+                                  config.cluster.kubernetes_version)
+    if extended is None and not keep:
         return ()
-    return classes_for(config.extended_resources, config.gpu_pools, config.samples.memory_margin_percent)
+    return classes_for(extended or ExtendedResourcesConfig(slices=False), config.gpu_pools,
+                       config.samples.memory_margin_percent, keep)
 
 
 def class_spec(found: ExtendedClass) -> dict[str, Any]:
@@ -127,12 +143,19 @@ def class_spec(found: ExtendedClass) -> dict[str, Any]:
 
 
 def nvidia_gpu_warning(config: StackConfig) -> str | None:
-    """What plan warns when the chart's class serves nvidia.com/gpu and the stack says nothing about it."""
+    """What plan warns when nvidia.com/gpu is served by any GPU device because the stack says nothing about it: the
+    chart maps it on 1.36+ (from the chart's next apply there), and the package's class follows the chart's meaning."""
     extended = config.extended_resources
     if (extended is not None and extended.nvidia_gpu is not None) or not config.dra_driver.enabled:
         return None
     if NVIDIA_GPU not in chart_extended_names(config.dra_driver.chart_version, config.cluster.kubernetes_version):
         return None
+    pools = list(enumerate(config.gpu_pools))
+    slices = [c for c in nvidia_gpu_choices(pools) if c not in (NOT_SERVED, CHART_CLASS)]
+    example = next((c for c in slices if a10_size_of(c) is not None), slices[0] if slices else None)
     return (f"a pod asking for {NVIDIA_GPU} is given any GPU device whatever its size: the driver chart's "
-            f"{GPU_DEVICE_CLASS} class maps {NVIDIA_GPU} on Kubernetes 1.36+; set extendedResources.nvidiaGpu to a "
-            f"slice size (e.g. '8GiB'), '{NOT_SERVED}', or '{CHART_CLASS}' to accept it")
+            f"{GPU_DEVICE_CLASS} class maps {NVIDIA_GPU} once the chart is applied on Kubernetes 1.36+ (a cluster "
+            "upgraded in place from 1.35 gets it at the chart's next apply), and the package's class "
+            f"{NVIDIA_GPU_CLASS} selects the same; set extendedResources.nvidiaGpu to a slice the pools offer "
+            f"({', '.join(slices)}{f', e.g. {example!r}' if example else ''}), '{NOT_SERVED}', or '{CHART_CLASS}' to "
+            "accept it")

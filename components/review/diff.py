@@ -197,7 +197,7 @@ def diff_plans(old: dict[str, Any], new: dict[str, Any]) -> DiffResult:
         resources=tuple(diffs),
         outputs=outputs,
         warnings=tuple([*plan_warnings(diffs, outputs), *extended_name_warnings(
-            old_index, new_index, frozenset(d.key for d in diffs if d.operation in ("create", "replace")))]),
+            old_index, new_index, {d.key: (d.operation, bool(d.delete_before_replace)) for d in diffs})]),
         blocked=tuple(blocked_reasons(diffs, new_index)),
     )
 
