@@ -99,6 +99,9 @@ class GpuNodePool(GpuNodePoolOutputs, pulumi.ComponentResource):
 
     config: GpuPoolConfig
     """The validated pool settings (for the driver and samples)."""
+    orchestrator_version: str | None
+    """The Kubernetes version the pool runs: its pin, else the control plane's it was given (ExtendedResources checks
+    it: a kubelet older than 1.36 never prepares an extended-resource claim)."""
     agent_pool: containerservice.AgentPool
     """The AKS agent pool itself: what anything that must wait for this pool's Azure operation depends on."""
 
@@ -108,6 +111,7 @@ class GpuNodePool(GpuNodePoolOutputs, pulumi.ComponentResource):
         self.config = GpuPoolConfig.model_validate(
             args.model_dump(exclude={"cluster_name", "resource_group_name", "cluster_kubernetes_version"})
         )
+        self.orchestrator_version = args.orchestrator_version
         self.agent_pool = pool = containerservice.AgentPool(
             f"{name}-pool",
             resource_group_name=args.resource_group_name,
