@@ -15,10 +15,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from ..catalog import A10_SIZES, A10Size
+from ..catalog import A10_SIZES, MIG_SIZES, A10Size
+from ..catalog.mig import mig_slice
 from ..config import GpuPoolConfig
 from ..kubernetes.claim_templates import PAIR_SIZE, claim_template_name, pair_template_name
 from ..kubernetes.selectors import SIZE_CLASSES, holds, usable_memory_gib, vm_sizes_of_class
+from ..kubernetes.slice_kinds import devices_per_node
 from ..kubernetes.tolerations import pool_tolerations
 from .model import UNIT, Finding, Placement, Workload
 
@@ -122,22 +124,37 @@ def _two_devices_hint(workload: Workload, margin_percent: int) -> str:
 
 def nodes_for(vm: A10Size, placements: Iterable[Placement]) -> int:
     """Nodes of this size that run every replica at once: a two-device pod takes a node, single devices fill slots."""
-    return nodes_of(vm.devices_per_node, placements)
+    return nodes_of(vm.vm_size, None, placements)
 
 
-def nodes_of(per_node: int, placements: Iterable[Placement]) -> int:
-    """Nodes of `per_node` devices (an A10 size's vGPUs, or a MIG node's slices) that run every replica at once."""
+def pairs_per_node(vm_size: str, aks_profile: str | None = None) -> int:
+    """Two-device replicas one node holds: its two whole A10s (Standard_NV72ads_A10_v5), or two MIG slices of one GPU
+    per GPU that has two (a claim for two devices sharing `parentUUID`: `kubernetes.mig_claims.mig_pair_spec`)."""
+    if aks_profile:
+        return MIG_SIZES[vm_size].gpus * (mig_slice(vm_size, aks_profile).per_gpu // 2)
+    return A10_SIZES[vm_size].devices_per_node // 2
+
+
+def nodes_of(vm_size: str, aks_profile: str | None, placements: Iterable[Placement]) -> int:
+    """Nodes of this size (and MIG profile) that run every replica at once: its devices are an A10 size's vGPUs or a
+    MIG node's slices (`slice_kinds.devices_per_node`), and it holds `pairs_per_node` two-device replicas."""
     items = list(placements)
-    pairs = sum(p.workload.count for p in items if p.workload.devices == 2)
+    two = sum(p.workload.count for p in items if p.workload.devices == 2)
     singles = sum(p.workload.count for p in items if p.workload.devices == 1)
-    return node_count(per_node, pairs, singles)
+    return node_count(devices_per_node(vm_size, aks_profile), two, singles, pairs_per_node(vm_size, aks_profile))
 
 
-def node_count(per_node: int, pairs: int, singles: int) -> int:
-    """Nodes of `per_node` devices for `pairs` two-device replicas and `singles` one-device ones: a pair takes a node,
-    and the singles fill what the pairs leave before a node is added (what `nodes_of` counts)."""
-    spare = pairs * (per_node - 2) if pairs else 0
-    return pairs + math.ceil(max(0, singles - spare) / per_node)
+def node_count(per_node: int, pairs: int, singles: int, pairs_per_node: int = 1) -> int:
+    """Nodes of `per_node` devices for `pairs` two-device replicas (`pairs_per_node` to a node: both A10s of a
+    Standard_NV72ads_A10_v5, or two MIG slices on each GPU) and `singles` one-device ones: the pairs' nodes first, and
+    the singles fill what the pairs leave before a node is added (what `nodes_of` counts)."""
+    if not pairs:
+        return math.ceil(singles / per_node)
+    if pairs_per_node < 1:
+        raise ValueError(f"a node of {per_node} devices holds no two-device replica")
+    nodes = math.ceil(pairs / pairs_per_node)
+    spare = nodes * per_node - 2 * pairs
+    return nodes + math.ceil(max(0, singles - spare) / per_node)
 
 
 def devices_of(placements: Iterable[Placement]) -> int:

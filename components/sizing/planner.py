@@ -21,7 +21,7 @@ from ..catalog import A10_SIZES, MIG_PROFILES, MIG_SIZES
 from ..config import GpuPoolConfig, StackConfig
 from ..kubernetes.selectors import SIZE_CLASSES
 from ..kubernetes.selectors import usable_memory_gib as a10_usable_gib
-from ..kubernetes.slice_kinds import devices_per_node, mig_kinds, usable_memory_gib
+from ..kubernetes.slice_kinds import mig_kinds, usable_memory_gib
 from .choice import choose
 from .cost import WHOLE_A10, costs, whole_gpus
 from .families import FAMILIES, Family, compare, mig_note, mig_ready, place_mig
@@ -57,7 +57,7 @@ def _pool_plans(placed: list[Placement]) -> list[PoolPlan]:
 
     plans = []
     for (vm_size, profile, stack_pools), here in sorted(groups.items(), key=lambda kv: key(kv[0])):
-        nodes = nodes_of(devices_per_node(vm_size, profile), here)
+        nodes = nodes_of(vm_size, profile, here)
         plans.append(PoolPlan(vm_size, devices_of(here), nodes, min(1, nodes), nodes, stack_pools,
                               tuple(p.workload.name for p in here), profile))
     return plans
@@ -97,12 +97,14 @@ def _no_fit(index: int, w: Workload, margin: int, families: tuple[Family, ...]) 
             return Finding("error", "no-fit", f"{w.name}: {reason}; it is not placed", key)
     elif "mig" not in families or reason:
         return no_fit(index, w, margin)
-    kinds = mig_kinds()
+    kinds = [k for k in mig_kinds() if w.devices == 1 or k.per_gpu >= 2]  # a pair: two slices of one GPU
     most = max(kinds, key=lambda k: usable_memory_gib(k, margin))
-    mig = (f"more than any MIG slice holds (at most {usable_memory_gib(most, margin):.1f} GiB usable: {most.label}, "
-           f"with the {margin} % margin)")
+    which = "any MIG slice holds" if w.devices == 1 else "a MIG slice that comes two to a GPU holds"
+    mig = (f"more than {which} (at most {usable_memory_gib(most, margin):.1f} GiB usable: {most.label}, with the "
+           f"{margin} % margin)")
     if "a10" not in families:
-        return Finding("error", "no-fit", f"{w.name}: {w.memory_gib:g} GiB is {mig}; it is not placed", key)
+        per = "" if w.devices == 1 else " per device"
+        return Finding("error", "no-fit", f"{w.name}: {w.memory_gib:g} GiB{per} is {mig}; it is not placed", key)
     a10 = no_fit(index, w, margin)
     return replace(a10, message=a10.message.replace("; it is not placed", f"; and {mig}; it is not placed"))
 
