@@ -37,7 +37,8 @@ def test_json_keys_and_exit_0_when_everything_fits(capsys):
     doc = json.loads(out)
     assert {"workloads", "pools", "cost", "problems"} <= set(doc)
     assert doc["workloads"][0] == {
-        "name": "embed", "memoryGiB": 3.0, "slice": None, "count": 4, "devices": 1, "spot": False, "sizeClassGiB": 4,
+        "name": "embed", "memoryGiB": 3.0, "slice": None, "extendedResource": None, "count": 4, "devices": 1,
+        "spot": False, "sizeClassGiB": 4,
         "usableGiB": 3.6, "vmSize": "Standard_NV6ads_A10_v5", "claimTemplate": "a10-vgpu-4gib", "stackPools": [],
         "tolerations": [], "family": "a10", "gpuInstanceProfile": None, "migProfile": None, "gpuModel": None,
     }

@@ -9,7 +9,8 @@ the one answer that knows both families; the catalogs (`catalog.sizes`, `catalog
 - A workload asked for by memory first gets, by the family rules, the A10 slice of the smallest class that holds it,
   else the MIG slice cheapest a slice that holds it with the memory margin (ties: the node with fewer slices, then less
   memory); `choice` then moves it to the slices of the cheapest plan, whole nodes paid for. Slices asked for by size
-  (`--slice`) are A10 notions and stay A10's.
+  (`--slice`) are A10 notions and stay A10's. A workload asking for an extended resource name gets only the slices its
+  name's class selects (`Workload.takes`), of either family.
 - Two devices per replica are two whole A10s of one Standard_NV72ads_A10_v5 node, or two MIG slices of one GPU (a claim
   for two devices that share `parentUUID`, `kubernetes.mig_claims.mig_pair_spec`; from CUDA 12/R570 one process
   enumerates one compute instance per GPU instance, so it sees both: NVIDIA's MIG user guide, "CUDA Device
@@ -67,9 +68,9 @@ class Offer:
         return pairs_per_node(self.vm_size, self.aks_profile)
 
     def holds(self, workload: Workload, margin_percent: int) -> bool:
-        """Whether its slices hold the workload: one each of its devices at the margin (`slice_kinds.holds`, the rule
-        `usable_gib` prints), two on one GPU or node for a pair."""
-        return (workload.devices == 1 or self.pairs >= 1) and holds(self.kind, margin_percent, workload.memory_gib)
+        """Whether its slices may serve the workload: one each of its devices (`Workload.takes`: the slices its name
+        selects, the memory at the margin, the rule `usable_gib` prints), two on one GPU or node for a pair."""
+        return (workload.devices == 1 or self.pairs >= 1) and workload.takes(self.kind, margin_percent)
 
     def nodes(self, workload: Workload) -> int:
         """Nodes that hold the workload's replicas alone (a pair two slices of one GPU, or both A10s of a node)."""
@@ -190,7 +191,9 @@ def compare(placements: list[Placement], margin_percent: int, prices: PriceTable
 
 def too_small(workload: Workload, margin_percent: int) -> Slice | None:
     """The MIG slice (least nominal memory) whose nominal memory holds the workload but whose usable memory does not:
-    the one a reader would reach for, and why it is not the answer."""
+    the one a reader would reach for, and why it is not the answer (none for a name: it gets what its name selects)."""
+    if workload.resource is not None:
+        return None
     found = [k for k in mig_kinds() if k.memory_gib >= workload.memory_gib and not holds(k, margin_percent, workload.memory_gib)
              and (workload.devices == 1 or k.per_gpu >= 2)]
     return min(found, key=order, default=None)

@@ -6,6 +6,8 @@ Rules (docs/sizing.md says them for people):
 - By memory: the smallest size class whose *usable* memory holds it (nominal less the margin the claim templates use:
   a slice may report that much below nominal and still match). When the margin moved it up a size, one line says so.
 - By slice: that slice's own class and claim template (48 is two 24 GiB devices on one Standard_NV72ads_A10_v5 node).
+- By an extended resource name: only the A10 slices its name's class selects (`Workload.takes`): on the stack's pools
+  of one of them, best fit first, else the smallest that holds what it needs (`named_size_class`).
 - A spot pool serves a workload only when the workload opts in (`spot: true`, `--spot NAME`); a workload gets the
   tolerations of the pools it may run on and no other pool's (so never AKS's spot taint without opting in).
 """
@@ -35,9 +37,20 @@ def size_class_for(memory_gib: float, margin_percent: int) -> int | None:
     return next((s for s in SIZE_CLASSES if holds(s, margin_percent, memory_gib)), None)
 
 
-def _size_class(workload: Workload, margin_percent: int) -> int | None:
+def named_size_class(workload: Workload, margin_percent: int, pools: list[GpuPoolConfig]) -> int | None:
+    """The A10 slice a workload asking for an extended resource name goes to: of those its class selects and that hold
+    it, the smallest a usable pool of the stack offers, else the smallest; None when none does."""
+    sizes = [k.memory_gib for k in sorted(workload.served_by, key=lambda k: k.memory_gib)
+             if k.family == "a10" and workload.takes(k, margin_percent)]
+    offered = [s for s in sizes if eligible_pools(pools, s, workload)]
+    return next(iter(offered or sizes), None)
+
+
+def _size_class(workload: Workload, margin_percent: int, pools: list[GpuPoolConfig]) -> int | None:
     if workload.slice_gib is not None:
         return workload.slice_gib
+    if workload.resource is not None:
+        return named_size_class(workload, margin_percent, pools)
     size = size_class_for(workload.memory_gib, margin_percent)
     if workload.devices == 2 and size is not None:
         size = PAIR_SIZE  # only Standard_NV72ads_A10_v5 nodes have two devices
@@ -63,7 +76,7 @@ def eligible_pools(pools: list[GpuPoolConfig], size: int, workload: Workload) ->
 
 def place(workload: Workload, margin_percent: int, device_class: str, pools: list[GpuPoolConfig]) -> Placement:
     """The size class, VM size, claim template, pools and tolerations of one workload (None when nothing holds it)."""
-    size = _size_class(workload, margin_percent)
+    size = _size_class(workload, margin_percent, pools)
     if size is None:
         return Placement(workload, None, None, None, [])
     chosen = eligible_pools(pools, size, workload)
@@ -73,8 +86,9 @@ def place(workload: Workload, margin_percent: int, device_class: str, pools: lis
 
 
 def nominal_for(workload: Workload) -> int | None:
-    """The smallest nominal slice at least as large as the memory asked for (margin aside), or None."""
-    if workload.slice_gib is not None:
+    """The smallest nominal slice at least as large as the memory asked for (margin aside), or None (asked for by
+    slice or by name: what it gets is what it asked for)."""
+    if workload.slice_gib is not None or workload.resource is not None:
         return None
     classes = [PAIR_SIZE] if workload.devices == 2 else SIZE_CLASSES
     return next((s for s in classes if s >= workload.memory_gib), None)
@@ -162,6 +176,15 @@ def devices_of(placements: Iterable[Placement]) -> int:
     return sum(p.workload.count * p.workload.devices for p in placements)
 
 
+def requested_gib(p: Placement) -> float:
+    """GPU memory per device a placed replica counts for: what it needs, or the whole slice it asked for (by size, or
+    by an extended resource name alone: the slice its name gives it here)."""
+    w = p.workload
+    if w.resource is not None and not w.memory_gib and p.size_class is not None:
+        return float(p.size_class)
+    return w.requested_gib
+
+
 def requested_of(placements: Iterable[Placement]) -> float:
-    """GPU memory the replicas count for (a slice asked for by name counts whole)."""
-    return sum(p.workload.requested_gib * p.workload.count * p.workload.devices for p in placements)
+    """GPU memory the replicas count for (a slice asked for by size or by name counts whole)."""
+    return sum(requested_gib(p) * p.workload.count * p.workload.devices for p in placements)

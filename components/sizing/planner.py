@@ -24,6 +24,7 @@ from ..kubernetes.selectors import usable_memory_gib as a10_usable_gib
 from ..kubernetes.slice_kinds import mig_kinds, usable_memory_gib
 from .choice import choose
 from .cost import WHOLE_A10, costs, whole_gpus
+from .extended import named_no_fit
 from .families import FAMILIES, Family, compare, mig_note, mig_ready, place_mig
 from .model import SLICE_SIZES, Change, CostLine, Finding, Placement, PoolPlan, Workload
 from .packing import pack_shared
@@ -88,8 +89,11 @@ def _place(w: Workload, margin: int, klass: str, pools: list[GpuPoolConfig], pri
     return mig or a10 or Placement(w, None, None, None, [])
 
 
-def _no_fit(index: int, w: Workload, margin: int, families: tuple[Family, ...]) -> Finding:
-    """The error for a workload no slice of the families holds (A10 alone: as before)."""
+def _no_fit(index: int, w: Workload, margin: int, families: tuple[Family, ...], family: Family | None,
+            on_stack: bool) -> Finding:
+    """The error for a workload no slice of the families holds (A10 alone: as before; by name: `extended`)."""
+    if w.resource is not None:
+        return named_no_fit(index, w, margin, families, family, on_stack)
     key = f"workloads[{index}]"
     reason = mig_ready(w)
     if families == ("mig",):
@@ -132,7 +136,8 @@ def plan_sizing(
     placements = choose([_place(w, margin, klass, stack_pools, prices, families) for w in workloads], margin, klass,
                         prices, families)
     findings = list(price_findings or [])
-    findings += [_no_fit(i, p.workload, margin, families) for i, p in enumerate(placements) if p.vm_size is None]
+    findings += [_no_fit(i, p.workload, margin, families, family, stack is not None)
+                 for i, p in enumerate(placements) if p.vm_size is None]
     notes = [n for n in (margin_note(p, margin) for p in placements if p.aks_profile is None) if n]
     notes += [mig_note(p, margin, prices, [q.name for q in stack_pools]) for p in placements if p.aks_profile]
     placed = [p for p in placements if p.vm_size is not None]
