@@ -140,3 +140,32 @@ def test_regions_say_where_a_mig_size_is_lacking(capsys):
     rows = {r["region"]: r for r in json.loads(out)["regions"]["rows"]}
     assert rows["eastus"]["hourly"] == 6.98 and rows["westeurope"]["hourly"] == 9.08
     assert rows["francecentral"]["missing"] == ["Standard_NC40ads_H100_v5"]  # no meter there: absent, not invented
+
+
+def test_two_devices_are_compared_with_two_mig_slices_of_one_gpu(capsys, tmp_path):
+    # two 20 GiB devices per replica: both A10s of a Standard_NV72ads_A10_v5 (6.52 an hour) or two 3g.40gb of one A100
+    # 80GB (Standard_NC24ads_A100_v4, 3.67): the plan takes the cheaper, and the comparison shows both, pairs counted
+    path = tmp_path / "w.yaml"
+    path.write_text(yaml.safe_dump([{"name": "pair", "memoryGiB": 20, "devices": 2}]))
+    status, out = size(capsys, "--workloads", str(path), "--json")
+    doc = json.loads(out)
+    assert status == 0
+    rows = [(r["family"], r["slice"], r["vmSize"], r["nodes"], r["hourly"], r["planned"]) for r in doc["familyComparison"]]
+    assert rows == [("mig", "2 x 3g.40gb on A100 80GB", "Standard_NC24ads_A100_v4", 1, 3.673, True),
+                    ("a10", "2 x 24 GiB slice", "Standard_NV72ads_A10_v5", 1, 6.52, False)]
+    (w,) = doc["workloads"]
+    assert (w["claimTemplate"], w["devices"], doc["cost"]["plan"]["hourly"]) == ("mig-2x-a100-80gb-3g40gb", 2, 3.67)
+    _, a10 = size(capsys, "--workloads", str(path), "--json", "--family", "a10")
+    assert json.loads(a10)["cost"]["plan"]["hourly"] == 6.52  # the A10 pair, as before, when A10 alone is asked for
+
+
+def test_pairs_of_mig_slices_fill_each_gpu_before_a_node_is_added():
+    from components.sizing.families import offer
+    from components.sizing.placement import node_count
+
+    assert node_count(7, pairs=4, singles=3, pairs_per_node=3) == 2  # 1g.10gb: three pairs a GPU, singles in the rest
+    assert node_count(7, pairs=4, singles=7, pairs_per_node=3) == 3
+    assert node_count(2, pairs=3, singles=3) == 5  # an NV72ads: a pair takes the node, as before
+    mig1g = offer("Standard_NC24ads_A100_v4", "MIG1g", load_prices())
+    assert (mig1g.pairs, mig1g.nodes(Workload("p", 9, count=4, devices=2))) == (3, 2)
+    assert not offer("Standard_NC24ads_A100_v4", "MIG7g", load_prices()).holds(Workload("p", 9, devices=2), 10)

@@ -5,7 +5,8 @@ workload's A10 slice, pools and tolerations), `families` (the MIG slice, and bot
 prices), `stack_pools` (a stack's pools checked one by one, and the gpuPools that would fit, kept as written), `cost`,
 `packing` (slices shared by memory, compared with the plan) and `regions` (the plan at other regions' prices) into a
 `plan.SizingPlan`; `report` prints it as text, Markdown or JSON (with `shared_report`, `family_report` and `tables`),
-and `command` is the `size` command.
+and `command` is the `size` command (its `--workloads` file: `workloads_file`). `extended` says which slices an
+extended resource name gives (its DeviceClass's, and only those: `model.Workload.served_by`).
 
 May import `config`, `catalog` and the pure parts of `kubernetes` (selectors, slice kinds, claim template names,
 tolerations, the allocator's consumable-capacity rule); `command` alone reads stacks through `offline`.

@@ -11,14 +11,14 @@ def add_size_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workload", action="append", metavar="NAME=GiB[xCOUNT]",
                         help="a workload: GPU memory per replica in GiB and replicas, e.g. embed=3x4; or written as an "
                         "extended resource, NAME=[GiB@]RESOURCE[xCOUNT]: infer=nvidia.com/gpu, a=aks-dra-vgpu.io/a10-8gibx3, "
-                        "llm=20GiB@nvidia.com/gpu (GiB: the memory it needs, checked against the slice the name gives "
-                        "in --stack) (repeatable)")
+                        "llm=20GiB@nvidia.com/gpu (placed only on the slices the name's class selects in --stack; GiB: "
+                        "the memory it needs, which must fit them) (repeatable)")
     parser.add_argument("--slice", action="append", metavar="NAME=GiB[xCOUNT]",
                         help="a workload asking for a nominal slice in GiB: one of 4, 8, 12, 24 (a whole A10), 48 (two on one "
                         "node), e.g. chat=8x6 (repeatable)")
     parser.add_argument("--workloads", action="append", metavar="FILE.yaml",
-                        help="workloads from a YAML file: workloads: [{name, memoryGiB or slice, count, devices, spot}] "
-                        "(repeatable)")
+                        help="workloads from a YAML file: workloads: [{name, memoryGiB or slice or resource, count, "
+                        "devices, spot}] (resource: an extended resource name, memoryGiB then optional) (repeatable)")
     parser.add_argument("--spot", action="append", metavar="NAME",
                         help="let this workload run on the stack's spot pools (evictable; repeatable)")
     parser.add_argument("--stack", help="check this stack's GPU pools against the workloads (and use its samples settings)")

@@ -15,12 +15,13 @@ that holds it at the margin (`slice_kinds.holds`, the rule the report prints as 
 
 This is a local search, not an exhaustive one; it never returns a plan dearer than the family rules' answer, because
 it starts no dearer and only accepts savings. Workloads asked for by slice name, two-device ones, those on the stack's
-pools, and those no priced slice holds keep the placement the family rules gave them, and their nodes count.
+pools, and those no priced slice holds keep the placement the family rules gave them, and their nodes count. A
+two-device workload moves between the kinds of node that hold it as a pair (`Offer.holds`), counted as pairs there.
 """
 
 from __future__ import annotations
 
-from ..kubernetes.claim_templates import claim_template_name
+from ..kubernetes.claim_templates import claim_template_name, pair_template_name
 from ..kubernetes.mig_claims import mig_template_name
 from .families import Family, Offer, mig_ready, offers, rank
 from .model import Placement, Workload
@@ -29,6 +30,7 @@ from .prices import PriceTable
 
 SAVING = 5000  # micro-USD an hour (half a cent): less is a tie (the report prints cents)
 Key = tuple[str, str | None]  # (VM size, MIG profile or None): one kind of node
+Load = tuple[int, int]  # (two-device replicas, one-device replicas) on one kind of node
 
 
 def _key(o: Offer) -> Key:
@@ -36,8 +38,13 @@ def _key(o: Offer) -> Key:
 
 
 def _free(p: Placement) -> bool:
-    """A workload the choice may move: placed on a new pool, asked for by memory on one device."""
+    """A workload the choice may move: placed on a new pool, not asked for by A10 slice size."""
     return p.vm_size is not None and not p.stack_pools and mig_ready(p.workload) is None
+
+
+def _load(w: Workload) -> Load:
+    """What a workload's replicas put on a kind of node: pairs or single devices."""
+    return (w.count, 0) if w.devices == 2 else (0, w.count)
 
 
 class _Costs:
@@ -46,37 +53,45 @@ class _Costs:
     is costed by the two kinds it changes, not by re-counting the plan."""
 
     def __init__(self, by_key: dict[Key, Offer], fixed: dict[Key, list[Workload]]) -> None:
-        self.per_node = {k: o.per_node for k, o in by_key.items()}
+        self.per_node = {k: (o.per_node, o.pairs) for k, o in by_key.items()}
         self.hourly = {k: round((o.node_hourly or 0.0) * 1_000_000) for k, o in by_key.items()}
-        self.pairs = {k: sum(w.count for w in fixed.get(k, []) if w.devices == 2) for k in by_key}
-        self.singles = {k: sum(w.count for w in fixed.get(k, []) if w.devices == 1) for k in by_key}
+        self.fixed = {k: _plus(*(_load(w) for w in fixed.get(k, []))) for k in by_key}
 
-    def of(self, key: Key, free_singles: int) -> int:
-        """One kind of node's cost with `free_singles` free replicas beside its fixed ones."""
-        return node_count(self.per_node[key], self.pairs[key], self.singles[key] + free_singles) * self.hourly[key]
+    def of(self, key: Key, free: Load) -> int:
+        """One kind of node's cost with `free` replicas beside its fixed ones."""
+        (per_node, pairs_per_node), (pairs, singles) = self.per_node[key], _plus(self.fixed[key], free)
+        return node_count(per_node, pairs, singles, pairs_per_node) * self.hourly[key]
 
-    def load(self, choice: dict[str, Key], free: dict[str, Workload]) -> dict[Key, int]:
+    def load(self, choice: dict[str, Key], free: dict[str, Workload]) -> dict[Key, Load]:
         """Free replicas per kind of node."""
-        found = dict.fromkeys(self.per_node, 0)
+        found: dict[Key, Load] = dict.fromkeys(self.per_node, (0, 0))
         for name, key in choice.items():
-            found[key] += free[name].count
+            found[key] = _plus(found[key], _load(free[name]))
         return found
 
-    def total(self, load: dict[Key, int]) -> int:
+    def total(self, load: dict[Key, Load]) -> int:
         """The plan's cost with this load."""
         return sum(self.of(key, count) for key, count in load.items())
 
-    def moved(self, cost: int, load: dict[Key, int], frm: Key, to: Key, count: int) -> int:
-        """The plan's cost once `count` replicas move from `frm` to `to`."""
+    def moved(self, cost: int, load: dict[Key, Load], frm: Key, to: Key, w: Workload) -> int:
+        """The plan's cost once `w`'s replicas move from `frm` to `to`."""
         return (cost - self.of(frm, load[frm]) - self.of(to, load[to])
-                + self.of(frm, load[frm] - count) + self.of(to, load[to] + count))
+                + self.of(frm, _less(load[frm], _load(w))) + self.of(to, _plus(load[to], _load(w))))
+
+
+def _plus(*loads: Load) -> Load:
+    return sum(p for p, _ in loads), sum(s for _, s in loads)
+
+
+def _less(load: Load, part: Load) -> Load:
+    return load[0] - part[0], load[1] - part[1]
 
 
 def _alone(w: Workload, held: list[Offer], given: Key | None) -> Key:
     """The slice whose nodes cost least for this workload's replicas alone (ties: the one it was given, then rank)."""
     def cost(o: Offer) -> tuple[float, bool, tuple[object, ...]]:
         assert o.node_hourly is not None
-        return -(-w.count // o.per_node) * o.node_hourly, _key(o) != given, rank(o)
+        return o.nodes(w) * o.node_hourly, _key(o) != given, rank(o)
 
     return _key(min(held, key=cost))
 
@@ -89,10 +104,10 @@ def _gather(key: Key, choice: dict[str, Key], movable: list[str], free: dict[str
     best_cost, best = cost, dict(trial)
     left = list(movable)
     while left:
-        name = min(left, key=lambda n: (costs.moved(cost, load, trial[n], key, free[n].count), n))
-        cost = costs.moved(cost, load, trial[name], key, free[name].count)
-        load[trial[name]] -= free[name].count
-        load[key] += free[name].count
+        name = min(left, key=lambda n: (costs.moved(cost, load, trial[n], key, free[n]), n))
+        cost = costs.moved(cost, load, trial[name], key, free[name])
+        load[trial[name]] = _less(load[trial[name]], _load(free[name]))
+        load[key] = _plus(load[key], _load(free[name]))
         trial[name] = key
         left.remove(name)
         if cost < best_cost:
@@ -142,7 +157,9 @@ def _placed(p: Placement, o: Offer, device_class: str) -> Placement:
     """The workload on a new pool of this offer's slices (no stack pool, so no toleration)."""
     if p.vm_size == o.vm_size and p.aks_profile == o.aks_profile:
         return p
+    w = p.workload
     if o.aks_profile is None:
-        return Placement(p.workload, o.kind.memory_gib, o.vm_size, claim_template_name(device_class, o.kind.memory_gib),
-                         [], ())
-    return Placement(p.workload, o.kind.memory_gib, o.vm_size, mig_template_name(o.kind), [], (), o.aks_profile)
+        template = (pair_template_name(device_class) if w.devices == 2
+                    else claim_template_name(device_class, o.kind.memory_gib))
+        return Placement(w, o.kind.memory_gib, o.vm_size, template, [], ())
+    return Placement(w, o.kind.memory_gib, o.vm_size, mig_template_name(o.kind, w.devices), [], (), o.aks_profile)

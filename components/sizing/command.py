@@ -3,8 +3,10 @@
 Exit status: 0 everything fits, 3 something does not (a workload no slice holds, a size the stack lacks, a pool too
 small), 2 bad input (one line per problem on stderr, nothing on stdout).
 
-Workloads are asked for by the memory they need (`--workload NAME=GiB[xCOUNT]`, `memoryGiB:`) or by a nominal slice
-(`--slice NAME=GiB[xCOUNT]`, `slice:`); spot pools serve only the workloads that opt in (`--spot NAME`, `spot: true`).
+Workloads are asked for by the memory they need (`--workload NAME=GiB[xCOUNT]`, `memoryGiB:`), by a nominal slice
+(`--slice NAME=GiB[xCOUNT]`, `slice:`) or by an extended resource name as a pod writes it
+(`--workload NAME=[GiB@]RESOURCE[xCOUNT]`, `resource:`, `sizing.extended`); spot pools serve only the workloads that
+opt in (`--spot NAME`, `spot: true`). A resource name that names nothing is bad input.
 """
 
 from __future__ import annotations
@@ -13,95 +15,24 @@ import argparse
 import re
 import sys
 from dataclasses import replace
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import Field, field_validator, model_validator
-
-from ..config import (
-    ConfigError,
-    KeyedProblemsError,
-    Model,
-    Problem,
-    SamplesConfig,
-    validate,
-)
-from ..config.base import unset
-from .extended import extended_name, is_extended, parse_extended, resolve
+from ..config import ConfigError, Problem, SamplesConfig
+from .extended import ExtendedAsk, UnknownNameError, extended_name, is_extended, parse_extended, resolve
 from .model import MAX_COUNT, MAX_GIB, SLICE_SIZES, WORKLOAD_DIGITS, WORKLOAD_LIMITS, Finding
 from .planner import Workload, plan_sizing
 from .report import to_json, to_markdown, to_text
 from .stack_file import read_stack_file
+from .workloads_file import SLICES_TEXT, read_workloads, read_yaml_file
 
 EXIT_FITS, EXIT_DOES_NOT_FIT = 0, 3
 _WORKLOAD = re.compile(r"(?P<name>[A-Za-z0-9][-A-Za-z0-9_.]*)=(?P<gib>[0-9]+(\.[0-9]+)?)(?:GiB|Gi)?(?:x(?P<count>[0-9]+))?",
                        re.ASCII | re.IGNORECASE)
-_NAME = re.compile(r"[A-Za-z0-9][-A-Za-z0-9_.]{0,62}", re.ASCII)
 WORKLOAD_SYNTAX = ("NAME=GiB[xCOUNT], e.g. 'embed=3x4' (3 GiB of GPU memory, 4 replicas) or 'llm=20'; or an extended "
                    "resource, NAME=[GiB@]RESOURCE[xCOUNT], e.g. 'llm=20GiB@nvidia.com/gpu'")
 _SLICE = re.compile(r"(?P<name>[A-Za-z0-9][-A-Za-z0-9_.]*)=(?P<gb>[0-9]+)(?:GiB|Gi|GB|G)?(?:x(?P<count>[0-9]+))?",
                     re.ASCII | re.IGNORECASE)
-SLICES_TEXT = f"{', '.join(map(str, SLICE_SIZES))} (24: a whole A10; 48: two whole A10s on one node)"
 SLICE_SYNTAX = f"NAME=GiB[xCOUNT] with GiB one of {SLICES_TEXT}, e.g. 'chat=8x6'"
-
-
-class WorkloadSpec(Model):
-    """One workload of a `--workloads` file."""
-
-    name: str = Field(description="A name to report it by (letters, digits, '-', '_', '.').")
-    memory_gib: float | None = Field(None, gt=0, le=MAX_GIB, alias="memoryGiB",
-                                     description="GPU memory per device the workload needs, in GiB (or `slice`).")
-    slice: Literal[4, 8, 12, 24, 48] | None = Field(
-        None, description="The nominal slice to run on, in GiB (or `memoryGiB`): 4, 8, 12, 24 (a whole A10), or 48 "
-        "(two whole A10s on one node).")
-    count: int = Field(1, ge=1, le=MAX_COUNT, description="Replicas that run at the same time.")
-    devices: Literal[1, 2] | None = unset("Devices per replica: 2 means two 24 GiB devices on one "
-                                          "node (default 1; 2 with slice: 48).")
-    spot: bool = Field(False, description="May run on spot pools (evictable); without it a spot pool never serves it.")
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, v: str) -> str:
-        if not _NAME.fullmatch(v):
-            raise ValueError(f"'{v}' is not a workload name; use letters, digits, '-', '_' or '.' (at most 63)")
-        return v
-
-    @model_validator(mode="after")
-    def _memory_or_slice(self) -> WorkloadSpec:
-        if (self.memory_gib is None) == (self.slice is None):
-            raise KeyedProblemsError(("memoryGiB", "give memoryGiB (GiB the workload needs) or slice (one of "
-                                      f"{SLICES_TEXT}), one of the two"))
-        if self.slice is not None and self.slice < 24 and self.devices == 2:
-            raise KeyedProblemsError(("devices", f"two devices on one node are 24 GiB each, not {self.slice}; write "
-                                      "slice: 48 (or devices: 1)"))
-        if self.slice == 48 and self.devices == 1:
-            raise KeyedProblemsError(("devices", "slice: 48 is two devices on one node; leave devices out (or 2)"))
-        return self
-
-    def workload(self) -> Workload:
-        """The planner's Workload."""
-        if self.slice is not None:
-            devices = 2 if self.slice == 48 or self.devices == 2 else 1
-            gib = min(self.slice, 24)
-            return Workload(self.name, float(gib), self.count, devices, gib, self.spot)
-        assert self.memory_gib is not None
-        return Workload(self.name, self.memory_gib, self.count, self.devices or 1, None, self.spot)
-
-
-class WorkloadSet(Model):
-    """A `--workloads` file: `workloads:` and the list (a bare list works too)."""
-
-    workloads: list[WorkloadSpec] = Field(min_length=1, description="The workloads to size.")
-
-    @model_validator(mode="after")
-    def _unique(self) -> WorkloadSet:
-        seen: dict[str, int] = {}
-        for index, w in enumerate(self.workloads):
-            if w.name in seen:
-                raise KeyedProblemsError((f"workloads[{index}].name", f"'{w.name}' is also workloads[{seen[w.name]}]'s "
-                                          "name; give each workload its own"))
-            seen[w.name] = index
-        return self
 
 
 def _matched(pattern: re.Pattern[str], text: str, flag: str, syntax: str, limits: str, digits: dict[str, int]) -> re.Match[str]:
@@ -151,38 +82,20 @@ def parse_slice(text: str) -> Workload:
     return Workload(m["name"], float(size), count, 2 if gb == 48 else 1, size)
 
 
-def read_yaml_file(path: str) -> Any:
-    """A YAML file named on the command line, read within the offline engine's bounds and as Pulumi reads YAML (a FIFO,
-    a device, a folder, a huge or non-UTF-8 file, an alias bomb: one line, never a hang or a traceback)."""
-    from ..offline.safe_yaml import YamlInputError, read
-
-    try:
-        return read(Path(path), path)
-    except YamlInputError as exc:
-        raise ConfigError([Problem("", str(exc))]) from None
-
-
-def read_workloads(path: str) -> list[Workload]:
-    """The workloads of a YAML file; ConfigError naming the file and each bad key."""
-    doc = read_yaml_file(path)
-    if isinstance(doc, list):
-        doc = {"workloads": doc}
-    try:
-        found = validate(WorkloadSet, doc)
-    except ConfigError as exc:
-        raise ConfigError([Problem(f"{path}: {p.path}" if p.path else path, p.message) for p in exc.problems]) from None
-    return [w.workload() for w in found.workloads]
-
-
-def collect_workloads(args: argparse.Namespace) -> list[Workload]:
-    """Every workload the command line names (files first, then each --workload), names unique."""
+def collect_workloads(args: argparse.Namespace) -> tuple[list[Workload], list[ExtendedAsk]]:
+    """Every workload the command line names (files first, then each --workload), names unique: those asked for by
+    memory or slice, and those asked for by extended resource name (resolved against the stack later)."""
     problems: list[Problem] = []
     workloads: list[Workload] = []
+    asks: list[ExtendedAsk] = []
     for path in args.workloads or []:
         try:
-            workloads += read_workloads(path)
+            found, named = read_workloads(path)
         except ConfigError as exc:
             problems += exc.problems
+            continue
+        workloads += found
+        asks += named
     extended = [t for t in args.workload or [] if is_extended(t)]  # NAME=[GiB@]RESOURCE: `sizing.extended`
     plain = [t for t in args.workload or [] if t not in extended]
     for texts, parse in ((plain, parse_workload), (getattr(args, "slice", None), parse_slice)):
@@ -191,20 +104,27 @@ def collect_workloads(args: argparse.Namespace) -> list[Workload]:
                 workloads.append(parse(text))
             except ValueError as exc:
                 problems.append(Problem("", str(exc)))
-    names = [w.name for w in workloads] + [extended_name(t) for t in extended]
+    for text in extended:
+        try:
+            asks.append(parse_extended(text))
+        except ValueError as exc:
+            problems.append(Problem("", str(exc)))
+    names = ([w.name for w in workloads] + [a.name for a in asks if a.key is not None]
+             + [extended_name(t) for t in extended])
     spot = getattr(args, "spot", None) or []
     for name in spot:
         if name not in names and names:
             problems.append(Problem("", f"--spot '{name}': no workload is named '{name}'; name one of {', '.join(names)}"))
     workloads = [replace(w, spot=True) if w.name in spot else w for w in workloads]
+    asks = [replace(a, spot=True) if a.name in spot else a for a in asks]
     problems += [Problem("", f"workload '{n}' is named twice; give each workload its own name")
                  for n in sorted({n for n in names if names.count(n) > 1})]
-    if not workloads and not problems and not extended:
+    if not workloads and not asks and not problems and not extended:
         problems.append(Problem("", f"no workloads: give --workload {WORKLOAD_SYNTAX.split(',')[0]}, --slice "
                                     "NAME=GiB[xCOUNT] or --workloads FILE"))
     if problems:
         raise ConfigError(problems)
-    return workloads
+    return workloads, asks
 
 
 def run(args: argparse.Namespace) -> int:
@@ -213,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
     from .regions import compare_regions, parse_regions
 
     problems: list[Problem] = []
-    results: dict[str, Any] = {"stack": (None, None)}
+    results: dict[str, Any] = {"stack": (None, None), "workloads": ([], [])}
     for key, load in (("workloads", lambda: collect_workloads(args)),
                       ("stack", lambda: read_stack_file(args.project_dir, args.stack) if args.stack else (None, None))):
         try:
@@ -221,12 +141,16 @@ def run(args: argparse.Namespace) -> int:
         except ConfigError as exc:
             problems += exc.problems
     stack, written = results["stack"]
-    asks = []
-    for text in [t for t in args.workload or [] if is_extended(t)]:
+    plain, asks = results["workloads"]
+    # what each name gives on the stack (sizing.extended); a name that names nothing is bad input, as a typo is
+    margin = (stack.samples if stack else SamplesConfig()).memory_margin_percent
+    resolved = []
+    for ask in asks if not (args.stack and stack is None) else []:  # a stack that did not load has said why
         try:
-            asks.append(parse_extended(text))
-        except ValueError as exc:
-            problems.append(Problem("", str(exc)))
+            resolved.append(resolve(ask, stack, margin))
+        except UnknownNameError as exc:
+            where = f"{ask.key}.resource" if ask.key else f"--workload {ask.name}"
+            problems.append(Problem("", f"{where}: {exc}"))
     wanted: list[str] | None = None
     book = None
     try:  # the stack's location picks the row of the package's table; a file of one region is used as it is
@@ -243,11 +167,7 @@ def run(args: argparse.Namespace) -> int:
     notice = [Finding("warning", "price-region", fallback, "prices")] if fallback else []
     sharing = args.sharing or ("memory" if stack and any(p.sharing == "memory" for p in stack.gpu_pools) else "none")
     # beside the one-slice-per-replica answer, and compared with it: the packing onto shared slices (sizing.packing)
-    margin = (stack.samples if stack else SamplesConfig()).memory_margin_percent
-    spot = set(getattr(args, "spot", None) or [])
-    resolved = [(replace(w, spot=True) if w is not None and w.name in spot else w, found, note)
-                for w, found, note in (resolve(ask, stack, margin) for ask in asks)]
-    workloads = [*results.get("workloads", []), *(w for w, _, _ in resolved if w is not None)]
+    workloads = [*plain, *(w for w, _, _ in resolved if w is not None)]
     plan = plan_sizing(workloads, prices, stack, written_pools=written, price_findings=notice,
                        sharing=sharing == "memory", family=getattr(args, "family", None), compare_families=True)
     plan.findings += [f for _, found, _ in resolved for f in found]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 
 from ..catalog import A10_SIZES, MIG_SIZES
-from ..kubernetes.slice_kinds import devices_per_node
 from .model import CostLine, Placement, PoolPlan
 from .placement import nodes_for, nodes_of, requested_of
 from .prices import PriceTable
@@ -89,5 +88,5 @@ def placed_cost(label: str, placed: list[Placement], prices: PriceTable) -> Cost
             by_node.setdefault((p.vm_size, p.aks_profile), []).append(p)
     nodes: dict[str, int] = {}
     for (vm, profile), here in by_node.items():
-        nodes[vm] = nodes.get(vm, 0) + nodes_of(devices_per_node(vm, profile), here)
+        nodes[vm] = nodes.get(vm, 0) + nodes_of(vm, profile, here)
     return cost_line(label, nodes, requested_of(placed), prices)

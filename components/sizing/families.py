@@ -8,15 +8,20 @@ the one answer that knows both families; the catalogs (`catalog.sizes`, `catalog
   vGPUs, or a MIG size's GPUs x the slices its profile lays out on each).
 - A workload asked for by memory first gets, by the family rules, the A10 slice of the smallest class that holds it,
   else the MIG slice cheapest a slice that holds it with the memory margin (ties: the node with fewer slices, then less
-  memory); `choice` then moves it to the slices of the cheapest plan, whole nodes paid for. Slices asked for by name
-  (`--slice`) and two-device workloads are A10 notions and stay A10's.
+  memory); `choice` then moves it to the slices of the cheapest plan, whole nodes paid for. Slices asked for by size
+  (`--slice`) are A10 notions and stay A10's. A workload asking for an extended resource name gets only the slices its
+  name's class selects (`Workload.takes`), of either family.
+- Two devices per replica are two whole A10s of one Standard_NV72ads_A10_v5 node, or two MIG slices of one GPU (a claim
+  for two devices that share `parentUUID`, `kubernetes.mig_claims.mig_pair_spec`; from CUDA 12/R570 one process
+  enumerates one compute instance per GPU instance, so it sees both: NVIDIA's MIG user guide, "CUDA Device
+  Enumeration"; AKS installs the R580 datacenter driver on the MIG sizes, Azure/AgentBaker `pkg/agent/baker.go`
+  GetGPUDriverType). The two share no peer-to-peer link. A node holds `placement.pairs_per_node` of them.
 - With a stack, a workload goes to the stack's MIG pools of the smallest slice that holds it (a spot pool only for a
   workload that opts in), else the cheapest MIG slice is suggested as a new pool.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -26,6 +31,7 @@ from ..kubernetes.mig_claims import mig_template_name
 from ..kubernetes.slice_kinds import Slice, devices_per_node, holds, mig_kinds, order, pool_slice, usable_memory_gib
 from ..kubernetes.tolerations import pool_tolerations
 from .model import Placement, Workload
+from .placement import node_count, pairs_per_node
 from .prices import PriceTable
 
 Family = Literal["a10", "mig"]
@@ -56,13 +62,20 @@ class Offer:
         """What a workload may count on in one slice: its nominal memory less the margin."""
         return usable_memory_gib(self.kind, margin_percent)
 
-    def holds(self, workload: Workload, margin_percent: int) -> bool:
-        """Whether one slice holds the workload at the margin (`slice_kinds.holds`, the rule `usable_gib` prints)."""
-        return holds(self.kind, margin_percent, workload.memory_gib)
+    @property
+    def pairs(self) -> int:
+        """Two-device replicas a node holds (two slices of one GPU, or both A10s of one node)."""
+        return pairs_per_node(self.vm_size, self.aks_profile)
 
-    def nodes(self, replicas: int) -> int:
-        """Nodes that hold this many single-slice replicas."""
-        return math.ceil(replicas / self.per_node)
+    def holds(self, workload: Workload, margin_percent: int) -> bool:
+        """Whether its slices may serve the workload: one each of its devices (`Workload.takes`: the slices its name
+        selects, the memory at the margin, the rule `usable_gib` prints), two on one GPU or node for a pair."""
+        return (workload.devices == 1 or self.pairs >= 1) and workload.takes(self.kind, margin_percent)
+
+    def nodes(self, workload: Workload) -> int:
+        """Nodes that hold the workload's replicas alone (a pair two slices of one GPU, or both A10s of a node)."""
+        two = workload.count if workload.devices == 2 else 0
+        return node_count(self.per_node, two, workload.count - two, self.pairs)
 
     @property
     def label(self) -> str:
@@ -95,11 +108,9 @@ def holding(workload: Workload, margin_percent: int, found: list[Offer]) -> list
 
 
 def mig_ready(workload: Workload) -> str | None:
-    """Why a workload cannot go on a MIG slice here (asked for by A10 slice, or two devices), or None."""
+    """Why a workload cannot go on a MIG slice here (asked for by A10 slice), or None."""
     if workload.slice_gib is not None:
         return "asked for by A10 slice (`--slice`); ask by memory (`--workload NAME=GiB`) to size it on MIG"
-    if workload.devices != 1:
-        return "two devices on one node is an A10 pair (Standard_NV72ads_A10_v5) here"
     return None
 
 
@@ -137,7 +148,7 @@ def place_mig(workload: Workload, margin_percent: int, pools: list[GpuPoolConfig
         if not found:
             return None
         o = found[0]
-    return Placement(workload, o.kind.memory_gib, o.vm_size, mig_template_name(o.kind),
+    return Placement(workload, o.kind.memory_gib, o.vm_size, mig_template_name(o.kind, workload.devices),
                      pool_tolerations(pools[i] for i in chosen), chosen, o.aks_profile)
 
 
@@ -153,7 +164,7 @@ class FamilyRow:
     @property
     def nodes(self) -> int:
         """Nodes that hold the workload's replicas alone."""
-        return self.offer.nodes(self.workload.count * self.workload.devices)
+        return self.offer.nodes(self.workload)
 
     @property
     def hourly(self) -> float | None:
@@ -180,8 +191,11 @@ def compare(placements: list[Placement], margin_percent: int, prices: PriceTable
 
 def too_small(workload: Workload, margin_percent: int) -> Slice | None:
     """The MIG slice (least nominal memory) whose nominal memory holds the workload but whose usable memory does not:
-    the one a reader would reach for, and why it is not the answer."""
-    found = [k for k in mig_kinds() if k.memory_gib >= workload.memory_gib and not holds(k, margin_percent, workload.memory_gib)]
+    the one a reader would reach for, and why it is not the answer (none for a name: it gets what its name selects)."""
+    if workload.resource is not None:
+        return None
+    found = [k for k in mig_kinds() if k.memory_gib >= workload.memory_gib and not holds(k, margin_percent, workload.memory_gib)
+             and (workload.devices == 1 or k.per_gpu >= 2)]
     return min(found, key=order, default=None)
 
 
@@ -198,5 +212,9 @@ def mig_note(p: Placement, margin_percent: int, prices: PriceTable, pool_names: 
     small = too_small(w, margin_percent)
     smaller = (f"; a {small.profile} ({usable_memory_gib(small, margin_percent):.1f} GiB usable) is too small once the "
                "margin is taken" if small else "")
-    return (f"{w.name}: {w.memory_gib:g} GiB gets {o.label} ({o.usable_gib(margin_percent):.1f} GiB usable of "
-            f"{o.kind.memory_gib} at the {margin_percent} % margin), {where}{money}{smaller}")
+    usable = f"{o.usable_gib(margin_percent):.1f} GiB usable of {o.kind.memory_gib}"
+    if w.devices == 2:
+        gets = f"{w.asked} per device gets two {o.kind.profile} of one {o.kind.gpu_model} ({usable} each"
+    else:
+        gets = f"{w.asked} gets {o.label} ({usable}"
+    return f"{w.name}: {gets} at the {margin_percent} % margin), {where}{money}{smaller}"

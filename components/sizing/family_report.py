@@ -20,11 +20,16 @@ def _money(value: float | None, currency: str) -> str:
     return "n/a" if value is None else f"{value:,.2f} {currency}"
 
 
+def _slice(r: FamilyRow) -> str:
+    """The slice a replica takes: one, or two of one GPU (MIG) or node (A10) for a two-device workload."""
+    return f"2 x {r.offer.label}" if r.workload.devices == 2 else r.offer.label
+
+
 def _cells(r: FamilyRow, currency: str) -> list[str]:
     o = r.offer
     vm = f"{o.vm_size} ({o.aks_profile})" if o.aks_profile else o.vm_size
     name = f"{r.workload.name} (planned)" if r.planned else r.workload.name
-    return [name, o.family.upper() if o.family == "mig" else "A10", o.label, vm, f"{r.usable_gib:.1f}",
+    return [name, o.family.upper() if o.family == "mig" else "A10", _slice(r), vm, f"{r.usable_gib:.1f}",
             str(o.per_node), _money(o.per_slice, currency), str(r.nodes), _money(r.hourly, currency)]
 
 
@@ -33,7 +38,7 @@ def to_dicts(rows: list[FamilyRow], margin_percent: int) -> list[dict[str, Any]]
     def money(value: float | None) -> float | None:
         return None if value is None else round(value, 4)
 
-    return [{"workload": r.workload.name, "family": r.offer.family, "slice": r.offer.label, "vmSize": r.offer.vm_size,
+    return [{"workload": r.workload.name, "family": r.offer.family, "slice": _slice(r), "vmSize": r.offer.vm_size,
              "gpuInstanceProfile": r.offer.aks_profile, "usableGiB": round(r.usable_gib, 2),
              "slicesPerNode": r.offer.per_node, "hourlyPerSlice": money(r.offer.per_slice), "nodes": r.nodes,
              "hourly": money(r.hourly), "planned": r.planned, "marginPercent": margin_percent} for r in rows]
@@ -49,8 +54,8 @@ def _verdicts(rows: list[FamilyRow], currency: str) -> list[str]:
         first, planned = here[0], next((r for r in here if r.planned), None)
         if planned is None or first is planned or first.offer.per_slice is None or planned.offer.per_slice is None:
             continue
-        lines.append(f"{name}: {first.offer.label} costs {first.offer.per_slice:.2f} {currency} a slice against "
-                     f"{planned.offer.per_slice:.2f} for the planned {planned.offer.label}, but its replicas would pay "
+        lines.append(f"{name}: {_slice(first)} costs {first.offer.per_slice:.2f} {currency} a slice against "
+                     f"{planned.offer.per_slice:.2f} for the planned {_slice(planned)}, but its replicas would pay "
                      f"{_money(first.hourly, currency)} an hour for {first.nodes} whole {first.offer.vm_size} against "
                      f"{_money(planned.hourly, currency)} alone on the planned slice; the plan is the cheapest for all "
                      "the workloads together.")

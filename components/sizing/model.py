@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..catalog import PAIR_SIZE, SIZE_CLASSES
+from ..kubernetes.slice_kinds import Slice, holds
 
 # One unit in every line of the sizing output: GiB. The catalog's GPU memory per device (catalog/sizes.py,
 # `gpu_memory_gib`: 4, 8, 12, 24) is what Microsoft's size table lists as "GPU Memory: GB" for NVadsA10_v5
@@ -30,23 +31,46 @@ WORKLOAD_DIGITS = {"count": 6, "gib": 12}  # a --workload number longer than thi
 @dataclass(frozen=True)
 class Workload:
     """A workload: GPU memory it needs per device (GiB) or a nominal slice it asks for, replicas, devices per replica
-    (1, or 2 on one node), and whether it may run on spot pools."""
+    (1, or 2 on one node), whether it may run on spot pools, and, when it asks for an extended resource name, that
+    name and the only slices its class selects."""
 
     name: str
-    memory_gib: float
+    memory_gib: float  # 0 for an extended resource name asked without a memory: it takes what its name's slice holds
     count: int = 1
     devices: int = 1
     slice_gib: int | None = None  # asked for by slice: this size class (24 for `48`, with devices=2), margin aside
     spot: bool = False
+    resource: str | None = None  # the extended resource name it asks for (`NAME=[GiB@]RESOURCE`, `resource:`)
+    served_by: tuple[Slice, ...] = ()  # with a resource: the slices its name's class selects, the only ones it may get
 
     @property
     def requested_gib(self) -> float:
-        """GPU memory per device it counts for: what it needs, or the whole nominal slice it asked for."""
-        return float(self.slice_gib) if self.slice_gib is not None else self.memory_gib
+        """GPU memory per device it counts for: what it needs, or the whole nominal slice it asked for (a name asked
+        without a memory counts for the smallest slice its name gives)."""
+        if self.slice_gib is not None:
+            return float(self.slice_gib)
+        if self.resource is not None and not self.memory_gib and self.served_by:
+            return float(min(k.memory_gib for k in self.served_by))
+        return self.memory_gib
+
+    @property
+    def stated_gib(self) -> float | None:
+        """The GPU memory the user said it needs, or None (asked for by slice, or by a name alone)."""
+        return None if self.slice_gib is not None or not self.memory_gib else self.memory_gib
+
+    def takes(self, kind: Slice, margin_percent: int) -> bool:
+        """Whether one slice of this kind may serve it: one its name's class selects (any, for a workload asked for by
+        memory), holding the memory it needs at the margin (`slice_kinds.holds`, the one rule)."""
+        if self.resource is not None and kind not in self.served_by:
+            return False
+        return holds(kind, margin_percent, self.memory_gib)
 
     @property
     def asked(self) -> str:
-        """How it was asked for: '8 GiB slice', '2 x 24 GiB slice' or '7 GiB'."""
+        """How it was asked for: '8 GiB slice', '2 x 24 GiB slice', '7 GiB', 'nvidia.com/gpu' or '20 GiB as
+        nvidia.com/gpu' (only what the user wrote)."""
+        if self.resource is not None:
+            return f"{self.memory_gib:g} {UNIT} as {self.resource}" if self.memory_gib else self.resource
         if self.slice_gib is None:
             return f"{self.memory_gib:g} {UNIT}"
         return f"2 x {self.slice_gib} {UNIT} slice" if self.devices == 2 else f"{self.slice_gib} {UNIT} slice"

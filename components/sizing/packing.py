@@ -138,10 +138,11 @@ def slice_policy(gpu_memory_gib: int, margin_percent: int) -> MemoryPolicy:
 
 
 def replicas_of(workloads: list[Workload]) -> tuple[list[tuple[str, int]], list[str]]:
-    """(name, GiB asked for) per replica of the workloads that can share, and the names of those that cannot."""
+    """(name, GiB asked for) per replica of the workloads that can share, and the names of those that cannot: asked
+    for by slice, two devices, or an extended resource name (the scheduler's claim takes a device its class selects)."""
     shared, kept = [], []
     for w in workloads:
-        if w.slice_gib is not None or w.devices != 1:
+        if w.slice_gib is not None or w.devices != 1 or w.resource is not None:
             kept.append(w.name)
             continue
         gib = max(1, math.ceil(w.memory_gib))

@@ -6,6 +6,8 @@ Rules (docs/sizing.md says them for people):
 - By memory: the smallest size class whose *usable* memory holds it (nominal less the margin the claim templates use:
   a slice may report that much below nominal and still match). When the margin moved it up a size, one line says so.
 - By slice: that slice's own class and claim template (48 is two 24 GiB devices on one Standard_NV72ads_A10_v5 node).
+- By an extended resource name: only the A10 slices its name's class selects (`Workload.takes`): on the stack's pools
+  of one of them, best fit first, else the smallest that holds what it needs (`named_size_class`).
 - A spot pool serves a workload only when the workload opts in (`spot: true`, `--spot NAME`); a workload gets the
   tolerations of the pools it may run on and no other pool's (so never AKS's spot taint without opting in).
 """
@@ -15,10 +17,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from ..catalog import A10_SIZES, A10Size
+from ..catalog import A10_SIZES, MIG_SIZES, A10Size
+from ..catalog.mig import mig_slice
 from ..config import GpuPoolConfig
 from ..kubernetes.claim_templates import PAIR_SIZE, claim_template_name, pair_template_name
 from ..kubernetes.selectors import SIZE_CLASSES, holds, usable_memory_gib, vm_sizes_of_class
+from ..kubernetes.slice_kinds import devices_per_node
 from ..kubernetes.tolerations import pool_tolerations
 from .model import UNIT, Finding, Placement, Workload
 
@@ -33,9 +37,20 @@ def size_class_for(memory_gib: float, margin_percent: int) -> int | None:
     return next((s for s in SIZE_CLASSES if holds(s, margin_percent, memory_gib)), None)
 
 
-def _size_class(workload: Workload, margin_percent: int) -> int | None:
+def named_size_class(workload: Workload, margin_percent: int, pools: list[GpuPoolConfig]) -> int | None:
+    """The A10 slice a workload asking for an extended resource name goes to: of those its class selects and that hold
+    it, the smallest a usable pool of the stack offers, else the smallest; None when none does."""
+    sizes = [k.memory_gib for k in sorted(workload.served_by, key=lambda k: k.memory_gib)
+             if k.family == "a10" and workload.takes(k, margin_percent)]
+    offered = [s for s in sizes if eligible_pools(pools, s, workload)]
+    return next(iter(offered or sizes), None)
+
+
+def _size_class(workload: Workload, margin_percent: int, pools: list[GpuPoolConfig]) -> int | None:
     if workload.slice_gib is not None:
         return workload.slice_gib
+    if workload.resource is not None:
+        return named_size_class(workload, margin_percent, pools)
     size = size_class_for(workload.memory_gib, margin_percent)
     if workload.devices == 2 and size is not None:
         size = PAIR_SIZE  # only Standard_NV72ads_A10_v5 nodes have two devices
@@ -61,7 +76,7 @@ def eligible_pools(pools: list[GpuPoolConfig], size: int, workload: Workload) ->
 
 def place(workload: Workload, margin_percent: int, device_class: str, pools: list[GpuPoolConfig]) -> Placement:
     """The size class, VM size, claim template, pools and tolerations of one workload (None when nothing holds it)."""
-    size = _size_class(workload, margin_percent)
+    size = _size_class(workload, margin_percent, pools)
     if size is None:
         return Placement(workload, None, None, None, [])
     chosen = eligible_pools(pools, size, workload)
@@ -71,8 +86,9 @@ def place(workload: Workload, margin_percent: int, device_class: str, pools: lis
 
 
 def nominal_for(workload: Workload) -> int | None:
-    """The smallest nominal slice at least as large as the memory asked for (margin aside), or None."""
-    if workload.slice_gib is not None:
+    """The smallest nominal slice at least as large as the memory asked for (margin aside), or None (asked for by
+    slice or by name: what it gets is what it asked for)."""
+    if workload.slice_gib is not None or workload.resource is not None:
         return None
     classes = [PAIR_SIZE] if workload.devices == 2 else SIZE_CLASSES
     return next((s for s in classes if s >= workload.memory_gib), None)
@@ -122,22 +138,37 @@ def _two_devices_hint(workload: Workload, margin_percent: int) -> str:
 
 def nodes_for(vm: A10Size, placements: Iterable[Placement]) -> int:
     """Nodes of this size that run every replica at once: a two-device pod takes a node, single devices fill slots."""
-    return nodes_of(vm.devices_per_node, placements)
+    return nodes_of(vm.vm_size, None, placements)
 
 
-def nodes_of(per_node: int, placements: Iterable[Placement]) -> int:
-    """Nodes of `per_node` devices (an A10 size's vGPUs, or a MIG node's slices) that run every replica at once."""
+def pairs_per_node(vm_size: str, aks_profile: str | None = None) -> int:
+    """Two-device replicas one node holds: its two whole A10s (Standard_NV72ads_A10_v5), or two MIG slices of one GPU
+    per GPU that has two (a claim for two devices sharing `parentUUID`: `kubernetes.mig_claims.mig_pair_spec`)."""
+    if aks_profile:
+        return MIG_SIZES[vm_size].gpus * (mig_slice(vm_size, aks_profile).per_gpu // 2)
+    return A10_SIZES[vm_size].devices_per_node // 2
+
+
+def nodes_of(vm_size: str, aks_profile: str | None, placements: Iterable[Placement]) -> int:
+    """Nodes of this size (and MIG profile) that run every replica at once: its devices are an A10 size's vGPUs or a
+    MIG node's slices (`slice_kinds.devices_per_node`), and it holds `pairs_per_node` two-device replicas."""
     items = list(placements)
-    pairs = sum(p.workload.count for p in items if p.workload.devices == 2)
+    two = sum(p.workload.count for p in items if p.workload.devices == 2)
     singles = sum(p.workload.count for p in items if p.workload.devices == 1)
-    return node_count(per_node, pairs, singles)
+    return node_count(devices_per_node(vm_size, aks_profile), two, singles, pairs_per_node(vm_size, aks_profile))
 
 
-def node_count(per_node: int, pairs: int, singles: int) -> int:
-    """Nodes of `per_node` devices for `pairs` two-device replicas and `singles` one-device ones: a pair takes a node,
-    and the singles fill what the pairs leave before a node is added (what `nodes_of` counts)."""
-    spare = pairs * (per_node - 2) if pairs else 0
-    return pairs + math.ceil(max(0, singles - spare) / per_node)
+def node_count(per_node: int, pairs: int, singles: int, pairs_per_node: int = 1) -> int:
+    """Nodes of `per_node` devices for `pairs` two-device replicas (`pairs_per_node` to a node: both A10s of a
+    Standard_NV72ads_A10_v5, or two MIG slices on each GPU) and `singles` one-device ones: the pairs' nodes first, and
+    the singles fill what the pairs leave before a node is added (what `nodes_of` counts)."""
+    if not pairs:
+        return math.ceil(singles / per_node)
+    if pairs_per_node < 1:
+        raise ValueError(f"a node of {per_node} devices holds no two-device replica")
+    nodes = math.ceil(pairs / pairs_per_node)
+    spare = nodes * per_node - 2 * pairs
+    return nodes + math.ceil(max(0, singles - spare) / per_node)
 
 
 def devices_of(placements: Iterable[Placement]) -> int:
@@ -145,6 +176,15 @@ def devices_of(placements: Iterable[Placement]) -> int:
     return sum(p.workload.count * p.workload.devices for p in placements)
 
 
+def requested_gib(p: Placement) -> float:
+    """GPU memory per device a placed replica counts for: what it needs, or the whole slice it asked for (by size, or
+    by an extended resource name alone: the slice its name gives it here)."""
+    w = p.workload
+    if w.resource is not None and not w.memory_gib and p.size_class is not None:
+        return float(p.size_class)
+    return w.requested_gib
+
+
 def requested_of(placements: Iterable[Placement]) -> float:
-    """GPU memory the replicas count for (a slice asked for by name counts whole)."""
-    return sum(p.workload.requested_gib * p.workload.count * p.workload.devices for p in placements)
+    """GPU memory the replicas count for (a slice asked for by size or by name counts whole)."""
+    return sum(requested_gib(p) * p.workload.count * p.workload.devices for p in placements)

@@ -21,9 +21,10 @@ from ..catalog import A10_SIZES, MIG_PROFILES, MIG_SIZES
 from ..config import GpuPoolConfig, StackConfig
 from ..kubernetes.selectors import SIZE_CLASSES
 from ..kubernetes.selectors import usable_memory_gib as a10_usable_gib
-from ..kubernetes.slice_kinds import devices_per_node, mig_kinds, usable_memory_gib
+from ..kubernetes.slice_kinds import mig_kinds, usable_memory_gib
 from .choice import choose
 from .cost import WHOLE_A10, costs, whole_gpus
+from .extended import named_no_fit
 from .families import FAMILIES, Family, compare, mig_note, mig_ready, place_mig
 from .model import SLICE_SIZES, Change, CostLine, Finding, Placement, PoolPlan, Workload
 from .packing import pack_shared
@@ -57,7 +58,7 @@ def _pool_plans(placed: list[Placement]) -> list[PoolPlan]:
 
     plans = []
     for (vm_size, profile, stack_pools), here in sorted(groups.items(), key=lambda kv: key(kv[0])):
-        nodes = nodes_of(devices_per_node(vm_size, profile), here)
+        nodes = nodes_of(vm_size, profile, here)
         plans.append(PoolPlan(vm_size, devices_of(here), nodes, min(1, nodes), nodes, stack_pools,
                               tuple(p.workload.name for p in here), profile))
     return plans
@@ -88,8 +89,11 @@ def _place(w: Workload, margin: int, klass: str, pools: list[GpuPoolConfig], pri
     return mig or a10 or Placement(w, None, None, None, [])
 
 
-def _no_fit(index: int, w: Workload, margin: int, families: tuple[Family, ...]) -> Finding:
-    """The error for a workload no slice of the families holds (A10 alone: as before)."""
+def _no_fit(index: int, w: Workload, margin: int, families: tuple[Family, ...], family: Family | None,
+            on_stack: bool) -> Finding:
+    """The error for a workload no slice of the families holds (A10 alone: as before; by name: `extended`)."""
+    if w.resource is not None:
+        return named_no_fit(index, w, margin, families, family, on_stack)
     key = f"workloads[{index}]"
     reason = mig_ready(w)
     if families == ("mig",):
@@ -97,12 +101,14 @@ def _no_fit(index: int, w: Workload, margin: int, families: tuple[Family, ...]) 
             return Finding("error", "no-fit", f"{w.name}: {reason}; it is not placed", key)
     elif "mig" not in families or reason:
         return no_fit(index, w, margin)
-    kinds = mig_kinds()
+    kinds = [k for k in mig_kinds() if w.devices == 1 or k.per_gpu >= 2]  # a pair: two slices of one GPU
     most = max(kinds, key=lambda k: usable_memory_gib(k, margin))
-    mig = (f"more than any MIG slice holds (at most {usable_memory_gib(most, margin):.1f} GiB usable: {most.label}, "
-           f"with the {margin} % margin)")
+    which = "any MIG slice holds" if w.devices == 1 else "a MIG slice that comes two to a GPU holds"
+    mig = (f"more than {which} (at most {usable_memory_gib(most, margin):.1f} GiB usable: {most.label}, with the "
+           f"{margin} % margin)")
     if "a10" not in families:
-        return Finding("error", "no-fit", f"{w.name}: {w.memory_gib:g} GiB is {mig}; it is not placed", key)
+        per = "" if w.devices == 1 else " per device"
+        return Finding("error", "no-fit", f"{w.name}: {w.memory_gib:g} GiB{per} is {mig}; it is not placed", key)
     a10 = no_fit(index, w, margin)
     return replace(a10, message=a10.message.replace("; it is not placed", f"; and {mig}; it is not placed"))
 
@@ -130,7 +136,8 @@ def plan_sizing(
     placements = choose([_place(w, margin, klass, stack_pools, prices, families) for w in workloads], margin, klass,
                         prices, families)
     findings = list(price_findings or [])
-    findings += [_no_fit(i, p.workload, margin, families) for i, p in enumerate(placements) if p.vm_size is None]
+    findings += [_no_fit(i, p.workload, margin, families, family, stack is not None)
+                 for i, p in enumerate(placements) if p.vm_size is None]
     notes = [n for n in (margin_note(p, margin) for p in placements if p.aks_profile is None) if n]
     notes += [mig_note(p, margin, prices, [q.name for q in stack_pools]) for p in placements if p.aks_profile]
     placed = [p for p in placements if p.vm_size is not None]

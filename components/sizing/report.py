@@ -58,8 +58,9 @@ def to_dict(plan: SizingPlan) -> dict[str, Any]:
         "workloads": [
             {
                 "name": p.workload.name,
-                "memoryGiB": p.workload.memory_gib if p.workload.slice_gib is None else None,  # asked by slice
+                "memoryGiB": p.workload.stated_gib,  # as written: null when asked for by slice or by a name alone
                 "slice": None if p.workload.slice_gib is None else p.workload.slice_gib * p.workload.devices,
+                "extendedResource": p.workload.resource,
                 "count": p.workload.count,
                 "devices": p.workload.devices,
                 "spot": p.workload.spot,
@@ -154,9 +155,9 @@ def _tolerations_text(tolerations: list[dict[str, str]]) -> str:
 def _slice_text(plan: SizingPlan, p: Placement) -> str:
     if p.size_class is None or p.vm_size is None:
         return "none"
-    if p.aks_profile is not None:
-        return f"{_kind(p.vm_size, p.aks_profile).label} ({_usable_gib(plan, p):.1f} GiB usable)"
     two = "2 x " if p.workload.devices == 2 else ""
+    if p.aks_profile is not None:
+        return f"{two}{_kind(p.vm_size, p.aks_profile).label} ({_usable_gib(plan, p):.1f} GiB usable)"
     return f"{two}{p.size_class} GiB ({usable_memory_gib(p.size_class, plan.margin_percent):.1f} GiB usable)"
 
 
