@@ -38,7 +38,12 @@ REGION_CODES = ("NoRegisteredProviderFound", "LocationNotAvailableForResourceTyp
 
 
 class ArmReadError(Exception):
-    """ARM could not be read: one line saying why and what to do (never a token)."""
+    """ARM could not be read: one line saying why and what to do (never a token); `region_only` when it concerns one
+    region (the subscription cannot use it), not the credential, the role or ARM itself."""
+
+    def __init__(self, line: str, region_only: bool = False):
+        super().__init__(line)
+        self.region_only = region_only
 
 
 class DeadlineError(Exception):
@@ -166,22 +171,27 @@ class ComputeReader:
             raise self._failed(f"no answer from ARM ({self.base_url}) for the {what} of {region} within --timeout "
                                f"{self.timeout:g} s") from None
         except HttpResponseError as exc:
-            raise self._failed(self._refusal(exc, what, subscription, region)) from None
+            line, region_only = self._refusal(exc, what, subscription, region)
+            raise self._failed(line, region_only) from None
         except (ServiceRequestError, ServiceResponseError) as exc:
             why = " ".join(str(exc).split())[:200] or type(exc).__name__
             raise self._failed(f"ARM ({self.base_url}) unreachable for the {what} of {region}: {why}") from None
 
-    def _refusal(self, exc: HttpResponseError, what: str, subscription: str, region: str) -> str:
+    def _refusal(self, exc: HttpResponseError, what: str, subscription: str, region: str) -> tuple[str, bool]:
+        """(the line for a refusal, whether it concerns this region only)."""
         status, code, message = _error_of(exc)
+        if code in REGION_CODES or (status in (400, 404) and region.casefold() in message.casefold()):
+            return (f"region {region}: subscription {subscription} cannot use it ({status} {code}: {message}); deploy "
+                    "to a region it can use, or ask for access to this one"), True
+        return self._general(status, code, message, what, subscription, region), False
+
+    def _general(self, status: int, code: str, message: str, what: str, subscription: str, region: str) -> str:
         if status == 401:
             return (f"ARM refused the token ({status} {code}: {message}): it has expired or is not a token for ARM; run "
                     "`az login` again, or refresh $ARM_ACCESS_TOKEN")
         if status == 403 or code in ("AuthorizationFailed", "LinkedAuthorizationFailed"):
             return (f"ARM refused reading the {what} of subscription {subscription} ({status} {code}): the identity "
                     f"needs the '{READER_ROLE}' role ({READER_ROLE_ID}) on the subscription; Reader is enough")
-        if code in REGION_CODES or (status in (400, 404) and region.casefold() in message.casefold()):
-            return (f"region {region}: subscription {subscription} cannot use it ({status} {code}: {message}); deploy "
-                    "to a region it can use, or ask for access to this one")
         if code == "SubscriptionNotFound":
             return (f"subscription {subscription} not found ({status} {code}): check --subscription or the stack's "
                     "azure-native:subscriptionId")
@@ -193,5 +203,5 @@ class ComputeReader:
         """`text` with the token (and anything shaped like one) masked."""
         return mask(text, self.secrets)
 
-    def _failed(self, line: str) -> ArmReadError:
-        return ArmReadError(mask(line, self.secrets))
+    def _failed(self, line: str, region_only: bool = False) -> ArmReadError:
+        return ArmReadError(mask(line, self.secrets), region_only)

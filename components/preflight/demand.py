@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..config import GpuPoolConfig, StackConfig
+from ..config.pool_parts import DEFAULT_SURGE
 
 AKS_DEFAULT_SURGE = "10%"  # what AKS uses when a pool sends no maxSurge (managedClusters.json, see above)
 
@@ -92,3 +93,9 @@ def stack_demand(stack: str, config: StackConfig, subscription: str) -> StackDem
                         f"count {system.count}", _surge_basis(AKS_DEFAULT_SURGE, system.count, default=True))]
     pools += [gpu_pool_demand(stack, pool) for pool in config.gpu_pools]
     return StackDemand(stack, subscription, config.cluster.location, tuple(pools))
+
+
+def planned_pool_demand(stack: str, pool: str, vm_size: str, max_count: int) -> PoolDemand:
+    """A pool `size` suggests, at its most: maxCount nodes and the package's default surge for a GPU pool ('1')."""
+    return PoolDemand(stack, pool, vm_size, max_count, surge_nodes(DEFAULT_SURGE, max_count), False, False, (),
+                      f"maxCount {max_count}", _surge_basis(DEFAULT_SURGE, max_count, default=False))
