@@ -93,9 +93,10 @@ def _parser() -> argparse.ArgumentParser:
         # `python -m aks_dra_vgpu` where installed, `python -m components` inside this repository.
         prog=f"python -m {__package__.rpartition('.')[0]}",
         description="Preview, size and check what a stack declares. Offline (no cloud credentials, no Pulumi CLI, "
-        "nothing leaves the machine): plan, render, diff, size, docs. Online: verify (reads, and with --smoke writes "
-        "to, a cluster through a kubeconfig), fleet-rollout (Azure Resource Manager with a token, and the canary's "
-        "clusters) and preflight (reads quota and VM sizes from Azure Resource Manager). Ambient PULUMI_* environment variables are hidden from the program: the plan depends only on the "
+        "nothing leaves the machine): plan, render, diff, size (unless --subscription), docs. Online: verify (reads, "
+        "and with --smoke writes to, a cluster through a kubeconfig), fleet-rollout (Azure Resource Manager with a "
+        "token, and the canary's clusters) and preflight (reads quota and VM sizes from Azure Resource Manager). "
+        "Ambient PULUMI_* environment variables are hidden from the program: the plan depends only on the "
         "project and its stack file. PULUMI_CONFIG and PULUMI_CONFIG_<KEY> are ignored with a warning (the Pulumi CLI "
         "sets them itself for the program it runs, so a value in the shell belongs to another run, not to this stack's "
         "file). Every command: exit 2 bad input (one line per problem on stderr), 1 anything unexpected; --format's "
