@@ -186,3 +186,24 @@ def test_every_page_is_read(capsys, arm):
                                                        ("10%", 10, 1), ("10%", 11, 2), ("100%", 3, 3), ("50%", 0, 0)])
 def test_surge_rounds_a_percentage_up_as_aks_does(surge, nodes, extra):
     assert surge_nodes(surge, nodes) == extra
+
+
+def test_the_stacks_own_subscription_is_used_and_checked(capsys, arm, tmp_path):
+    from tests.test_preflight import platform, write_project
+
+    config = {**platform(WEU, [{"name": "a10", "vmSize": "Standard_NV6ads_A10_v5", "count": 1}]),
+              "azure-native:subscriptionId": sub(31).upper()}
+    project = write_project(tmp_path, {"owned": config, "typo": {**config, "azure-native:subscriptionId": "sub-31"}})
+    arm.scenarios[sub(31)] = fine()
+    assert main(["preflight", "--stack", "owned", "--project-dir", str(project), "--arm-endpoint", arm.url]) == 0
+    assert f"subscription {sub(31)}, region westeurope (stacks: owned)" in capsys.readouterr().out
+    assert main(["preflight", "--stack", "typo", "--project-dir", str(project), "--arm-endpoint", arm.url]) == 2
+    assert capsys.readouterr().err.startswith("preflight: typo: azure-native:subscriptionId 'sub-31' is not a "
+                                              "subscription ID")
+
+
+def test_a_fleet_stack_is_checked_with_fleet(capsys):
+    assert main(["preflight", "--stack", "fleet", "--subscription", sub(1)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "stacks/Pulumi.fleet.yaml: a fleet stack (it has the 'fleet' section); it has no pools of its own; check its "
+        "members' quota with `preflight --fleet fleet`")
