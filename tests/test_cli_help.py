@@ -15,9 +15,10 @@ def help_of(capsys, *command: str) -> str:
 
 def test_the_top_line_says_which_commands_go_online(capsys) -> None:
     out = help_of(capsys)
-    assert "Offline (no cloud credentials, no Pulumi CLI, nothing leaves the machine): plan, render, diff, size, " \
-           "docs. Online: verify (reads, and with --smoke writes to, a cluster through a kubeconfig) and fleet-rollout" \
-           in out
+    assert "Offline (no cloud credentials, no Pulumi CLI, nothing leaves the machine): plan, render, diff, size (unless " \
+           "--subscription), docs. Online: verify (reads, and with --smoke writes to, a cluster through a kubeconfig), " \
+           "fleet-rollout (Azure Resource Manager with a token, and the canary's clusters) and preflight (reads quota " \
+           "and VM sizes from Azure Resource Manager)" in out
     assert "offline: no cloud credentials" not in out
 
 
@@ -28,12 +29,14 @@ def test_the_top_line_says_which_commands_go_online(capsys) -> None:
     ("diff", "Exit 0 no change, 3 changes, 4 a change `pulumi up` would fail on or that must not be applied"),
     ("size", "Exit 0 everything fits, 3 something does not fit, 2 bad input."),
     ("docs", "Exit 0 written (or, with --check, up to date), 3 --check found a generated file out of date"),
+    ("preflight", "Exit 0 enough, 4 a shortfall or a restricted size (each with the request to file), 2 bad input, no "
+                  "credential, or ARM refused or unreachable."),
 ])
 def test_every_command_has_a_description_with_its_exit_codes(command, exits, capsys) -> None:
     assert exits in help_of(capsys, command)
 
 
-@pytest.mark.parametrize("command", ["plan", "verify", "fleet-rollout"])
+@pytest.mark.parametrize("command", ["plan", "verify", "fleet-rollout", "preflight"])
 def test_fleet_takes_one_metavar(command, capsys) -> None:
     out = help_of(capsys, command)
     assert "--fleet FLEET_STACK" in out and "--fleet FLEET " not in out

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.rollout.arm import ROLE, ROLE_ID, ArmClient, ArmError, AzCliToken, TokenError
+from components.rollout.arm import ROLE, ROLE_ID, ArmClient, ArmError, CredentialToken, TokenError
 from components.rollout.flow import Follow, create_and_start, follow_run
 from components.rollout.updaterun import GATE_DISPLAY_NAME, FleetRef, Stage, run_body, run_name_problem, upgrade
 from tests.fake_arm import FLEET, RG, SUB, TOKEN, FakeArm
@@ -155,30 +155,40 @@ def test_a_gate_of_another_fleet_is_never_approved():
         "/gates/aaaa0a0a-bb1b-cc2c-dd3d-eeeeee4e4e4e")
 
 
-class Done:
-    def __init__(self, code: int, out: str = "", err: str = ""):
-        self.returncode, self.stdout, self.stderr = code, out, err
+class Credential:
+    """Stands in for azure-identity's credential: hands out numbered tokens, each valid an hour; records the scopes."""
+
+    def __init__(self, now: list[float], error: Exception | None = None):
+        self.now, self.error, self.scopes = now, error, []
+
+    def get_token(self, *scopes: str, **_kw):
+        from azure.core.credentials import AccessToken
+
+        self.scopes.append(scopes)
+        if self.error is not None:
+            raise self.error
+        return AccessToken(f"t{len(self.scopes)}", int(self.now[0]) + 3600)
 
 
-def test_the_az_token_is_cached_until_shortly_before_it_expires():
-    calls = []
+def test_the_credentials_token_is_kept_until_shortly_before_it_expires():
     now = [1000.0]
-
-    def run(argv, **_kw):
-        calls.append(argv)
-        return Done(0, f'{{"accessToken": "t{len(calls)}", "expires_on": {int(now[0]) + 3600}}}')
-
-    token = AzCliToken(run=run, clock=lambda: now[0])
-    assert token() == "t1" and token() == "t1" and len(calls) == 1
-    assert calls[0][:4] == ["az", "account", "get-access-token", "--resource"]
+    credential = Credential(now)
+    token = CredentialToken(credential, "https://management.azure.com/.default", clock=lambda: now[0])
+    assert token() == "t1" and token() == "t1" and credential.scopes == [("https://management.azure.com/.default",)]
     now[0] += 3600 - 200  # inside the refresh margin
     assert token() == "t2"
 
 
-def test_no_az_session_says_how_to_get_a_token():
-    token = AzCliToken(run=lambda *a, **k: Done(1, err="ERROR: Please run 'az login' to setup account."))
-    with pytest.raises(TokenError, match="run `az login` or set ARM_ACCESS_TOKEN"):
+def test_no_credential_says_how_to_get_one_and_is_an_arm_error_of_the_client():
+    from azure.core.exceptions import ClientAuthenticationError
+
+    credential = Credential([0.0], ClientAuthenticationError("DefaultAzureCredential failed to retrieve a token"))
+    token = CredentialToken(credential, "https://management.azure.com/.default")
+    with pytest.raises(TokenError, match=r"Run `az login`, or set AZURE_CLIENT_ID/AZURE_TENANT_ID .* or ARM_ACCESS_TOKEN"):
         token()
+    with pytest.raises(ArmError, match="DefaultAzureCredential failed to retrieve a token") as caught:
+        ArmClient(token, base_url="http://127.0.0.1:9", sleep=lambda _s: None).request("GET", "/x", "2026-06-01")
+    assert (caught.value.status, caught.value.code) == (401, "NoToken")
 
 
 def test_a_busy_arm_is_asked_again_for_reads_only():

@@ -133,9 +133,9 @@ def test_one_comment_is_posted_by_a_workflow_run_that_never_runs_pr_code(preview
     job = comment["jobs"]["comment"]
     assert job["permissions"] == {"actions": "read", "pull-requests": "write"}
     assert not steps_using(job, "actions/checkout")
-    (download,) = steps_using(job, "actions/download-artifact")
-    assert download["with"]["name"] == "offline-plan"
+    (download,) = [s for s in steps_using(job, "actions/download-artifact") if s["with"]["name"] == "offline-plan"]
     assert download["with"]["run-id"] == "${{ github.event.workflow_run.id }}"
+    assert "continue-on-error" not in download  # the plan's comment is never missing silently
     (script,) = [s["with"]["script"] for s in steps_using(job, "actions/github-script")]
     assert MARKER in script
     assert "updateComment" in script and "createComment" in script  # find-and-update by the marker
@@ -306,3 +306,72 @@ def test_fleet_rollout_runs_the_command_with_oidc_on_node24_actions():
         args = _parser().parse_args(["fleet-rollout", "--fleet", "fleet", "--kubeconfig", "k", "--on-failure", "stop",
                                      "--timeout", "20700", "--json", "--no-smoke", *upgrade])
         assert args.command == "fleet-rollout" and args.on_failure == "stop" and args.timeout == 20700
+
+
+# --- the quota preflight (preview.yml's `preflight` job and its part of the comment) ----------------------------------
+def test_preflight_runs_with_azure_credentials_on_this_repositorys_branches_only(preview, comment):
+    job = preview["jobs"]["preflight"]
+    assert "head.repo.full_name == github.repository" in job["if"]
+    assert job["permissions"] == {"contents": "read", "id-token": "write"}  # read-only: no write token at all
+    assert job["env"]["AZURE_CLIENT_ID"] == "${{ secrets.AZURE_CLIENT_ID }}"
+    (login,) = steps_using(job, "azure/login")
+    assert login["if"] == "env.AZURE_CLIENT_ID != ''"
+    (step,) = [s for s in job["steps"] if s.get("id") == "preflight"]
+    assert job["steps"].index(login) < job["steps"].index(step)
+    assert "python -m components preflight" in step["run"]
+    (upload,) = steps_using(job, "actions/upload-artifact")
+    assert upload["with"]["name"] == "preflight" and upload["if"] == "always()"
+    # the comment carries it, or says why there is none (a fork's pull request gets no credentials)
+    posting = comment["jobs"]["comment"]
+    (download,) = [s for s in steps_using(posting, "actions/download-artifact") if s["with"]["name"] == "preflight"]
+    assert download["continue-on-error"] is True
+    (script,) = [s["with"]["script"] for s in steps_using(posting, "actions/github-script")]
+    assert "preflight/preflight.md" in script and "Not run: Azure credentials are not available" in script
+    args = _parser().parse_args(["preflight", "--fleet", "fleet"])
+    assert (args.command, args.fleet) == ("preflight", "fleet")
+
+
+FAKE_PREFLIGHT = """#!/usr/bin/env bash
+# A stand-in for `python -m components preflight --stack|--fleet NAME`: dev is short, fleet unreadable, others enough.
+case "$5" in
+  dev) echo "- StandardNVADSA10v5Family in westeurope: needed 18, limit 12"; echo "preflight: 1 quota shortfall(s)"; exit 4 ;;
+  fleet) [ "$4" = --fleet ] || exit 9; echo "preflight: ARM refused reading (403 AuthorizationFailed)" >&2; exit 2 ;;
+  *) echo "preflight: enough quota"; exit 0 ;;
+esac
+"""
+
+
+def _preflight_step(tmp_path: Path, client_id: str) -> tuple[subprocess.CompletedProcess[str], str, str]:
+    job = load("preview.yml")["jobs"]["preflight"]
+    (step,) = [s for s in job["steps"] if s.get("id") == "preflight"]
+    (tmp_path / "stacks").mkdir()
+    for stack in ("dev", "prod", "fleet"):
+        body = "config:\n  aks-dra-vgpu:fleet:\n    name: f\n" if stack == "fleet" else "config: {}\n"
+        (tmp_path / "stacks" / f"Pulumi.{stack}.yaml").write_text(body)
+    venv = tmp_path / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "python").write_text(FAKE_PREFLIGHT)
+    (venv / "python").chmod(0o755)
+    env = {"PATH": "/usr/bin:/bin", "AZURE_CLIENT_ID": client_id, "GITHUB_STEP_SUMMARY": str(tmp_path / "summary"),
+           "GITHUB_OUTPUT": str(tmp_path / "output")}
+    ran = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=tmp_path, env=env, capture_output=True, text=True)
+    return ran, (tmp_path / "out" / "preflight.md").read_text(), (tmp_path / "output").read_text()
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is needed to run the workflow step")
+def test_the_preflight_step_reports_each_stack_and_marks_a_shortfall(tmp_path):
+    ran, text, output = _preflight_step(tmp_path, "client-id")
+    assert ran.returncode == 0, ran.stderr
+    assert "| `dev` (--stack) | **short or restricted**: StandardNVADSA10v5Family in westeurope: needed 18, limit 12 |" \
+        in text.splitlines()
+    assert "| `fleet` (--fleet) | not checked: preflight: ARM refused reading (403 AuthorizationFailed) |" in text
+    assert "| `prod` (--stack) | enough |" in text
+    assert "short=1" in output
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is needed to run the workflow step")
+def test_without_credentials_the_preflight_step_says_so_and_runs_nothing(tmp_path):
+    ran, text, output = _preflight_step(tmp_path, "")
+    assert ran.returncode == 0, ran.stderr
+    assert "Not run: no Azure credentials are configured (the AZURE_CLIENT_ID secret)" in text
+    assert "| stack |" not in text and "short=0" in output

@@ -9,7 +9,8 @@ Whatever the input, no traceback is printed, every line is printable (control ch
 program's own output never reaches stdout.
 
 Thin, on top of everything: one module per subcommand (`plan`, `render`, `diff`, `size`, `verify`, `regenerate` for `docs`;
-`fleet` for `plan --fleet` and `diff --fleet`; `verify_fleet` for `verify --fleet`; `rollout` for `fleet-rollout`),
+`fleet` for `plan --fleet` and `diff --fleet`; `verify_fleet` for `verify --fleet`; `rollout` for `fleet-rollout`;
+`preflight`),
 what they share (`output`, `problems`, `running`, `findings`), the `watchdog` process that ends a program past `--timeout`, and
 `docs` (the files made from the code). Nothing of the package imports it but `__main__`.
 """
@@ -38,6 +39,7 @@ from .output import (
     write,
 )
 from .plan import cmd_plan
+from .preflight import add_preflight_arguments, cmd_preflight
 from .problems import Interrupted
 from .regenerate import cmd_docs
 from .render import cmd_render
@@ -91,9 +93,10 @@ def _parser() -> argparse.ArgumentParser:
         # `python -m aks_dra_vgpu` where installed, `python -m components` inside this repository.
         prog=f"python -m {__package__.rpartition('.')[0]}",
         description="Preview, size and check what a stack declares. Offline (no cloud credentials, no Pulumi CLI, "
-        "nothing leaves the machine): plan, render, diff, size, docs. Online: verify (reads, and with --smoke writes "
-        "to, a cluster through a kubeconfig) and fleet-rollout (Azure Resource Manager with a token, and the canary's "
-        "clusters). Ambient PULUMI_* environment variables are hidden from the program: the plan depends only on the "
+        "nothing leaves the machine): plan, render, diff, size (unless --subscription), docs. Online: verify (reads, "
+        "and with --smoke writes to, a cluster through a kubeconfig), fleet-rollout (Azure Resource Manager with a "
+        "token, and the canary's clusters) and preflight (reads quota and VM sizes from Azure Resource Manager). "
+        "Ambient PULUMI_* environment variables are hidden from the program: the plan depends only on the "
         "project and its stack file. PULUMI_CONFIG and PULUMI_CONFIG_<KEY> are ignored with a warning (the Pulumi CLI "
         "sets them itself for the program it runs, so a value in the shell belongs to another run, not to this stack's "
         "file). Every command: exit 2 bad input (one line per problem on stderr), 1 anything unexpected; --format's "
@@ -181,6 +184,17 @@ def _parser() -> argparse.ArgumentParser:
         "Docs: docs/fleet-rollout.md.")
     add_rollout_arguments(rollout)
 
+    preflight = sub.add_parser(
+        "preflight", help="before the first `pulumi up`: a stack's (or a fleet's) vCPU quota and VM sizes checked "
+        "read-only against its subscription and region (exit 4 short or restricted)",
+        description="Read, through Azure Resource Manager, the Compute usages and VM SKUs of the stack's subscription "
+        "and region, and compare them with what the stack can use at most: every pool at maxCount (or count) plus its "
+        "upgrade surge, per VM family, the regional total and Spot; and whether each size is offered to the subscription "
+        "in the region and the pools' zones. A fleet sums its members that share a subscription and region. The Reader "
+        "role on the subscription is enough. Exit 0 enough, 4 a shortfall or a restricted size (each with the request "
+        "to file), 2 bad input, no credential, or ARM refused or unreachable. Docs: docs/production.md.")
+    add_preflight_arguments(preflight)
+
     docs = sub.add_parser("docs", help="regenerate the docs made from the code (config reference, stack schema, sizing, "
                           "graph; offline)",
                           description="Regenerate the files made from the code (offline): the configuration "
@@ -192,7 +206,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 COMMANDS = {"plan": cmd_plan, "render": cmd_render, "diff": cmd_diff, "size": cmd_size, "docs": cmd_docs,
-            "verify": cmd_verify_or_fleet, "fleet-rollout": cmd_rollout}
+            "verify": cmd_verify_or_fleet, "fleet-rollout": cmd_rollout, "preflight": cmd_preflight}
 """Each subcommand's function, in a module of its own."""
 
 

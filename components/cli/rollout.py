@@ -19,7 +19,6 @@ import sys
 import time
 from dataclasses import replace
 from typing import Any
-from urllib.parse import urlparse
 
 from .fleet import load_fleet_set
 from .output import BadInputError, printable, printable_lines, write
@@ -53,7 +52,7 @@ def add_rollout_arguments(p: argparse.ArgumentParser) -> None:
                    "$AZURE_SUBSCRIPTION_ID)")
     p.add_argument("--arm-endpoint", default="https://management.azure.com", help="Azure Resource Manager's URL "
                    "(another cloud's, or a test double's); the token comes from $ARM_ACCESS_TOKEN, else from "
-                   "`az account get-access-token`")
+                   "azure-identity (az login, managed or workload identity, environment credentials)")
     p.add_argument("--kubeconfig", help="kubeconfig holding a context per canary member cluster, named after the "
                    "cluster as `az aks get-credentials` names it (default: $KUBECONFIG)")
     p.add_argument("--context", action="append", metavar="MEMBER=CONTEXT", help="a member's kubeconfig context when it "
@@ -75,9 +74,16 @@ def add_rollout_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _token(endpoint: str) -> Any:
-    from ..rollout.arm import PUBLIC_CLOUD, AzCliToken, env_token
+    """The TokenProvider of the package's one credential ($ARM_ACCESS_TOKEN, else azure-identity's), for this ARM."""
+    from ..online.credential import ARM_SCOPE, CredentialError, azure_credential
+    from ..online.endpoints import arm_scope
+    from ..rollout.arm import CredentialToken
 
-    return env_token() or AzCliToken(resource=endpoint if endpoint.rstrip("/") != PUBLIC_CLOUD else PUBLIC_CLOUD)
+    try:
+        # $ARM_ACCESS_TOKEN stands for ARM whatever cloud's ARM this is; azure-identity is asked for its scope.
+        return CredentialToken(azure_credential(ARM_SCOPE), arm_scope(endpoint))
+    except CredentialError as exc:
+        raise BadInputError([f"fleet-rollout: {exc}"]) from None
 
 
 def version_problem(text: str) -> str | None:
@@ -109,6 +115,7 @@ def version_problem(text: str) -> str | None:
 
 
 def _problems(args: argparse.Namespace) -> list[str]:
+    from ..online.endpoints import endpoint_problem
     from ..rollout.updaterun import run_name_problem
 
     problems = []
@@ -125,11 +132,9 @@ def _problems(args: argparse.Namespace) -> list[str]:
         why = run_name_problem(name)
         if why:
             problems.append(f"fleet-rollout: {why}")
-    endpoint = urlparse(args.arm_endpoint)
-    loopback = endpoint.hostname in ("127.0.0.1", "localhost", "::1")
-    if not (endpoint.scheme == "https" or (endpoint.scheme == "http" and loopback)) or not endpoint.hostname:
-        problems.append(f"fleet-rollout: --arm-endpoint {args.arm_endpoint}: give an https:// URL (the token is sent "
-                        "to it; plain http only to a loopback address)")
+    endpoint = endpoint_problem("fleet-rollout: --arm-endpoint", args.arm_endpoint)
+    if endpoint:
+        problems.append(endpoint)
     if not (args.subscription or any(os.environ.get(e) for e in SUBSCRIPTION_ENVS)):
         problems.append(f"fleet-rollout: the fleet's subscription: pass --subscription or set {SUBSCRIPTION_ENVS[0]}")
     return problems

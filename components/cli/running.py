@@ -54,6 +54,7 @@ FLEET_INSTEAD = {
     "verify": "it has no cluster of its own to verify; verify its members with `verify --fleet {stack}`",
     "render": "it declares a Fleet and no Kubernetes object, so there is nothing to render; render a member stack "
               "(`render --stack <member>`), or review the fleet with `plan --fleet {stack}`",
+    "preflight": "it has no pools of its own; check its members' quota with `preflight --fleet {stack}`",
 }
 
 

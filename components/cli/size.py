@@ -16,10 +16,14 @@ def cmd_size(args: argparse.Namespace) -> int:
     from ..config import ConfigError
     from ..sizing.command import run
     from .running import in_stack_file
+    from .size_quota import quota_of, quota_problems
 
     try:
+        problems = quota_problems(args)
+        if problems:
+            raise BadInputError(problems)
         try:
-            return run(args)
+            return run(args, quota_of(args) if args.subscription else None)
         except ConfigError as exc:
             raise BadInputError(in_stack_file(exc.problems, args.project_dir, args.stack)) from None
     except BadInputError as exc:

@@ -68,7 +68,13 @@ def azure_credential(scope: str, env: Mapping[str, str] | None = None) -> TokenC
 
 
 def bearer_token(credential: TokenCredentialLike, scope: str, timeout: float) -> str:
-    """A token for `scope` from `credential`, waited for at most `timeout` seconds; CredentialError otherwise.
+    """A token for `scope` from `credential`, waited for at most `timeout` seconds; CredentialError otherwise."""
+    return access_token(credential, scope, timeout)[0]
+
+
+def access_token(credential: TokenCredentialLike, scope: str, timeout: float) -> tuple[str, float]:
+    """(a token for `scope`, when it expires in POSIX seconds) from `credential`, waited for at most `timeout` seconds;
+    CredentialError otherwise. A command that outlives a token (fleet-rollout) asks again before it expires.
 
     The wait runs in a daemon thread: azure-identity offers no deadline of its own across its chain of credentials."""
     found: dict[str, Any] = {}
@@ -77,7 +83,7 @@ def bearer_token(credential: TokenCredentialLike, scope: str, timeout: float) ->
 
     def ask() -> None:
         try:
-            found["token"] = credential.get_token(scope).token
+            found["token"] = credential.get_token(scope)
         except BaseException as exc:  # reported below, as one line
             found["error"] = exc
 
@@ -94,7 +100,8 @@ def bearer_token(credential: TokenCredentialLike, scope: str, timeout: float) ->
         raise CredentialError(mask(
             f"no Azure token for {scope}: {type(exc).__name__}: {why}. Run `az login`, or set AZURE_CLIENT_ID/"
             f"AZURE_TENANT_ID with a secret or a federated token (workload identity), or {TOKEN_ENV} for ARM"))
-    token = found.get("token")
+    token = getattr(found.get("token"), "token", None)
     if not isinstance(token, str) or not token:
         raise CredentialError(f"no Azure token for {scope}: the credential returned none")
-    return token
+    expires = getattr(found["token"], "expires_on", None)
+    return token, float(expires) if isinstance(expires, (int, float)) else time.time() + TOKEN_LIFETIME

@@ -1,11 +1,18 @@
-"""The one seam between `fleet-rollout` and Azure Resource Manager: plain HTTPS (urllib) with a bearer token.
+"""The one seam between `fleet-rollout` and Azure Resource Manager: ARM's REST calls at Fleet API 2026-06-01, over plain
+HTTPS (urllib), with the package's one credential.
 
-Why not the Azure SDK: the SDK's `azure-mgmt-containerservicefleet` would be a new dependency tree (azure-core,
-azure-identity, msal ...) for five calls, and the release a user has installed decides which API version it speaks;
-gates need 2026-06-01 exactly. Why not `az fleet`: its extension's version decides the API version too, and parsing a
-CLI's output is a worse contract than ARM's JSON. So: `ArmClient(base_url, token)` sends JSON and returns JSON, nothing
-else. The token comes from a `TokenProvider`: `$ARM_ACCESS_TOKEN` when set (any CI that already holds one), else
-`az account get-access-token` (the session `az login` / azure/login left), refreshed before it expires.
+Why not azure-mgmt-containerservicefleet, although its 4.0.0 speaks 2026-06-01 (its `_configuration.py`: api_version
+"2026-06-01"; `GatesOperations`): that release "only targets the latest Api-Version" (its changelog), so each next one
+moves the API under the gates and would have to be pinned below 5 and told `api_version` anyway; its update-run start
+and stop and the gate approval are long-running-operation pollers that wait on the SDK's own polling interval, while
+this command already follows the run itself and bounds every wait by its deadline; and the decisions here are pure
+functions over ARM's JSON (`updaterun`), tested against a fake ARM on loopback. Five pinned calls stay cheaper and
+stricter than that. Why not `az fleet`: its extension's version decides the API version too, and parsing a CLI's output
+is a worse contract than ARM's JSON. So: `ArmClient(base_url, token)` sends JSON and returns JSON, nothing else.
+
+The token comes from a `TokenProvider`; `CredentialToken` is the package's one credential (`online.credential`:
+`$ARM_ACCESS_TOKEN` when set, else azure-identity's DefaultAzureCredential: environment, workload identity from GitHub
+OIDC, managed identity, the `az login` session), asked again before the token it gave expires.
 
 Errors are one line each: ARM's own `{"error": {"code", "message"}}`; a 403 names the role that grants update runs and
 gates (MicrosoftDocs/azure-aks-docs articles/kubernetes-fleet/concepts-rbac.md: "Azure Kubernetes Fleet Manager
@@ -20,24 +27,23 @@ socket wait is bounded by what is left of the command's deadline, so an ARM that
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
 from typing import Any
 
+from ..online.credential import CredentialError, access_token
 from ..online.masking import mask
 
 PUBLIC_CLOUD = "https://management.azure.com"
-TOKEN_ENV = "ARM_ACCESS_TOKEN"
 ROLE = "Azure Kubernetes Fleet Manager Contributor Role"
 ROLE_ID = "63bb64ad-9799-4770-b5c3-24ed299a07bf"
 TIMEOUT = 30.0
 RETRIES = 3  # GETs only: a 429/5xx while polling a run that lasts hours must not end the rollout
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-REFRESH_MARGIN = 300.0  # refresh an az token this many seconds before it expires
+REFRESH_MARGIN = 300.0  # ask for a new token this many seconds before the one held expires
+TOKEN_TIMEOUT = 60.0  # one wait for a token (azure-identity may probe a managed identity or run the Azure CLI)
 
 TokenProvider = Callable[[], str]
 
@@ -52,23 +58,19 @@ class ArmError(Exception):
 
 
 class TokenError(Exception):
-    """No ARM token could be had: one line saying how to get one."""
+    """No ARM token could be had: one line saying how to get one (the credential's CredentialError)."""
 
 
-def env_token(name: str = TOKEN_ENV) -> TokenProvider | None:
-    """A provider returning `$name`, or None when it is unset."""
-    value = os.environ.get(name, "").strip()
-    return (lambda: value) if value else None
+class CredentialToken:
+    """A TokenProvider over the package's one credential (`online.credential`: azure-identity's DefaultAzureCredential,
+    or `$ARM_ACCESS_TOKEN`), each token kept until shortly before it expires (a rollout outlives one token: update
+    runs take hours) and each wait for one bounded."""
 
-
-class AzCliToken:
-    """`az account get-access-token --resource <ARM>`, cached until shortly before it expires (a rollout outlives one
-    token: update runs take hours)."""
-
-    def __init__(self, resource: str = PUBLIC_CLOUD, run: Callable[..., Any] = subprocess.run,
+    def __init__(self, credential: Any, scope: str, timeout: float = TOKEN_TIMEOUT,
                  clock: Callable[[], float] = time.time):
-        self.resource = resource.rstrip("/") + "/"
-        self._run = run
+        self.credential = credential
+        self.scope = scope
+        self.timeout = timeout
         self._clock = clock
         self._token = ""
         self._expires = 0.0
@@ -77,26 +79,9 @@ class AzCliToken:
         if self._token and self._clock() < self._expires - REFRESH_MARGIN:
             return self._token
         try:
-            done = self._run(["az", "account", "get-access-token", "--resource", self.resource, "--output", "json"],
-                             capture_output=True, text=True, timeout=60)
-        except FileNotFoundError:
-            raise TokenError(f"no ARM token: the Azure CLI (az) is not installed; run `az login` with it, or set "
-                             f"{TOKEN_ENV}") from None
-        except subprocess.TimeoutExpired:
-            raise TokenError("no ARM token: `az account get-access-token` did not answer within 60 s") from None
-        if done.returncode != 0:
-            why = " ".join((done.stderr or "").split())[:300] or f"exit {done.returncode}"
-            raise TokenError(f"no ARM token: `az account get-access-token` failed ({why}); run `az login` or set "
-                             f"{TOKEN_ENV}")
-        try:
-            found = json.loads(done.stdout)
-            self._token = str(found["accessToken"])
-        except (ValueError, KeyError, TypeError):
-            raise TokenError("no ARM token: `az account get-access-token` printed no accessToken") from None
-        # `expires_on` (POSIX seconds) is in az's output from 2.54; without it, ask again in half an hour.
-        expires = found.get("expires_on")
-        self._expires = float(expires) if isinstance(expires, (int, float, str)) and str(expires).isdigit() else (
-            self._clock() + 1800 + REFRESH_MARGIN)
+            self._token, self._expires = access_token(self.credential, self.scope, self.timeout)
+        except CredentialError as exc:
+            raise TokenError(str(exc)) from None
         return self._token
 
 

@@ -6,6 +6,16 @@ from __future__ import annotations
 import argparse
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError(f"{text!r}: give seconds above 0 and at most 3600")
+    return value
+
+
 def add_size_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags of `python -m components size`."""
     parser.add_argument("--workload", action="append", metavar="NAME=GiB[xCOUNT]",
@@ -32,6 +42,15 @@ def add_size_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--regions", metavar="REGION,...|all",
                         help="also cost the plan in these regions (ARM names, comma-separated), or in every region the "
                         "price table has: cheapest first, saying which regions lack a size")
+    parser.add_argument("--subscription", metavar="ID",
+                        help="with --regions: also rank the regions by the vCPU quota this subscription has free there "
+                        "for the plan's pools, read-only through Azure Resource Manager (an Azure credential: az login, "
+                        "managed or workload identity, or $ARM_ACCESS_TOKEN); without a credential the ranking stays by "
+                        "price and says so")
+    parser.add_argument("--arm-endpoint", default="https://management.azure.com",
+                        help="with --subscription: Azure Resource Manager's URL (another cloud's, or a test double's)")
+    parser.add_argument("--timeout", type=_seconds, default=60.0, metavar="S",
+                        help="with --subscription: bound on the quota reads, in seconds (default: 60)")
     parser.add_argument("--project-dir", default=".", help="the Pulumi project's folder (default: current folder)")
     parser.add_argument("--prices", metavar="FILE.yaml",
                         help="a price table instead of the package's own (whose row the stack's location picks)")

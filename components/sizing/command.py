@@ -127,8 +127,9 @@ def collect_workloads(args: argparse.Namespace) -> tuple[list[Workload], list[Ex
     return workloads, asks
 
 
-def run(args: argparse.Namespace) -> int:
-    """The `size` command; ConfigError on bad input (the CLI prints its problems and exits 2)."""
+def run(args: argparse.Namespace, quota_of: Any = None) -> int:
+    """The `size` command; ConfigError on bad input (the CLI prints its problems and exits 2). `quota_of` (a
+    `regions.QuotaOf`, the CLI's with --subscription) ranks the regions by quota too."""
     from .prices import MISSING_DOC, price_book, prices_for
     from .regions import compare_regions, parse_regions
 
@@ -173,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
     plan.findings += [f for _, found, _ in resolved for f in found]
     plan.notes += [note for _, _, note in resolved if note]
     if book is not None:  # the same pools at each region's prices (sizing.regions)
-        plan.regions = compare_regions(plan.pools, book, wanted)
+        plan.regions = compare_regions(plan.pools, book, wanted, quota_of)
     fmt = "json" if args.json else (args.format or "text")
     sys.stdout.write({"json": to_json, "markdown": to_markdown, "text": to_text}[fmt](plan))
     return EXIT_FITS if plan.fits else EXIT_DOES_NOT_FIT
