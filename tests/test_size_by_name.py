@@ -71,7 +71,7 @@ def test_on_a_stack_a_mig_name_goes_to_the_pool_of_its_profile(capsys, tmp_path:
 
 
 def test_nvidia_gpu_left_to_the_chart_gets_an_a10_slice_never_a_mig_one(capsys, tmp_path: Path):
-    # nvidiaGpu unset on 1.36: the chart's gpu.nvidia.com serves nvidia.com/gpu, `type == 'gpu'` (any A10 slice)
+    # nvidiaGpu unset on 1.36: the package keeps its class with the chart's meaning, `type == 'gpu'` (any A10 slice)
     pools = [mig_pool("a100mig", "MIG1g"), {"name": "whole", "vmSize": "Standard_NV36ads_A10_v5", "count": 1}]
     project = serving_with(tmp_path, pools, None)
     status, out, _ = run(capsys, "--stack", "t", "--workload", "a=nvidia.com/gpu", "--json", project=project)
@@ -79,8 +79,8 @@ def test_nvidia_gpu_left_to_the_chart_gets_an_a10_slice_never_a_mig_one(capsys, 
     (w,) = doc["workloads"]
     assert status == 0 and (w["family"], w["stackPools"], w["sizeClassGiB"]) == ("a10", ["whole"], 24)
     assert w["memoryGiB"] is None and w["extendedResource"] == "nvidia.com/gpu"
-    assert ("a: nvidia.com/gpu -> the driver chart's class gpu.nvidia.com (any A10 slice, whatever its size; never a "
-            "MIG slice)") in doc["notes"]
+    assert ("a: nvidia.com/gpu -> the stack's class aks-dra-vgpu-nvidia-gpu (any A10 slice, whatever its size; never "
+            "a MIG slice)") in doc["notes"]
     status, text, _ = run(capsys, "--stack", "t", "--workload", "a=nvidia.com/gpu", project=project)
     assert not re.search(r"(?<![0-9.])4 GiB", text.split("workloads:")[1].split("pools:")[0])  # never written
     assert "  a         nvidia.com/gpu  1      1" in text

@@ -114,7 +114,8 @@ def package_class(resource: str, margin_percent: int) -> ExtendedClass | None:
         extended = ExtendedResourcesConfig.model_validate({"domain": domain})
     except ValueError:  # not a domain a stack may set (nvidia.com among them): only a MIG name, the same in any
         extended = ExtendedResourcesConfig()
-    return next((c for c in classes_for(extended, _CATALOG_POOLS, margin_percent) if c.resource_name == resource), None)
+    return next((c for c in classes_for(extended, _CATALOG_POOLS, margin_percent, False) if c.resource_name == resource),
+                None)
 
 
 def _any_gpu_class(resource: str, stack: StackConfig) -> str | None:
