@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config.credential_advice import hidden_problem
-from ..config.credentials import SECRET_SHOWN, key_looks_like
 from . import safe_yaml
 
 # pulumi/pulumi `sdk/go/common/tokens/stack_name.go` (ParseStackName) and `tokens/project.go` (ValidateProjectName,
@@ -201,6 +199,8 @@ def keyed_path(exc: safe_yaml.YamlInputError, project: str) -> str:
 
 
 def _keyed(exc: safe_yaml.YamlInputError, project: str | None) -> str:
+    from ..config.credential_advice import hidden_problem  # the settings' package, only once a problem is told
+
     path = exc.path
     if project is None or len(path) < 2 or path[0] != "config" or not isinstance(path[1], str):
         hidden = hidden_problem(path)
@@ -216,6 +216,8 @@ def _keyed(exc: safe_yaml.YamlInputError, project: str | None) -> str:
 def problem_text(project: str, full: str, where: tuple[str | int, ...], problem: str) -> str:
     """``key.path: problem`` for a value of the config key `full`; where its words might show a credential (a key that
     looks like one on the path, a value under a key naming one) what `config.credential_advice` says instead."""
+    from ..config.credential_advice import hidden_problem
+
     namespace, _, key = full.partition(":")
     hidden = hidden_problem((key, *where), "" if namespace == project else namespace)
     return hidden or f"{key_path(project, full, where)}: {problem}"
@@ -229,6 +231,8 @@ def shown_key(project: str, full: str) -> str:
 def key_path(project: str, full: str, where: tuple[str | int, ...]) -> str:
     """The key path as errors show it: ``draDriver.extraValues.x`` for the project's keys, ``ns:key.x`` for others; a
     key that looks like a credential as ``[secret]``."""
+    from ..config.credentials import SECRET_SHOWN, key_looks_like
+
     text = shown_key(project, full)
     for part in where:
         text += f"[{part}]" if isinstance(part, int) else f".{SECRET_SHOWN if key_looks_like(part) else part}"
