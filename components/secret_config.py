@@ -10,8 +10,11 @@ secret text where it sits in a child resource's inputs, *whole* (a tag's value, 
 that merely contains it (an identity ID ending in ``-prod`` holds the tag value ``prod`` but is not secret).
 
 Only the leaf is secret: a tags map with one secret tag keeps its other tags readable, so the plan and `diff` still
-show them (Pulumi keeps a secret nested in a map as that one value, and shows it as ``[secret]`` there). A secret text
-used as a map's *key* (a tag named like a connection string) makes that map secret whole: a key cannot be a secret.
+show them. The SDK sends a secret Output nested in a map as that one value wrapped in the secret signature (pulumi/pulumi
+`sdk/python/lib/pulumi/runtime/rpc.py`, serialize_property), and the Helm release takes values with secrets inside
+(pulumi/pulumi-kubernetes `provider/pkg/provider/helm_release.go`: decodeRelease strips them for Helm, annotateSecrets
+keeps each secret in the state). A secret text used as a map's *key* (a tag named like a connection string) makes that
+map secret whole: a key cannot be a secret.
 
 Which texts are secret: offline, a ``secure:`` value is never decrypted, so each one the user marked is the placeholder
 ``[secret]`` and only those are secret. In a real run Pulumi names the secret sections only, so every text of their
