@@ -97,12 +97,6 @@ def _is_secret(node: Any, texts: frozenset[Secret]) -> bool:
     return isinstance(node, (str, int, float)) and not isinstance(node, bool) and node in texts
 
 
-def holds_secret(value: Any, texts: frozenset[Secret]) -> bool:
-    """Whether a plain input value (maps, lists, input types) holds one of `texts` as a whole text (a map's key or
-    value, a list's item), never inside a longer one; Outputs are left to their source."""
-    return masked(value, texts) is not value
-
-
 def masked(value: Any, texts: frozenset[Secret]) -> Any:
     """`value` with each of `texts` it holds whole passed as a secret where it sits (a map's value, a list's item, an
     input type's attribute), and a map that has one as a key passed as a secret whole; `value` itself, unchanged,
