@@ -6,18 +6,27 @@ whose value holds a secure value is a secure object, decrypted whole for the pro
 plain text. Whatever the program builds from it must be passed as a secret again, or the value lands in the state file
 and in every preview. The NVIDIA driver's Helm values are marked explicitly (they mix several sections, see
 `platform.py`); this module is the net for the rest: a transformation on the platform that passes as a secret every
-input property of every child resource that carries a secret text *whole* (a tag's value, a label's value, a taint),
-never one that merely contains it (an identity ID ending in ``-prod`` holds the tag value ``prod`` but is not secret).
+secret text where it sits in a child resource's inputs, *whole* (a tag's value, a label's value, a taint), never one
+that merely contains it (an identity ID ending in ``-prod`` holds the tag value ``prod`` but is not secret).
+
+Only the leaf is secret: a tags map with one secret tag keeps its other tags readable, so the plan and `diff` still
+show them. The SDK sends a secret Output nested in a map as that one value wrapped in the secret signature (pulumi/pulumi
+`sdk/python/lib/pulumi/runtime/rpc.py`, serialize_property), and the Helm release takes values with secrets inside
+(pulumi/pulumi-kubernetes `provider/pkg/provider/helm_release.go`: decodeRelease strips them for Helm, annotateSecrets
+keeps each secret in the state). A secret text used as a map's *key* (a tag named like a connection string) makes that
+map secret whole: a key cannot be a secret.
 
 Which texts are secret: offline, a ``secure:`` value is never decrypted, so each one the user marked is the placeholder
 ``[secret]`` and only those are secret. In a real run Pulumi names the secret sections only, so every text of their
 free-form maps (`FREE_FORM`: where a credential can be written) counts, matched whole. Settings with a fixed syntax
 (names, versions, sizes, IDs) stay readable, so a plan of a stack with one secret tag still shows, and diffs,
-everything else.
+everything else. Whatever looks like a credential written in plain text (`config.credentials`: a value, a number under
+a password key, a map's key) is secret too.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from typing import Any
 
@@ -45,13 +54,17 @@ def _plain(config: StackConfig) -> dict[str, Any]:
     return to_jsonable_python(config.model_dump(by_alias=True), fallback=opaque)
 
 
-def secret_texts(config: StackConfig) -> frozenset[str]:
+Secret = str | int | float
+"""A secret value as it is matched: a text, or a number (a numeric password)."""
+
+
+def secret_texts(config: StackConfig) -> frozenset[Secret]:
     """The texts to keep secret: those the user marked (the placeholder of each secure value where the engine never
     decrypted them, offline; else the text values of the secret sections' free-form maps, and of each secret taint its
     key and value, which tolerations carry apart), and every value that looks like a credential written in plain
     text (`config.credentials`)."""
     data = _plain(config)
-    texts: set[str] = set()
+    texts: set[Secret] = set()
     for section in config.secret_sections:
         found = set(_texts(data.get(section), False))
         # A section that holds the placeholder was read from a stack file offline: its secure values are known one by
@@ -79,39 +92,42 @@ def _texts(value: Any, free: bool) -> Iterator[str]:
             yield node
 
 
-def holds_secret(value: Any, texts: frozenset[str]) -> bool:
-    """Whether a plain input value (maps, lists, input types) holds one of `texts` as a whole text (a map's key or
-    value, a list's item), never inside a longer one; Outputs are left to their source."""
-    seen: set[int] = set()
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            if node in texts:
-                return True
-        elif isinstance(node, _OPAQUE) or id(node) in seen:
-            continue
-        elif isinstance(node, dict):
-            seen.add(id(node))
-            stack.extend(node.keys())
-            stack.extend(node.values())
-        elif isinstance(node, (list, tuple)):
-            seen.add(id(node))
-            stack.extend(node)
-        elif hasattr(node, "__dict__") and not isinstance(node, type):
-            seen.add(id(node))  # an input type (``AgentPoolArgs``...): its values are its attributes
-            stack.extend(vars(node).values())
-    return False
+def _is_secret(node: Any, texts: frozenset[Secret]) -> bool:
+    """Whether a plain leaf (or a map's key) is one of `texts`, whole (a boolean never is: True is no secret 1)."""
+    return isinstance(node, (str, int, float)) and not isinstance(node, bool) and node in texts
 
 
-def secret_inputs(texts: frozenset[str]) -> pulumi.ResourceTransformation:
-    """A transformation that passes as a secret every input property holding one of `texts`."""
+def masked(value: Any, texts: frozenset[Secret]) -> Any:
+    """`value` with each of `texts` it holds whole passed as a secret where it sits (a map's value, a list's item, an
+    input type's attribute), and a map that has one as a key passed as a secret whole; `value` itself, unchanged,
+    when it holds none. Outputs and resources are left to their source."""
+    if isinstance(value, (*_OPAQUE, type)):
+        return value
+    if _is_secret(value, texts):
+        return pulumi.Output.secret(value)
+    if isinstance(value, dict):
+        if any(_is_secret(key, texts) for key in value):
+            return pulumi.Output.secret(value)
+        items = {key: masked(item, texts) for key, item in value.items()}
+        return items if any(items[key] is not value[key] for key in value) else value
+    if isinstance(value, (list, tuple)):
+        entries = [masked(item, texts) for item in value]
+        return type(value)(entries) if any(a is not b for a, b in zip(entries, value, strict=True)) else value
+    if hasattr(value, "__dict__"):  # an input type (``AgentPoolArgs``...): its values are its attributes
+        changed = {name: new for name, old in vars(value).items() if (new := masked(old, texts)) is not old}
+        if changed:
+            value = copy.copy(value)
+            vars(value).update(changed)
+    return value
+
+
+def secret_inputs(texts: frozenset[Secret]) -> pulumi.ResourceTransformation:
+    """A transformation that passes as a secret each of `texts` in a resource's inputs, where it sits (`masked`)."""
 
     def transform(args: pulumi.ResourceTransformationArgs) -> pulumi.ResourceTransformationResult | None:
-        marked = {k for k, v in args.props.items() if not isinstance(v, pulumi.Output) and holds_secret(v, texts)}
-        if not marked:
+        props = {key: masked(value, texts) for key, value in args.props.items()}
+        if all(props[key] is args.props[key] for key in props):
             return None
-        props = {k: pulumi.Output.secret(v) if k in marked else v for k, v in args.props.items()}
         return pulumi.ResourceTransformationResult(props, args.opts)
 
     return transform

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from components.config import ConfigError, stack_config_from_mapping
-from components.config.credentials import Credential, credential_warning, looks_like, plain_credentials
+from components.config.credential_advice import credential_warning
+from components.config.credentials import Credential, looks_like, plain_credentials
 from components.config.syntax import MISSING
 from components.review.diff_model import CREDENTIAL, ValueChange
 from tests.conftest import MINIMAL_STACK, ROOT, as_config, scratch_project
@@ -98,7 +99,9 @@ def test_plan_warns_about_a_plain_password_tag_and_keeps_it_out_of_the_plan(tmp_
     plan = json.loads(doc)
     assert any(w.startswith("cluster.tags.db-password: looks like a password") for w in plan["warnings"])
     cluster = next(r for r in plan["resources"] if r["type"] == "azure-native:containerservice:ManagedCluster")
-    assert cluster["inputs"]["tags"] == "[secret]" and cluster["inputs"]["resourceName"] == "aks-dra-prod"
+    # Only the credential is secret: the other tags stay readable, so a diff still shows their changes.
+    assert cluster["inputs"]["tags"] == {"cost-center": "ml-platform", "db-password": "[secret]", "environment": "prod"}
+    assert cluster["inputs"]["resourceName"] == "aks-dra-prod"
 
 
 def test_a_fleet_tag_holding_an_account_key_is_warned_about_and_kept_out(tmp_path, capsys):

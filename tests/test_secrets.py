@@ -51,19 +51,23 @@ SECURE = {"secure": CIPHER}
 @pytest.mark.parametrize(
     "sections, secret_input",
     [
-        ({"draDriver": {"extraValues": {"imagePullSecret": SECURE}}}, (RELEASE, "values")),
-        ({"draDriver": {"extraValues": {"registry": {"auth": [SECURE]}}}}, (RELEASE, "values")),
+        ({"draDriver": {"extraValues": {"imagePullSecret": SECURE}}}, (RELEASE, ("values",))),
+        ({"draDriver": {"extraValues": {"registry": {"auth": [SECURE]}}}}, (RELEASE, ("values",))),
         ({"cluster": {**MINIMAL_STACK["cluster"], "tags": {"costCenter": SECURE}}},
-         ("azure-native:containerservice:ManagedCluster", "tags")),
-        ({"cluster": {**MINIMAL_STACK["cluster"], "tags": {"owner": SECURE}}}, ("azure-native:resources:ResourceGroup", "tags")),
+         ("azure-native:containerservice:ManagedCluster", ("tags", "costCenter"))),
+        ({"cluster": {**MINIMAL_STACK["cluster"], "tags": {"owner": SECURE}}},
+         ("azure-native:resources:ResourceGroup", ("tags", "owner"))),
     ],
     ids=["extra-value", "extra-value-in-a-list", "cluster-tag", "resource-group-tag"],
 )
 def test_an_encrypted_value_is_secret_in_the_plan_and_never_its_ciphertext(sections, secret_input, project, capsys):
     doc, text = plan_json(project, stack_text(**sections), capsys)
     assert CIPHER not in text and "secure" not in text
-    type_, key = secret_input
-    assert all(r["inputs"][key] == SECRET for r in doc["resources"] if r["type"] == type_)
+    type_, path = secret_input  # the Helm values whole (they mix sections: platform.py), a tag where it sits
+    found = [r["inputs"] for r in doc["resources"] if r["type"] == type_]
+    for part in path:
+        found = [inputs[part] for inputs in found]
+    assert found and all(value == SECRET for value in found)
 
 
 def test_the_helm_values_never_carry_the_secure_wrapper_as_data(project, capsys):
@@ -71,8 +75,9 @@ def test_the_helm_values_never_carry_the_secure_wrapper_as_data(project, capsys)
     (project / "stacks" / "Pulumi.s.yaml").write_text(text)
     out = project / "rendered"
     status, _, err = cli(capsys, "render", "--stack", "s", "--project-dir", str(project), "--out", str(out))
-    assert (status, err) == (0, "")
     values = out / "helm" / "nvidia-dra-driver-gpu" / "values.yaml"
+    assert (status, err) == (0, f"{values}: holds no values, only a note: the release's values hold a secret, which "
+                                "the offline plan never sees; write them in before using it\n")
     assert yaml.safe_load(values.read_text()) is None  # a note only: the values hold a secret
     rendered = "".join(p.read_text() for p in out.rglob("*.yaml"))
     assert CIPHER not in rendered and "secure:" not in rendered
@@ -228,3 +233,16 @@ def test_size_suggests_a_secure_tag_as_its_ciphertext_never_as_the_placeholder(t
     snippet = yaml.safe_load(out.split("gpuPools that would fit:\n", 1)[1].split("\n\n", 1)[0])
     assert snippet["aks-dra-vgpu:gpuPools"][0]["tags"] == {"owner": {"secure": "v1:AAAABBBBCCCCDDDD"}}
     assert "[secret]" not in out
+
+
+def test_render_says_which_values_file_holds_a_placeholder_and_where(project, capsys):
+    # A password in plain text is kept secret where it sits: the values file holds the placeholder there, and says so.
+    registry = {"password": PLAIN_SECRET, "mirror": "mirror.example.com"}
+    (project / "stacks" / "Pulumi.s.yaml").write_text(stack_text(draDriver={"extraValues": {"registry": registry}}))
+    out = project / "rendered"
+    status, _, err = cli(capsys, "render", "--stack", "s", "--project-dir", str(project), "--out", str(out))
+    values = out / "helm" / "nvidia-dra-driver-gpu" / "values.yaml"
+    assert status == 0 and PLAIN_SECRET not in err + values.read_text()
+    assert yaml.safe_load(values.read_text())["registry"] == {"password": SECRET, "mirror": "mirror.example.com"}
+    assert err == (f"{values}: holds the placeholder [secret] for a secret at registry.password, which the offline "
+                   "plan never sees; put the real value in before using it\n")

@@ -72,10 +72,14 @@ class GpuFleet(GpuFleetOutputs, pulumi.ComponentResource):
         super().__init__("aks-dra-vgpu:index:GpuFleet", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         tags: Any = args.tags or None
-        if tags and plain_credentials(tags, "tags"):
-            # A tag that looks like a credential stays out of the plan, the state and the diff (the fleet stack is
-            # warned to make it secure, `config.loading.warn_plain_credentials`).
-            tags = pulumi.Output.secret(tags)
+        found = plain_credentials(tags, "tags") if tags else []
+        if any(c.key for c in found):
+            tags = pulumi.Output.secret(tags)  # a tag named like a credential: a key cannot be a secret, its map is
+        elif found:
+            # A tag that looks like a credential stays out of the plan, the state and the diff, and only that tag (the
+            # fleet stack is warned to make it secure, `config.loading.warn_plain_credentials`).
+            secret = {c.value for c in found}
+            tags = {k: pulumi.Output.secret(v) if v in secret else v for k, v in tags.items()}
         if args.create_resource_group:
             group = resources.ResourceGroup(f"{name}-rg", resource_group_name=args.resource_group_name,
                                             location=args.location, tags=tags, opts=child)

@@ -16,6 +16,8 @@ plugin's schema are all generated from these models. Imports only `catalog` of t
   rules on what validated; ``validation``: ``validate``, every problem at once; ``aliases``: keys as Python writes them;
   ``args``: a component's arguments as given (its Args class or a dict of them)
 - ``loading``: the stack's sections from Pulumi config; ``schema``, ``reference``: the JSON Schema and the reference
+- ``credentials``: what looks like a credential written in plain text (a value, a map's key) and what an error never
+  quotes; ``credential_advice``: what each is told (the `pulumi config set --secret` command, quoted for a shell)
 """
 
 from .access import ApiServerConfig, AuthConfig, NetworkConfig

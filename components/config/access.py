@@ -10,7 +10,7 @@ from pydantic.alias_generators import to_snake
 
 from .azure import check_cidr, network_problems
 from .base import Model, unset
-from .credentials import looks_like
+from .credentials import SECRET_SHOWN, looks_like
 from .errors import KeyedProblemsError
 from .syntax import GUID, INTERACTIVE_LOGINS, StrInput
 from .types import CloudName, SubnetId
@@ -247,7 +247,12 @@ class ApiServerConfig(Model):
     def _ranges(cls, v: list[str] | None) -> list[str] | None:
         if v is None:
             return v
-        problems = [p for p in (check_cidr(r) for r in v) if p]
+        if SECRET_SHOWN in v:
+            # A secure range, which the offline plan never decrypts: no CIDR to check, and no advice built from it.
+            problems = ["a secure value ([secret]) cannot be checked offline, where it is never decrypted; write the "
+                        "ranges in plain text: an address range is no credential"]
+        else:
+            problems = [p for p in (check_cidr(r) for r in v) if p]
         twice = sorted({r for r in v if v.count(r) > 1})
         if twice:
             problems.append(f"{', '.join(repr(r) for r in twice)} listed twice; list each range once")

@@ -119,7 +119,13 @@ def virtual_network_of(subnet_id: str | None) -> str | None:
 def check_cidr(text: str) -> str | None:
     """What is wrong with an IPv4 or IPv6 range in CIDR notation (network address, prefix length), or None."""
     if "/" not in text:
-        return f"'{text}' is not a CIDR range; write an address with its prefix length, e.g. '203.0.113.0/24' or '{text}/32'"
+        try:
+            address = ipaddress.ip_address(text)
+        except ValueError:
+            return f"'{text}' is not a CIDR range; write an address with its prefix length, e.g. '203.0.113.0/24'"
+        # The advice never repeats the text: a secret's is shown as '[secret]', and '[secret]/32' is no advice.
+        bits, example = (32, "203.0.113.7") if address.version == 4 else (128, "2001:db8::7")
+        return f"'{text}' is not a CIDR range, only an address; add /{bits} for this one address, as in '{example}/{bits}'"
     try:
         ipaddress.ip_network(text, strict=True)
     except ValueError as exc:

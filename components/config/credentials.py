@@ -1,4 +1,5 @@
-"""Credentials written in plain text: values that look like one, found by their shape or by the key they sit under.
+"""Credentials written in plain text: values that look like one, found by their shape or by the key they sit under,
+and map keys that look like one by their shape.
 
 A stack file's plain value lands in the plan, the state, every `diff` and the PR comment; a credential belongs in a
 `secure:` value (`pulumi config set --secret --path`). This module decides, purely, which values look like one:
@@ -7,12 +8,16 @@ A stack file's plain value lands in the plan, the state, every `diff` and the PR
   ``SharedAccessKey=``), a SAS token (``sig=``), a JWT, a PEM private key, a URL with a password, a GitHub token, an
   AWS access key ID, an Entra ID client secret (its ``Q~`` form);
 - by key and value together: a password-like key (``password``, ``passwd``, ``pwd``) with any value of
-  `MIN_PASSWORD` characters or more, or a key naming a secret (``secret``, ``token``, ``apiKey``, ``connectionString``,
-  ``sas``, ``credential``, ``accessKey``, ``…Key``) with a value that looks random (long, mixed, not a name).
+  `MIN_PASSWORD` characters or digits or more, or a key naming a secret (``secret``, ``token``, ``apiKey``,
+  ``connectionString``, ``sas``, ``credential``, ``accessKey``, ``…Key``) with a value that looks random (long, mixed,
+  not a name);
+- a map's key by its shape alone (a tag named ``AccountKey=…``, a GitHub token, a JWT): Pulumi encrypts values only,
+  so such a key can never be made secure where it is.
 
 Keys that name a reference to a secret rather than the secret (``existingSecret``, ``secretName``, ``tokenFile``,
 ``passwordRef``...) and public material (SSH public keys, certificates, public keys) are not credentials. A value is
-never returned or quoted, only its path and what it looks like.
+never returned or quoted, only its path and what it looks like; an error never quotes anything under a key that names
+a credential, whatever it looks like (`never_shown`).
 """
 
 from __future__ import annotations
@@ -53,12 +58,14 @@ _NAME_LIKE = re.compile(r"^[a-z][a-z0-9]*([-_.][a-z0-9]+)*$")  # a name, a word:
 
 @dataclass(frozen=True)
 class Credential:
-    """A value that looks like a credential: where it is (the path the user wrote) and what it looks like."""
+    """A value (or a map's key) that looks like a credential: where it is, as the user wrote the path, and what it
+    looks like. A key is never part of its own path: `path` and `parts` then name the map that holds it."""
 
     path: str
     looks_like: str
-    parts: tuple[str | int, ...] = ()  # the path's keys and indexes, for `config_path`
+    parts: tuple[str | int, ...] = field(default=(), repr=False)  # the path's keys and indexes, for a command
     value: Any = field(default=None, repr=False, compare=False)  # the text itself: kept secret, never shown
+    key: bool = False  # the credential is a map's key (which Pulumi never encrypts), not a value
 
 
 def _words(key: str) -> list[str]:
@@ -79,68 +86,121 @@ def _random_looking(value: str) -> bool:
     return classes >= 3 and _entropy(value) >= 3.5
 
 
-def looks_like(key: str, value: Any) -> str | None:
-    """What a value under `key` looks like if it is a credential (e.g. 'a password'), else None."""
-    if not isinstance(value, str) or not value or value == SECRET_SHOWN or _PUBLIC.match(value.strip()):
-        return None
-    for what, pattern in _SHAPES:
-        if pattern.search(value):
-            return what
+def _named(key: str) -> str | None:
+    """What a key says its value is: 'password', 'secret' (a secret, token, API key...), 'key' (a word ending in key),
+    or None, also for a key that names where a secret is kept (`secretName`, `tokenFile`, `existingSecret`)."""
     words = _words(key)
     joined = "".join(words)
     if any(w in _REFERENCE_WORDS or w.startswith(("expir", "rotat")) for w in words):
-        return None  # `secretName`, `tokenFile`, `existingSecret`: where it is, not what it is
+        return None
     if any(w in _PASSWORD_WORDS for w in words) or joined.endswith("password"):
+        return "password"
+    if any(w in _SECRET_WORDS for w in words) or any(s in joined for s in _SECRET_JOINED):
+        return "secret"
+    return "key" if words and words[-1] == "key" else None
+
+
+def names_credential(key: Any) -> bool:
+    """Whether a key says its value is a credential (`dbPassword`, `apiToken`, `storageKey`; not `key` alone, not a
+    public key): an error never shows a value under it, at any depth."""
+    if not isinstance(key, str):
+        return False
+    named = _named(key)
+    words = _words(key)
+    return named in ("password", "secret") or (named == "key" and len(words) > 1 and "public" not in words)
+
+
+def key_looks_like(key: Any) -> str | None:
+    """What a map's key looks like if it is a credential by its shape alone (a tag named `AccountKey=...`, a GitHub
+    token, a JWT), else None: a key is only ever judged by its shape."""
+    if not isinstance(key, str):
+        return None
+    return next((what for what, pattern in _SHAPES if pattern.search(key)), None)
+
+
+def looks_like(key: str, value: Any) -> str | None:
+    """What a value under `key` looks like if it is a credential (e.g. 'a password'), else None. A number counts under
+    a key naming one (`password: 98765432109876`, a hex `0x...` that YAML reads as a number)."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
+    if not isinstance(value, str):
+        digits = len(str(value).lstrip("-"))
+        named = _named(key)
+        if named == "password":
+            return "a password" if digits >= MIN_PASSWORD else None
+        return "a secret key or token" if named in ("secret", "key") and digits >= MIN_RANDOM else None
+    if not value or value == SECRET_SHOWN or _PUBLIC.match(value.strip()):
+        return None
+    found = key_looks_like(value)
+    if found:
+        return found
+    named = _named(key)
+    if named == "password":
         return "a password" if len(value) >= MIN_PASSWORD and not value.startswith("${") else None
-    named = any(w in _SECRET_WORDS for w in words) or any(s in joined for s in _SECRET_JOINED)
-    if (named or (words and words[-1] == "key")) and _random_looking(value):
-        return "a secret key or token"
-    return None
+    return "a secret key or token" if named is not None and _random_looking(value) else None
 
 
 def plain_credentials(value: Any, path: str) -> list[Credential]:
-    """Every value inside `value` (a section's data, found at the config key `path`) that looks like a credential."""
-    return [Credential(_shown(parts), what, parts, leaf) for parts, key, leaf in _leaves(value, (path,), path)
-            if (what := looks_like(key, leaf)) is not None]
+    """Every value, and every map's key, inside `value` (a section's data, found at the config key `path`) that looks
+    like a credential."""
+    found = []
+    for parts, key, leaf, is_key in _leaves(value, (path,), path):
+        what = key_looks_like(leaf) if is_key else looks_like(key, leaf)
+        if what is not None:
+            found.append(Credential(shown_path(parts), what, parts, leaf, is_key))
+    return found
 
 
-def _leaves(value: Any, parts: tuple[str | int, ...], key: str) -> Iterator[tuple[tuple[str | int, ...], str, Any]]:
+def _leaves(value: Any, parts: tuple[str | int, ...], key: str
+            ) -> Iterator[tuple[tuple[str | int, ...], str, Any, bool]]:
+    """(path, key, leaf, whether the leaf is a key) for every leaf and every map's key; a key's path is its map's."""
     if isinstance(value, dict):
         for k, v in value.items():
+            yield parts, str(k), k, True
             yield from _leaves(v, (*parts, str(k)), str(k))
     elif isinstance(value, list):
         for i, v in enumerate(value):
             yield from _leaves(v, (*parts, i), key)
     else:
-        yield parts, key, value
+        yield parts, key, value, False
 
 
-def _shown(parts: tuple[str | int, ...]) -> str:
-    """A path as this package's messages write it: `cluster.tags.db-password`, `gpuPools[0].labels.x`."""
-    return "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p)) for i, p in enumerate(parts))
+def never_shown(value: Any, under: bool = False) -> list[Any]:
+    """Everything inside `value` that an error must never quote: each credential (a value or a key) and every text or
+    number under a key naming one, whatever it looks like (a 5-character password, a number, a list)."""
+    found: list[Any] = []
+    stack: list[tuple[Any, bool]] = [(value, under)]
+    while stack:
+        node, hidden = stack.pop()
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if key_looks_like(k):
+                    found.append(k)
+                stack.append((v, hidden or names_credential(k)))
+        elif isinstance(node, (list, tuple)):
+            stack.extend((v, hidden) for v in node)
+        elif hidden and not isinstance(node, bool) and isinstance(node, (str, int, float)):
+            found.append(node)
+    return found + [c.value for c in plain_credentials(value, "") if not c.key]
 
 
-def config_path(parts: tuple[str | int, ...]) -> str:
-    """A path as `pulumi config set --path` parses it: a key that is not a plain name in brackets and quotes
-    (pulumi/pulumi `sdk/go/common/resource/properties_path.go`, ParsePropertyPath)."""
+def hides(parts: tuple[Any, ...]) -> bool:
+    """Whether a key path leads to (or through) something never shown: a key that looks like a credential, or a value
+    under a key naming one."""
+    return any(key_looks_like(p) or names_credential(p) for p in parts)
+
+
+def shown_path(parts: tuple[str | int, ...]) -> str:
+    """A path as this package's messages write it (`cluster.tags.db-password`, `gpuPools[0].labels.x`), with a key
+    that looks like a credential shown as ``[secret]``."""
     shown = ""
-    for part in parts:
+    for i, part in enumerate(parts):
         if isinstance(part, int):
             shown += f"[{part}]"
-        elif re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$-]*", part):
-            shown += f".{part}" if shown else part
         else:
-            shown += '["' + part.replace('"', '\\"') + '"]'
+            text = SECRET_SHOWN if key_looks_like(part) else part
+            shown += f".{text}" if i else text
     return shown
-
-
-def credential_warning(found: Credential, project: str, stack: str = "") -> str:
-    """What a plain credential is told: where, what it looks like, and the command that makes it a secret."""
-    on = f" --stack {stack}" if stack else ""
-    key = f"{project}:{config_path(found.parts or (found.path,))}"
-    return (f"{found.path}: looks like {found.looks_like}, written in plain text: it shows in the plan, the state and "
-            f"every diff; make it a secret: pulumi config set{on} --secret --path '{key}' "
-            "<value> (the stack file then holds it as secure: ...)")
 
 
 def config_credentials(config: Mapping[str, Any], project: str, secret_keys: Collection[str] = ()) -> list[Credential]:
@@ -160,5 +220,8 @@ def config_credentials(config: Mapping[str, Any], project: str, secret_keys: Col
             value = raw
         if full in secret_keys and SECRET_SHOWN not in json.dumps(value, default=str):
             continue
+        what = key_looks_like(key)
+        if what:  # the config key itself: never part of a path shown
+            found.append(Credential("", what, (), key, True))
         found += plain_credentials(value, key)
     return found

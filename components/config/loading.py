@@ -100,12 +100,13 @@ def stack_config_from_mapping(
     return stack.with_secret_sections(secret)
 
 
-def credential_texts(data: Mapping[str, Any]) -> list[str]:
-    """Every plain value of the sections that looks like a credential: a problem never quotes one (a connection string
-    pasted under cluster.name is refused without being shown), as plan and diff never show it."""
-    from .credentials import plain_credentials
+def credential_texts(data: Mapping[str, Any]) -> list[Any]:
+    """Every plain value of the sections that looks like a credential, every key that does, and everything under a
+    key that names one: a problem never quotes them (a connection string pasted under cluster.name is refused without
+    being shown, a numeric password's type error says '[secret]'), as plan and diff never show a credential."""
+    from .credentials import never_shown
 
-    return [credential.value for section, value in data.items() for credential in plain_credentials(value, section)]
+    return never_shown(dict(data))
 
 
 def _decode(raw: Any) -> Any:
@@ -166,12 +167,19 @@ def redact(problems: list[Problem], secrets: list[Any]) -> list[Problem]:
     """The problems with each value of `secrets` shown as ``[secret]`` where a message quotes it, and a long text
     wherever it appears: masked by value, never by neighbourhood (a bound or a short word of the message that happens
     to equal some value of a secret section stays as it is)."""
-    patterns = {p for value in secrets for leaf in _leaves(value) for p in _patterns(leaf)}
+    leaves = [leaf for value in secrets for leaf in _leaves(value)]
+    patterns = {p for leaf in leaves for p in _patterns(leaf)}
     if not patterns:
         return problems
     # Longest first, so a value is hidden whole rather than around a shorter one inside it.
     pattern = re.compile("|".join(sorted(patterns, key=len, reverse=True)))
-    return [Problem(p.path, pattern.sub(SECRET_SHOWN, p.message)) for p in problems]
+    from .credentials import key_looks_like
+
+    # A path holds keys, never values: of these, only a key that looks like a credential is hidden there.
+    keys = {p for leaf in leaves if key_looks_like(leaf) for p in _patterns(leaf)}
+    in_path = re.compile("|".join(sorted(keys, key=len, reverse=True))) if keys else None
+    return [Problem(in_path.sub(SECRET_SHOWN, p.path) if in_path else p.path, pattern.sub(SECRET_SHOWN, p.message))
+            for p in problems]
 
 
 def load_stack_config(project: str | None = None) -> StackConfig:
@@ -201,7 +209,11 @@ def running_config(namespace: str, keys: Collection[str]) -> tuple[dict[str, Any
 
 def warn_plain_credentials(config: Mapping[str, Any], namespace: str, secret: Collection[str]) -> None:
     """One warning per value of the stack's config that looks like a credential in plain text (never the value)."""
-    from .credentials import config_credentials, credential_warning
+    from .credential_advice import credential_warning
+    from .credentials import config_credentials
 
-    for found in config_credentials(config, namespace, secret):
-        pulumi.log.warn(credential_warning(found, namespace, pulumi.get_stack()))
+    stack = pulumi.get_stack()
+    # Each once: a value under a key that looks like a credential is told about that key, as the key itself is.
+    for message in dict.fromkeys(credential_warning(found, namespace, stack)
+                                 for found in config_credentials(config, namespace, secret)):
+        pulumi.log.warn(message)

@@ -12,6 +12,8 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from .aliases import aliases
+from .credential_advice import secret_advice
+from .credentials import SECRET_SHOWN, hides, key_looks_like
 from .errors import KeyedProblemsError, KeyStyle, Problem
 from .model_paths import _field_at, _format_loc, _keys_of, _model_at, _split_path, _user_loc
 
@@ -51,12 +53,22 @@ def _problems(err: dict[str, Any], model: type[BaseModel], prefix: str, keys: Ke
     return [_problem(err, model, prefix, keys)]
 
 
+def _prefix_parts(prefix: str) -> tuple[str | int, ...]:
+    """``gpuPools[0]`` -> ``('gpuPools', 0)``: a prefix as `_format_loc` writes it, back in parts."""
+    return tuple(int(p[1:-1]) if p.startswith("[") else p for p in re.findall(r"\[\d+\]|[^.\[\]]+", prefix))
+
+
 def _problem(err: dict[str, Any], model: type[BaseModel], prefix: str, keys: KeyStyle) -> Problem:
     loc, tagged = _user_loc(model, tuple(err["loc"]), keys)
-    path = _format_loc(loc, prefix)
+    # A value under a key naming a credential, or past a key that looks like one, is never quoted, nor is that key.
+    hidden = hides(loc)
+    path = _format_loc(tuple(SECRET_SHOWN if key_looks_like(p) else p for p in loc), prefix)
     kind = err["type"]
-    given = json.dumps(err.get("input"), default=str)
+    given = SECRET_SHOWN if hidden else json.dumps(err.get("input"), default=str)
     python = keys == "python"
+    if hidden and not python and (tagged or kind == "string_type"):
+        # Quoting it would keep the credential in plain text: a secret is what Pulumi passes as text.
+        return Problem(path, f"must be text (got {given}); {secret_advice((*_prefix_parts(prefix), *loc))}")
     if tagged:
         # A value that may also come from another resource (StrInput): one problem, not one per accepted type.
         wanted = "a str or a pulumi.Output" if python else "text; quote it in YAML"

@@ -199,14 +199,28 @@ def keyed_path(exc: safe_yaml.YamlInputError, project: str) -> str:
 
 
 def _keyed(exc: safe_yaml.YamlInputError, project: str | None) -> str:
+    from ..config.credential_advice import hidden_problem  # the settings' package, only once a problem is told
+
     path = exc.path
     if project is None or len(path) < 2 or path[0] != "config" or not isinstance(path[1], str):
-        return str(exc)
+        hidden = hidden_problem(path)
+        return f"{exc.where}: {hidden}" if hidden else str(exc)
     try:
         full = full_key(project, path[1], exc.where)
     except StackFileError:
-        return str(exc)
-    return f"{exc.where}: {key_path(project, full, path[2:])}: {exc.problem}"
+        hidden = hidden_problem(path)
+        return f"{exc.where}: {hidden}" if hidden else str(exc)
+    return f"{exc.where}: {problem_text(project, full, path[2:], exc.problem)}"
+
+
+def problem_text(project: str, full: str, where: tuple[str | int, ...], problem: str) -> str:
+    """``key.path: problem`` for a value of the config key `full`; where its words might show a credential (a key that
+    looks like one on the path, a value under a key naming one) what `config.credential_advice` says instead."""
+    from ..config.credential_advice import hidden_problem
+
+    namespace, _, key = full.partition(":")
+    hidden = hidden_problem((key, *where), "" if namespace == project else namespace)
+    return hidden or f"{key_path(project, full, where)}: {problem}"
 
 
 def shown_key(project: str, full: str) -> str:
@@ -215,8 +229,11 @@ def shown_key(project: str, full: str) -> str:
 
 
 def key_path(project: str, full: str, where: tuple[str | int, ...]) -> str:
-    """The key path as errors show it: ``draDriver.extraValues.x`` for the project's keys, ``ns:key.x`` for others."""
+    """The key path as errors show it: ``draDriver.extraValues.x`` for the project's keys, ``ns:key.x`` for others; a
+    key that looks like a credential as ``[secret]``."""
+    from ..config.credentials import SECRET_SHOWN, key_looks_like
+
     text = shown_key(project, full)
     for part in where:
-        text += f"[{part}]" if isinstance(part, int) else f".{part}"
+        text += f"[{part}]" if isinstance(part, int) else f".{SECRET_SHOWN if key_looks_like(part) else part}"
     return text

@@ -244,4 +244,35 @@ def render(plan: Plan, out_dir: Path, notes: list[str] | None = None) -> list[Pa
     out_dir = Path(out_dir)
     files = rendered_files(plan)
     write_files(out_dir, files, notes)
+    if notes is not None:
+        notes += [f"{out_dir / folder / 'values.yaml'}: {said}" for folder, said in secret_placeholders(plan).items()]
     return sorted(out_dir / rel for rel in files)
+
+
+def secret_placeholders(plan: Plan) -> dict[PurePosixPath, str]:
+    """Per Helm release folder whose values.yaml holds a placeholder for a secret, what to say about it (one line):
+    the offline plan never sees a secret's value, so a file handed to helm as it is would install the placeholder."""
+    said = {}
+    for name, parts in helm_releases(plan).items():
+        values = parts["values"]
+        if values == SECRET:
+            said[PurePosixPath("helm", name)] = ("holds no values, only a note: the release's values hold a secret, "
+                                                 "which the offline plan never sees; write them in before using it")
+            continue
+        at = _secret_paths(values, "")
+        if at:
+            shown = ", ".join(at[:3]) + (f" and {len(at) - 3} more" if len(at) > 3 else "")
+            said[PurePosixPath("helm", name)] = (f"holds the placeholder {SECRET} for a secret at {shown}, which the "
+                                                 "offline plan never sees; put the real value in before using it")
+    return said
+
+
+def _secret_paths(value: Any, path: str) -> list[str]:
+    """Where the values hold the secret placeholder: ``registry.password``, ``tolerations[0].value``."""
+    if value == SECRET:
+        return [path or "(the root)"]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _secret_paths(v, f"{path}.{k}" if path else str(k))]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _secret_paths(v, f"{path}[{i}]")]
+    return []

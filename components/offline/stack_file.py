@@ -23,7 +23,16 @@ from typing import Any
 
 from . import safe_yaml
 from .plan import SECRET
-from .project import Project, StackFileError, full_key, key_path, read_yaml_collecting, shown_key, stack_name
+from .project import (
+    Project,
+    StackFileError,
+    full_key,
+    key_path,
+    problem_text,
+    read_yaml_collecting,
+    shown_key,
+    stack_name,
+)
 
 # The keys of a stack file (pulumi/pulumi `sdk/go/common/workspace/project.go`, ProjectStack).
 STACK_FILE_KEYS = ("config", "environment", "secretsprovider", "encryptedkey", "encryptionsalt")
@@ -141,8 +150,7 @@ def read_stack_file(project: Project, stack: str) -> StackFile:
     problems += _namespace_typos(project.name, config)
     for full in list(config):
         for where, problem in list(safe_yaml.foreign_values(config[full], expects=expects(project, full))):
-            shown = key_path(project.name, full, where)
-            problems.append((shown, f"{shown}: {problem}"))
+            problems.append((key_path(project.name, full, where), problem_text(project.name, full, where, problem)))
             config[full] = _without(config[full], where)
     problems += _apply_project_config(project, stack, config, secrets)
     return StackFile(config, sorted(secrets), problems, as_written, shown)
@@ -228,8 +236,8 @@ def _apply_project_config(
         if "value" in declaration or "default" in declaration:
             value = declaration.get("value", declaration.get("default"))
             for where, problem in list(safe_yaml.foreign_values(value)):
-                shown = key_path(project.name, full, where)
-                problems.append((shown, f"Pulumi.yaml: config {shown}: {problem}"))
+                problems.append((key_path(project.name, full, where),
+                                 f"Pulumi.yaml: config {problem_text(project.name, full, where, problem)}"))
                 value = _without(value, where)
             config[full] = value
         elif full.startswith(f"{project.name}:"):

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from ..config.credentials import config_credentials, credential_warning
+from ..config.credential_advice import credential_warning
+from ..config.credentials import config_credentials
 
 NO_PLAIN_CREDENTIALS = "no-plain-credentials"
 """The stack-wide policy: no setting of the stack file holds a credential in plain text."""
@@ -26,4 +27,6 @@ NO_PLAIN_CREDENTIALS_DESCRIPTION = (
 def check_plain_credentials(config: Mapping[str, Any], secrets: Collection[str], project: str, stack: str) -> list[str]:
     """One message per plain credential in a stack file's config map (namespaced keys, `secure:` values as the secret
     placeholder; `secrets` its secret keys): the key path and the `pulumi config set --secret --path` command."""
-    return [credential_warning(found, project, stack) for found in config_credentials(config, project, secrets)]
+    # Each once: a value under a key that looks like a credential is told about that key, as the key itself is.
+    return list(dict.fromkeys(credential_warning(found, project, stack)
+                              for found in config_credentials(config, project, secrets)))

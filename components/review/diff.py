@@ -18,7 +18,7 @@ from typing import Any
 
 from ..config.syntax import MISSING
 from ..offline.urns import local_urn, provider_urn
-from .diff_model import DiffResult, Operation, ResourceDiff, ValueChange
+from .diff_model import DiffResult, Operation, ResourceDiff, ValueChange, masked_path
 from .diff_values import parse_all, presence, triggers, value_changes
 from .diff_warnings import blocked_reasons, plan_warnings, resource_warnings
 from .equal import same
@@ -65,7 +65,7 @@ def _input_diff(old: dict[str, Any], new: dict[str, Any]) -> tuple[list[ValueCha
             and (rule.when is None or rule.when == presence(pattern, old_inputs, new_inputs))
         ]
         matched += upgrade_rule(type_, format_path(path), before, after)
-        changes.append(ValueChange(format_path(path), before, after, tuple(matched)))
+        changes.append(ValueChange(format_path(masked_path(path)), before, after, tuple(matched)))
     old_options = old.get("options") or {}
     options = [
         ValueChange(key, old_options.get(key, MISSING), new_options.get(key, MISSING))
@@ -187,7 +187,7 @@ def diff_plans(old: dict[str, Any], new: dict[str, Any]) -> DiffResult:
     order = {"refused": 0, "replace": 1, "delete": 2, "update": 3, "create": 4}
     diffs.sort(key=lambda d: (order[d.operation], d.key))
     outputs = tuple(
-        ValueChange(format_path(path), before, after)
+        ValueChange(format_path(masked_path(path)), before, after)
         for path, before, after in value_changes(old.get("outputs") or {}, new.get("outputs") or {})
     )
     return DiffResult(

@@ -7,11 +7,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..config.credentials import plain_credentials
+from ..config.credentials import key_looks_like, names_credential, plain_credentials
 from ..config.syntax import MISSING
 from ..offline.plan import SECRET
 from .replacement import Replacement
-from .rules.model import Refuser, Rule
+from .rules.model import Item, Refuser, Rule
 
 Operation = Literal["create", "update", "replace", "refused", "delete"]
 OPERATIONS: tuple[Operation, ...] = ("create", "update", "replace", "refused", "delete")
@@ -181,15 +181,33 @@ def rule_dict(rule: Rule) -> dict[str, str]:
 
 
 def _without_credentials(value: Any, key: str) -> Any:
-    """The value with every part that looks like a credential written in plain text (under its key) not shown: a plan
-    made by a program that passed one on in plain text must not put it in a diff or a PR comment."""
+    """The value with every part that looks like a credential written in plain text (under its key) not shown, and
+    every map key that does renamed to that mark (numbered where a map has several): a plan made by a program that
+    passed one on in plain text must not put it in a diff or a PR comment."""
     found = plain_credentials({key: value}, "")
     if not found:
         return value
     holder = {key: copy.deepcopy(value)}
-    for credential in found:
+    # Values first, then keys, the deepest first: a key renamed never moves a credential still to be found under it.
+    for credential in sorted(found, key=lambda c: (c.key, -len(c.parts))):
         parent: Any = holder
-        for part in credential.parts[1:-1]:
+        for part in credential.parts[1:] if credential.key else credential.parts[1:-1]:
             parent = parent[part]
-        parent[credential.parts[-1]] = CREDENTIAL
+        if credential.key:
+            mark = next(m for n in range(1, len(parent) + 2) if (m := CREDENTIAL if n == 1 else f"{CREDENTIAL} {n}")
+                        not in parent)
+            parent[mark] = parent.pop(credential.value)
+        else:
+            parent[credential.parts[-1]] = CREDENTIAL
     return holder[key]
+
+
+def masked_path(path: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A changed value's path as a diff may print it: a key that looks like a credential, and a list entry named by
+    one (or by a value under a key naming one), as ``[secret]``."""
+    shown: list[Any] = []
+    for i, part in enumerate(path):
+        secret = isinstance(part, str) and (key_looks_like(part) or (
+            isinstance(part, Item) and any(names_credential(p) for p in path[:i])))
+        shown.append((Item(SECRET, part.indices) if isinstance(part, Item) else SECRET) if secret else part)
+    return tuple(shown)
