@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from components.cli import main
+from components.kubernetes.extended_classes import fix_command
 from components.offline.urns import local_urn
 from components.review.diff import diff_plans
 from components.review.diff_text import format_diff
 from components.review.extended_names import extended_name_warnings, selects
-from components.review.extended_texts import fix_command
 from components.review.scheduler_cache import Event, LiveClass, apply, steady
 from tests.test_diff_scenarios import NS, scenario  # noqa: F401  (the fixture that plans the real stacks)
 

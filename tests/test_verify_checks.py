@@ -307,3 +307,19 @@ def test_wait_rechecks_until_what_was_starting_is_ready(prod, monkeypatch):
     Starting.rounds = 0
     doc = components.verify(prod, Starting(cluster), wait=30)
     assert doc["summary"]["exit"] == 0 and Starting.rounds == 3
+
+
+def test_an_endpoint_that_answers_no_kubernetes_version_is_not_reported_as_an_api_server():
+    from tests.verify_cluster import stack
+
+    class Stub(FakeClient):
+        def version(self):
+            return {}  # what a stub or a web server's JSON answers at /version
+
+    config = stack("dev")
+    doc = components.verify(config, Stub(healthy(config)))
+    (api,) = [c for c in doc["checks"] if c["check"] == "api"]
+    assert api["status"] == "fail" and "None" not in api["message"]
+    assert api["message"].startswith("the server answered /version with no Kubernetes version (no gitVersion, major or "
+                                     "minor): it is not a Kubernetes API server")
+    assert doc["summary"]["exit"] == 4

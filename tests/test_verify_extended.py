@@ -242,3 +242,54 @@ def test_a_pod_whose_recorded_claim_is_gone_is_not_said_to_be_unscheduled(servin
         "asks for nvidia.com/gpu: the scheduler recorded claim chat-extended-resources-gone for it, which the cluster "
         "does not list (deleted, or not readable by this user)")
     assert found["inference/old"]["message"].startswith("asks for example.com/retired: the scheduler recorded claim ")
+
+
+# --- what the classes do not show, and the kubelets behind the names -----------------------------------------------------
+def test_a_read_only_verify_says_the_classes_do_not_show_the_schedulers_memory(serving):
+    doc = components.verify(serving, FakeClient(cluster_of(serving)))
+    (memory,) = checks(doc, "scheduler-memory").values()
+    assert memory["status"] == "skip" and memory["message"].startswith(
+        "not checked without --smoke: the classes show what a scheduler that lists them serves, but a running 1.36 "
+        "scheduler forgets a name when any class that carries it is deleted")
+    assert checks(doc, "extended-kubelet")["gpu nodes"]["status"] == "ok"
+
+
+def test_a_gpu_node_on_a_1_35_kubelet_that_a_mapped_name_reaches_fails(serving):
+    cluster = cluster_of(serving)
+    cluster.node(SMALL)["status"]["nodeInfo"] = {"kubeletVersion": "v1.35.4"}
+    doc = components.verify(serving, FakeClient(cluster))
+    found = checks(doc, "extended-kubelet")
+    assert set(found) == {SMALL} and found[SMALL]["status"] == "fail"
+    # the live classes' own selectors on the node's published devices: the 8 GiB class, nvidia.com/gpu (ours, and the
+    # chart's any-GPU class)
+    assert found[SMALL]["message"].startswith(
+        "kubelet v1.35.4 is older than 1.36, and aks-dra-vgpu.io/a10-8gib, nvidia.com/gpu can select this node's slices: "
+        "a pod asking for it is admitted here but its claim is never prepared, so the container runs without the GPU")
+    assert "docs/troubleshooting.md#extended-kubelet-too-old" in found[SMALL]["message"]
+    assert doc["summary"]["exit"] == 4
+
+
+def test_a_1_35_node_no_mapped_class_selects_passes(serving):
+    cluster = cluster_of(serving)
+    node = cluster.node(SMALL)
+    node["status"]["nodeInfo"] = {"kubeletVersion": "v1.35.4"}
+    for device_class in cluster.device_classes:  # nothing maps a name any more
+        device_class.get("spec", {}).pop("extendedResourceName", None)
+    doc = components.verify(serving, FakeClient(cluster))
+    assert not [c for c in doc["checks"] if c["check"] == "extended-kubelet" and c["status"] == "fail"]
+
+
+def test_the_smoke_names_a_forgotten_name_and_the_command_that_gives_it_back():
+    from components.verify.smoke_extended import forgotten
+
+    pending = {"status": {"phase": "Pending", "conditions": [
+        {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+         "message": "0/6 nodes are available: 6 Insufficient nvidia.com/gpu. preemption: 0/6 nodes are available."}]}}
+    found = forgotten(pending, "nvidia.com/gpu", "aks-dra-vgpu-nvidia-gpu")
+    assert found is not None and found.status == "fail"
+    assert found.message.endswith(
+        "run `kubectl annotate deviceclass aks-dra-vgpu-nvidia-gpu aks-dra-vgpu.io/remapped=\"$(date +%s)\" "
+        "--overwrite` (see docs/troubleshooting.md#extended-name-forgotten)")
+    full = copy.deepcopy(pending)
+    full["status"]["conditions"][0]["message"] = "0/6 nodes are available: 6 cannot allocate all claims."
+    assert forgotten(full, "nvidia.com/gpu", "aks-dra-vgpu-nvidia-gpu") is None  # no free device: keep waiting

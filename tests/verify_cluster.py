@@ -67,8 +67,9 @@ def meta(name: str, namespace: str | None = None, **extra: Any) -> dict[str, Any
 
 
 def aks_node(name: str, pool: str, vm_size: str, *, labels: dict[str, str] | None = None,
-             taints: list[str] | None = None, mode: str = "User", ready: bool = True) -> dict[str, Any]:
-    """A node as AKS registers it."""
+             taints: list[str] | None = None, mode: str = "User", ready: bool = True,
+             kubelet: str | None = None) -> dict[str, Any]:
+    """A node as AKS registers it (with `status.nodeInfo.kubeletVersion` when `kubelet` is given)."""
     node_labels = {"kubernetes.azure.com/agentpool": pool, "kubernetes.azure.com/mode": mode.lower(),
                    "node.kubernetes.io/instance-type": vm_size, "kubernetes.io/hostname": name,
                    "kubernetes.io/os": "linux", "agentpool": pool, **(labels or {})}
@@ -83,7 +84,8 @@ def aks_node(name: str, pool: str, vm_size: str, *, labels: dict[str, str] | Non
         "spec": {"taints": parsed} if parsed else {},
         "status": {"conditions": [{"type": "Ready", "status": "True" if ready else "False", "reason": "KubeletReady"}],
                    "capacity": {"cpu": "6", "memory": "56Gi", "pods": "110"},
-                   "allocatable": {"cpu": "5800m", "memory": "50Gi", "pods": "110"}},
+                   "allocatable": {"cpu": "5800m", "memory": "50Gi", "pods": "110"},
+                   **({"nodeInfo": {"kubeletVersion": kubelet}} if kubelet else {})},
     }
 
 
@@ -269,7 +271,9 @@ def healthy(config: StackConfig, nodes_per_pool: dict[str, int] | None = None) -
     for pool in config.gpu_pools:
         for i in range((nodes_per_pool or {}).get(pool.name, 1)):
             name = f"aks-{pool.name}-12345678-vmss00000{i}"
-            cluster.nodes.append(aks_node(name, pool.name, pool.vm_size, labels=pool.node_labels, taints=pool.node_taints))
+            kubelet = f"v{pool.kubernetes_version or config.cluster.kubernetes_version}.2"
+            cluster.nodes.append(aks_node(name, pool.name, pool.vm_size, labels=pool.node_labels, taints=pool.node_taints,
+                                          kubelet=kubelet))
             cluster.slices.append(mig_node_slice(name, pool.vm_size, pool.mig_profile) if pool.is_mig
                                   else node_slice(name, pool.vm_size))
             gpu_names.append(name)

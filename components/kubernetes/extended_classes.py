@@ -48,6 +48,7 @@ __all__ = [
     "class_spec",
     "extended_classes",
     "extended_resource_name_problem",
+    "fix_command",
     "mig_resource_name",
     "nvidia_gpu_warning",
     "offered_slices",
@@ -60,6 +61,8 @@ ANY_GPU_SELECTOR = f"device.driver == '{GPU_DRIVER_NAME}' && 'type' in {_ATTRS} 
 """Any GPU device of the NVIDIA driver, whatever its size, never a MIG slice: what the chart's gpu.nvidia.com selects
 (templates/deviceclass-gpu.yaml), with the presence check a missing attribute needs in CEL."""
 NOTHING = "false"
+REMAP_ANNOTATION = "aks-dra-vgpu.io/remapped"
+"""What `fix_command` writes: any in-place update makes the scheduler's informer see the class again."""
 """The selector of a class that serves nothing ('not served')."""
 
 
@@ -71,6 +74,13 @@ class ExtendedClass:
     class_name: str  # the DeviceClass metadata.name this package creates
     slices: tuple[Slice, ...]  # what it selects; () means it serves nothing ("not served")
     selector: str  # the CEL expression (slice_selector's: one truth with the claim templates)
+
+
+def fix_command(class_name: str) -> str:
+    """The one command that gives a name its class back on a running 1.36 scheduler that forgot it (a class carrying
+    the name was deleted): an in-place update of the class, which takes an empty slot (extendedresourcecache.go,
+    updateResourceName2class)."""
+    return f'kubectl annotate deviceclass {class_name} {REMAP_ANNOTATION}="$(date +%s)" --overwrite'
 
 
 def offered_slices(pools: list[Any]) -> list[Slice]:

@@ -26,8 +26,9 @@ from ..config.extended_rules import chart_extended_names
 from ..config.samples import EXTENDED_RESOURCE_FROM
 from ..config.syntax import MISSING, parse_k8s_version, value_at
 from ..kubernetes.chart_upgrades import chart_name
+from ..kubernetes.extended_classes import fix_command
 from ..offline.urns import local_urn
-from .extended_texts import RULE, causes, chart_waits, fix_command, selects, served_text, while_running
+from .extended_texts import RULE, causes, chart_waits, selects, served_text, while_running
 from .rules.model import CLUSTER, DEVICE_CLASS, RELEASE
 from .scheduler_cache import Event, LiveClass, Slots, run, steady
 

@@ -17,18 +17,10 @@ RULE = ("the 1.36 scheduler keeps one class per name: a class added or updated t
         "it, and deleting any class that carries it drops it (kubernetes/kubernetes staging/src/k8s.io/dynamic-resource-"
         "allocation/deviceclass/extendedresourcecache/extendedresourcecache.go, updateResourceName2class, "
         "removeResourceName2class)")
-REMAP_ANNOTATION = "aks-dra-vgpu.io/remapped"
-"""What `fix_command` writes: any in-place update makes the scheduler's informer see the class again."""
 _FROM = ".".join(map(str, EXTENDED_RESOURCE_FROM))
 _BAND = re.compile(r"quantity\('([0-9]+)Mi'\)\) >= 0 && [^&]*\.memory\.compareTo\(quantity\('([0-9]+)Mi'\)\) < 0")
 _PROFILE = re.compile(r"\.profile == '([^']+)'")
 ANY_GPU = "any GPU device, whatever its size"
-
-
-def fix_command(class_name: str) -> str:
-    """The one command that gives a name its class back on a running 1.36 scheduler: an in-place update of the class
-    (an annotation), which takes an empty slot or one an older class holds."""
-    return f'kubectl annotate deviceclass {class_name} {REMAP_ANNOTATION}="$(date +%s)" --overwrite'
 
 
 def _at(value: Any, *keys: str) -> Any:

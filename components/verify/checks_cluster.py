@@ -19,7 +19,12 @@ def _dotted(version: tuple[int, ...]) -> str:
 
 def check_api(snap: Snapshot, exp: Expected) -> list[Check]:
     """The server answers, its version meets the stack's (and 1.34.2), and it serves resource.k8s.io/v1."""
-    text = str(snap.version.get("gitVersion") or f"{snap.version.get('major')}.{snap.version.get('minor')}")
+    major, minor = snap.version.get("major"), snap.version.get("minor")
+    text = str(snap.version.get("gitVersion") or (f"{major}.{minor}" if major and minor else ""))
+    if not text:  # /version answered without one: no Kubernetes API server behind that address (a proxy, a stub)
+        return [fail("api", snap.server, "the server answered /version with no Kubernetes version (no gitVersion, major "
+                     "or minor): it is not a Kubernetes API server, or a proxy in front of one answers for it; check "
+                     "the kubeconfig's server address", "not-kubernetes")]
     checks = [ok("api", snap.server, f"the API server answers (Kubernetes {text})")]
     found = parse_version(text)
     if found is None:

@@ -4,9 +4,11 @@ each got.
 
 Sources (Kubernetes 1.36):
 - Which class serves a name: staging/src/k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache/
-  extendedresourcecache.go (`betterDeviceClass`, `recomputeWinner`): among the classes whose
-  `spec.extendedResourceName` is the name, the newest `metadata.creationTimestamp` wins, ties by the lower name; every
-  class also serves its implicit `deviceclass.resource.kubernetes.io/<class>`.
+  extendedresourcecache.go at 1.36 (`updateResourceName2class`): a scheduler that lists the classes gives the name to
+  the newest `metadata.creationTimestamp` among those whose `spec.extendedResourceName` is the name, ties by the lower
+  name; every class also serves its implicit `deviceclass.resource.kubernetes.io/<class>`. A running scheduler may
+  remember less (a deletion drops the name: `removeResourceName2class`), which no object shows: `checks_kubelets`
+  says so, and the smoke asks it.
 - The claim: pkg/scheduler/framework/plugins/dynamicresources/extendeddynamicresources.go writes it at PreBind, owned by
   the pod (controller: true) and annotated `resource.kubernetes.io/extended-resource-claim: "true"`, and records it in
   the pod's `status.extendedResourceClaimStatus {resourceClaimName, requestMappings[{containerName, requestName,
@@ -58,9 +60,9 @@ def mapped_name(device_class: Obj) -> str | None:
 
 
 def serving_class(classes: list[Obj], name: str) -> Obj | None:
-    """The DeviceClass the scheduler gives a pod asking for extended resource `name`, or None when no class maps it:
-    the newest by creationTimestamp, ties by the lower name (extendedresourcecache.go, betterDeviceClass); an implicit
-    `deviceclass.resource.kubernetes.io/<class>` name is that class's."""
+    """The DeviceClass a scheduler that lists these classes gives a pod asking for extended resource `name`, or None
+    when no class maps it: the newest by creationTimestamp, ties by the lower name (extendedresourcecache.go,
+    updateResourceName2class); an implicit `deviceclass.resource.kubernetes.io/<class>` name is that class's."""
     if name.startswith(IMPLICIT_PREFIX):
         return next((c for c in classes if _name(c) == name.removeprefix(IMPLICIT_PREFIX)), None)
     return scheduler_pick((c for c in classes if mapped_name(c) == name), _created, _name)

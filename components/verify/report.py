@@ -24,7 +24,8 @@ FIXES = frozenset({
     "deviceclass-missing", "deviceclass-drift", "device-not-selected", "claim-template-missing",
     "claim-template-drift", "smoke-wrong-size", "smoke-pod-failed", "smoke-timeout", "metrics-without-pod",
     "mig-wrong-count", "mig-gpu-announced-whole", "extended-class-missing", "extended-name-taken",
-    "extended-name-shared", "extended-smaller-slice", "device-plugin-beside-dra",
+    "extended-name-shared", "extended-smaller-slice", "device-plugin-beside-dra", "extended-name-forgotten",
+    "extended-kubelet-too-old", "not-kubernetes",
 })
 
 

@@ -12,6 +12,7 @@ from .checks_cluster import check_api, check_pools
 from .checks_devices import check_device_class, check_slices, check_templates
 from .checks_driver import check_driver, check_monitoring
 from .checks_extended import check_device_plugin_nodes, check_extended_classes, check_extended_pods
+from .checks_kubelets import check_kubelets, scheduler_memory
 from .client import ClusterClient
 from .expected import Expected, expected
 from .report import Check, exit_status, report
@@ -53,7 +54,7 @@ def run_checks(snap: Snapshot, exp: Expected) -> list[Check]:
     checks += check_monitoring(snap, exp)
     if "v1" in snap.resource_versions:
         checks += check_extended_classes(snap, exp.extended) + check_device_plugin_nodes(snap, exp.extended)
-        checks += check_extended_pods(snap, exp.extended, exp.margin_percent)
+        checks += check_extended_pods(snap, exp.extended, exp.margin_percent) + check_kubelets(snap, exp)
     return checks
 
 
@@ -99,6 +100,8 @@ def verify(
         say(f"not there yet ({sum(c.status == 'warn' for c in checks)} warning(s)); checking again in {pause:.0f} s")
         time.sleep(pause)
         waited += pause
+    if "v1" in snap.resource_versions:
+        checks += scheduler_memory(snap.device_classes, exp.extended, smoke=smoke and not sizes)
     if smoke:
         from .smoke import run_smoke
 

@@ -190,11 +190,15 @@ def _mig_verdict(exp: Expected, snap: Snapshot, template: Template, results: lis
 
 
 Verdict = Callable[[Expected, Snapshot, Template, list[Obj]], Check]
+Stuck = Callable[[Template, Obj], Check | None]
+"""Given a pod not allocated yet: a finding that ends its wait (it can never be scheduled), or None to keep waiting."""
 
 
 def _watch(client: ClusterClient, exp: Expected, snap: Snapshot, namespace: str,
            pods: dict[str, tuple[Template, str]], deadline: Any, progress: Progress,
-           verdict: Verdict | None = None) -> list[Check]:
+           verdict: Verdict | None = None, stuck: Stuck | None = None) -> list[Check]:
+    """Follows each pod until it ends (or the deadline), one verdict per allocation; `stuck` may end a pod that will
+    never be scheduled early, with its own finding."""
     checks: list[Check] = []
     pending = dict(pods)
     allocation_seen: set[str] = set()
@@ -213,6 +217,10 @@ def _watch(client: ClusterClient, exp: Expected, snap: Snapshot, namespace: str,
                 if results:
                     allocation_seen.add(key)
                     checks.append((verdict or _size_verdict)(exp, snap, template, results))
+                elif stuck is not None and (found := stuck(template, pod)) is not None:
+                    checks.append(found)
+                    del pending[key]
+                    continue
             phase = (pod.get("status") or {}).get("phase")
             if phase == "Running" and exp.metrics_namespace and key not in metrics_seen and _metrics_carry(
                     client, exp, namespace, pod):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..kubernetes.extended_classes import ExtendedClass
+from ..kubernetes.extended_classes import ExtendedClass, fix_command
 from ..kubernetes.slice_kinds import slice_of, slice_of_pool
 from .checks_cluster import gpu_nodes
 from .checks_devices import memory_mib, node_devices
@@ -24,6 +24,20 @@ from .smoke import DEFAULT_IMAGE, LABELS, Progress, _watch, in_scratch_namespace
 from .snapshot import Snapshot
 
 SMOKE_COUNT = "1"
+
+
+def forgotten(pod: Obj, name: str, class_name: str) -> Check | None:
+    """The finding for a pod asking `name` that the scheduler sends away as for a device plugin's resource
+    (`Insufficient <name>`, noderesources fit.go) although `class_name` maps the name: the running 1.36 scheduler forgot
+    it when a class carrying it was deleted (extendedresourcecache.go, removeResourceName2class). None otherwise."""
+    message = next((str(c.get("message") or "") for c in (pod.get("status") or {}).get("conditions") or []
+                    if c.get("type") == "PodScheduled" and c.get("status") == "False"), "")
+    if f"Insufficient {name}" not in message:
+        return None
+    return fail("smoke", name, f"the scheduler treats {name} as a device plugin's resource ({' '.join(message.split())[:160]})"
+                f" although {class_name} maps it: a running 1.36 scheduler forgets a name when any class carrying it is "
+                f"deleted, and maps it again only when a class that maps it is updated; run `{fix_command(class_name)}`",
+                "extended-name-forgotten")
 
 
 def extended_pod_body(exp: Expected, found: ExtendedClass, image: str) -> Obj:
@@ -105,6 +119,7 @@ def run_extended_smoke(client: ClusterClient, exp: Expected, snap: Snapshot, *, 
             pods[name] = (Template(name, found.class_name, None, 1, {}, found.slices[0]), pod["metadata"]["name"])
             progress(f"smoke: pod {pod['metadata']['name']} asks for {name}: 1")
         return _watch(client, quiet, snap, namespace, pods, deadline, progress,
-                      verdict=_verdict(client, namespace, runnable, pods))
+                      verdict=_verdict(client, namespace, runnable, pods),
+                      stuck=lambda template, pod: forgotten(pod, template.key, runnable[template.key].class_name))
 
     return checks + in_scratch_namespace(client, progress, start)
