@@ -289,7 +289,8 @@ def test_the_smoke_names_a_forgotten_name_and_the_command_that_gives_it_back():
     assert found is not None and found.status == "fail"
     assert found.message.endswith(
         "run `kubectl annotate deviceclass aks-dra-vgpu-nvidia-gpu aks-dra-vgpu.io/remapped=\"$(date +%s)\" "
-        "--overwrite` (see docs/troubleshooting.md#extended-name-forgotten)")
+        "--overwrite` (new pods are served at once; pods already Pending wait for the scheduler's next retry, at most "
+        "five minutes) (see docs/troubleshooting.md#extended-name-forgotten)")
     full = copy.deepcopy(pending)
     full["status"]["conditions"][0]["message"] = "0/6 nodes are available: 6 cannot allocate all claims."
     assert forgotten(full, "nvidia.com/gpu", "aks-dra-vgpu-nvidia-gpu") is None  # no free device: keep waiting

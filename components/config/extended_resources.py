@@ -2,9 +2,9 @@
 `aks-dra-vgpu.io/a10-8gib`) the stack serves with DRA, each through a DeviceClass of the package (Kubernetes 1.36+).
 
 Pure rules about names live here, so the stack's checks, the samples' setting and the components share one copy:
-- `extended_resource_name_problem`: Kubernetes' IsExtendedResourceName (kubernetes/kubernetes pkg/apis/core/helper/
+- `extended_resource_name_problem`: Kubernetes' IsExtendedResourceName (kubernetes/kubernetes pkg/apis/core/v1/helper/
   helpers.go: not in the `kubernetes.io/` namespace, not starting with `requests.`, and `requests.<name>` a qualified
-  name, k8s.io/apimachinery pkg/util/validation IsQualifiedName), which DeviceClass validation applies to
+  name, k8s.io/apimachinery's IsQualifiedName, strfmt.go), which DeviceClass validation applies to
   `spec.extendedResourceName` (pkg/apis/resource/validation/validation.go).
 - `mig_resource_name`: the name the NVIDIA device plugin gives a MIG profile under the GPU Operator's "mixed" strategy,
   `strings.ReplaceAll("mig-"+profile, "+", ".")` (NVIDIA/k8s-device-plugin internal/rm/rm.go,

@@ -36,7 +36,9 @@ def forgotten(pod: Obj, name: str, class_name: str) -> Check | None:
         return None
     return fail("smoke", name, f"the scheduler treats {name} as a device plugin's resource ({' '.join(message.split())[:160]})"
                 f" although {class_name} maps it: a running 1.36 scheduler forgets a name when any class carrying it is "
-                f"deleted, and maps it again only when a class that maps it is updated; run `{fix_command(class_name)}`",
+                f"deleted, and maps it again only when a class that maps it is updated; run `{fix_command(class_name)}` "
+                "(new pods are served at once; pods already Pending wait for the scheduler's next retry, at most five "
+                "minutes)",
                 "extended-name-forgotten")
 
 

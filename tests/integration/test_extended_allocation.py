@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import os
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -30,8 +31,9 @@ import yaml
 from components.catalog import GPU_DEVICE_CLASS
 from components.config import stack_config_from_mapping
 from components.kubernetes.dra_driver import driver_values
-from components.kubernetes.extended_classes import ExtendedClass, class_spec, extended_classes
+from components.kubernetes.extended_classes import ExtendedClass, class_spec, extended_classes, fix_command
 from components.kubernetes.slice_kinds import a10_slice, pool_slice, slice_of
+from components.review.scheduler_cache import Event, LiveClass, apply, steady
 from components.verify.checks_devices import memory_mib
 from components.verify.checks_extended import (
     EXTENDED_CLAIM_ANNOTATION,
@@ -40,6 +42,7 @@ from components.verify.checks_extended import (
     pod_claim,
     serving_class,
 )
+from components.verify.smoke_extended import forgotten
 from components.verify.snapshot import Snapshot
 from tests.conftest import ROOT
 from tests.integration.controlplane import HOW_TO_GET, ControlPlane, assets, can_schedule
@@ -244,3 +247,61 @@ def test_extended_resources_on_a_real_scheduler(tmp_path):
         api.create(workload("plain-again", GPU))
         _, claim = cluster.allocated("plain-again")
         assert classes_named(claim) == [mine[GPU].class_name] and cluster.held(claim) == [EIGHT]
+
+
+def pending_reason(api: Api, name: str) -> dict[str, Any] | None:
+    """The pod's PodScheduled=False condition once the scheduler has given up on it."""
+    conditions = (api.get("v1", "Pod", name, NAMESPACE).get("status") or {}).get("conditions") or []
+    return next((c for c in conditions if c["type"] == "PodScheduled" and c["status"] == "False"), None)
+
+
+def run_fix(plane: Any, command: str) -> None:
+    """The fix command exactly as diff and the smoke print it, through a shell, with the control plane's kubectl."""
+    kubectl = FOLDER / "kubectl" if FOLDER else None
+    env = {**os.environ, "KUBECONFIG": str(plane.kubeconfig),
+           "PATH": f"{FOLDER}:{os.environ.get('PATH', '')}" if kubectl and kubectl.exists() else os.environ.get("PATH", "")}
+    if not shutil.which("kubectl", path=env["PATH"]):
+        pytest.skip("kubectl is not beside the control plane's binaries nor on PATH")
+    done = subprocess.run(["bash", "-c", command], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_deleted_class_makes_the_1_36_scheduler_forget_a_name_another_class_maps(tmp_path):
+    """What the package's diff simulates (review.scheduler_cache) and the smoke detects, on a real 1.36 scheduler:
+    deleting the chart's older class, which was not serving, leaves nvidia.com/gpu with no class although the package's
+    class still maps it; the package's fix command (an annotation: an update in place) gives the name back."""
+    if not can_schedule(FOLDER):
+        pytest.skip(f"kube-scheduler and kube-controller-manager are missing; {HOW_TO_GET}")
+    mine = {c.resource_name: c for c in package_classes()}[GPU]
+    chart = chart_class(tmp_path)
+    with ControlPlane(FOLDER, scheduling=True) as plane:
+        api = Api(plane.kubeconfig)
+        cluster = Cluster(api)
+        api.create(chart)
+        cluster.create_after(device_class(mine), [GPU_DEVICE_CLASS])
+
+        # What the package predicts, step by step, from the 1.36 cache's rules.
+        older = LiveClass(GPU_DEVICE_CLASS, 0, GPU, "any", "chart")
+        ours = LiveClass(mine.class_name, 1, GPU, "8 GiB", "ours")
+        slots = steady([older, ours])
+        assert slots[GPU] is ours
+        slots = apply(slots, Event("delete", before=older))
+        assert GPU not in slots  # forgotten, though ours still maps it
+
+        # The real scheduler does the same.
+        api.delete("resource.k8s.io/v1", "DeviceClass", GPU_DEVICE_CLASS)
+        assert serving_class(cluster.classes(), GPU)["metadata"]["name"] == mine.class_name  # what the objects say
+        api.create(workload("forgotten", GPU))
+        condition = wait_for("forgotten marked unschedulable", lambda: pending_reason(api, "forgotten"))
+        assert f"Insufficient {GPU}" in condition["message"], condition
+        finding = forgotten(api.get("v1", "Pod", "forgotten", NAMESPACE), GPU, mine.class_name)
+        assert finding is not None and finding.status == "fail" and fix_command(mine.class_name) in finding.message
+
+        # The fix: an update of the class in place, as the smoke and diff print it. A new pod is served at once (one
+        # already Pending waits for the scheduler's next retry of unschedulable pods, at most five minutes later:
+        # DefaultPodMaxInUnschedulablePodsDuration, or for its re-creation).
+        assert GPU in apply(slots, Event("update", after=ours, before=ours))
+        run_fix(plane, fix_command(mine.class_name))
+        api.create(workload("remembered", GPU))
+        _, claim = cluster.allocated("remembered")
+        assert classes_named(claim) == [mine.class_name] and cluster.held(claim) == [EIGHT]
