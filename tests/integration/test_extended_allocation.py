@@ -11,7 +11,7 @@ as in test_control_plane.py; their ResourceSlices are shaped as the NVIDIA drive
 (tests/verify_cluster.py). No kubelet runs: each allocation is read from the claim the scheduler made.
 
 Which class serves a name follows creation order (the newest, ties by the lower name:
-extendedresourcecache.go, betterDeviceClass). creationTimestamp has one-second resolution, so "created after" here
+extendedresourcecache.go at 1.36, updateResourceName2class). creationTimestamp has one-second resolution, so "created after" here
 means a later second: an object is re-created until its timestamp is later than the one it must follow.
 Without the binaries every test here skips, saying how to get them.
 """
