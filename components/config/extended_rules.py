@@ -43,6 +43,7 @@ from .extended_resources import (
     mig_class_name,
     mig_resource_name,
 )
+from .nvidia_gpu_hints import nvidia_gpu_meant
 from .samples import EXTENDED_RESOURCE_FROM, SamplesConfig
 from .syntax import parse_k8s_version
 
@@ -118,7 +119,10 @@ def nvidia_gpu_offer_problem(choice: str | None, pools: list[tuple[int, Any]]) -
     size = a10_size_of(choice)
     if (size is not None and size in sizes) or (size is None and choice in profiles):
         return None
-    return f"'{choice}' is no slice the pools offer; choose one of {', '.join(nvidia_gpu_choices(pools))}"
+    choices = nvidia_gpu_choices(pools)
+    meant = nvidia_gpu_meant(choice, sizes, profiles)
+    hint = f" (did you mean '{meant}'?)" if meant in choices else ""
+    return f"'{choice}' is no slice the pools offer{hint}; choose one of {', '.join(choices)}"
 
 
 def package_names(extended: ExtendedResourcesConfig, pools: Iterable[tuple[int, Any]],

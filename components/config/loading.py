@@ -91,9 +91,8 @@ def stack_config_from_mapping(
     try:
         stack = validate(StackConfig, data)
     except ConfigError as exc:
-        problems += exc.problems
         # The whole stack did not validate, so its cross-section checks never ran: run them on the parts that did.
-        problems += [p for p in partial_problems(data) if p not in problems]
+        problems += [p for p in dict.fromkeys(partial_problems(data, exc.problems)) if p not in problems]
         stack = None
     if problems:
         raise ConfigError(redact(problems, [data[key] for key in sorted(secret)] + credential_texts(data))) from None
