@@ -23,6 +23,7 @@ from .salvage import salvage
 from .samples import SamplesConfig
 from .stack import cross_problems
 from .syntax import CLUSTER_NAME, POOL_NAME
+from .upgrades import pinned_pool_problems, version_owner
 from .validation import validated_or_none as _part
 
 
@@ -121,5 +122,9 @@ def partial_problems(data: Any, told: Sequence[Problem] = ()) -> list[Problem]:
     if membership is not None and cluster_name is not None:
         problem = member_name_problem(membership, cluster_name)
         problems += [problem] if problem else []
+    # A member's version is the fleet's, whatever else failed; a channel's, when the channel validated.
+    channel_known = cluster is not None and not any(out.split(".")[0] == "upgrades" for out in cluster_left_out)
+    channel = cluster.upgrades.channel if channel_known else None
+    problems += pinned_pool_problems(pools, version_owner(channel, membership is not None))
     said = _nvidia_gpu_said(told, raw_extended, pools, bool(raw_pools) and len(pools) == len(raw_pools))
     return said + [Problem(key, message) for key, message in problems]

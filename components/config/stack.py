@@ -22,6 +22,7 @@ from .monitoring_rules import monitoring_problems
 from .pool_regions import pool_region_problems
 from .pools import GpuPoolConfig
 from .samples import SamplesConfig, extended_resource_problem
+from .upgrades import pinned_pool_problems, version_owner
 from .versions import pool_skew_problem
 
 
@@ -63,6 +64,8 @@ class StackConfig(Model):
         if self.fleet_membership is not None:
             problem = member_name_problem(self.fleet_membership, self.cluster.name)
             problems += [problem] if problem else []
+        owner = version_owner(self.cluster.upgrades.channel, self.fleet_membership is not None)
+        problems += pinned_pool_problems(enumerate(self.gpu_pools), owner)
         if problems:
             raise KeyedProblemsError(*problems)
         return self
