@@ -117,7 +117,9 @@ def partial_problems(data: Any, told: Sequence[Problem] = ()) -> list[Problem]:
                               (watched, cluster_name, left_out), cluster_left_out,
                               driver.chart_version if driver else _part_chart(raw_driver),
                               None if cluster else _part_version(raw_cluster),
-                              (extended, extended_left_out))
+                              (extended, extended_left_out),
+                              isinstance(raw_driver, Mapping) and "hostDriverVersion" not in raw_driver,
+                              [p.get("vmSize") if isinstance(p, Mapping) else None for p in raw_pools])
     membership = _part(FleetMembershipConfig, data.get("fleetMembership"))
     if membership is not None and cluster_name is not None:
         problem = member_name_problem(membership, cluster_name)
