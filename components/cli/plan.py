@@ -82,7 +82,8 @@ def _plan(args: argparse.Namespace) -> int:
     for block in extra:
         write(report, printable_lines(block))
     # With --policy the report above already names each finding (as mandatory or advisory): each is said once.
-    refused = report_findings(plan, in_document=fmt == "json", said=said, findings=not args.policy)
+    refused = report_findings(plan, in_document=fmt == "json", said=said, findings=not args.policy,
+                              project_dir=args.project_dir)
     return EXIT_POLICY if refused else status
 
 
