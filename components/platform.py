@@ -12,6 +12,7 @@ from .config import DraDriverConfig, StackConfig
 from .config.args import component_args
 from .config.extended_resources import ExtendedResourcesConfig
 from .config.extended_rules import keeps_nvidia_gpu_class
+from .config.upgrades import version_owner
 from .kubernetes.dra_driver import NvidiaDraDriver, NvidiaDraDriverArgs
 from .kubernetes.dra_samples import DraSamples, DraSamplesArgs
 from .kubernetes.extended_classes import nvidia_gpu_warning
@@ -102,6 +103,8 @@ class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
         # those in one bring-your-own virtual network (any of its subnets), chained in config order
         # (shared_vnet_predecessors says why).
         cluster_writes: list[pulumi.Resource] = list(self.cluster.maintenance_configurations)
+        # Whoever moves the control plane's version moves every pool with it (config.upgrades.version_owner).
+        owner = version_owner(args.cluster.upgrades.channel, membership is not None)
         pools = [pool.inheriting(args.cluster.tags, args.cluster.network.vnet_subnet_id) for pool in args.gpu_pools]
         self.pools = []
         for pool, before in zip(pools, shared_vnet_predecessors(pools), strict=True):
@@ -113,6 +116,7 @@ class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
                     cluster_name=self.cluster.cluster_name,
                     resource_group_name=self.cluster.resource_group_name,
                     cluster_kubernetes_version=args.cluster.kubernetes_version,
+                    upgraded_with_cluster=owner is not None,
                 ),
                 # A pool waits for the AgentPool before it itself, not for its component: the same dependency (a
                 # component stands for its children, and this one has one), but the Python SDK checks every new

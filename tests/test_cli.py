@@ -143,3 +143,60 @@ def test_missing_stack_lists_the_known_ones(capsys, project_dir):
     status, out, err = run(capsys, "plan", "--stack", "nope", "--project-dir", str(project_dir))
     assert status == 2 and out == ""
     assert "Pulumi.nope.yaml" in err and "dev" in err and "prod" in err
+
+
+# --- bad input under --json: a document on stdout too, as `size --json` prints one ---------------------------------------
+BAD_INPUT = {"key": "", "kind": "bad-input", "severity": "error"}
+
+
+@pytest.mark.parametrize("asked", [["--json"], ["--format", "json"], ["--format=json"]])
+def test_plan_json_on_bad_input_prints_a_document_of_its_problems(capsys, scratch_project, asked):
+    doc = dev_config()
+    doc["config"]["aks-dra-vgpu:gpuPools"][0]["vmSize"] = "Standard_NV6ads_A10"
+    write_stack(scratch_project, "bad", yaml.safe_dump(doc))
+    status, out, err = run(capsys, "plan", "--stack", "bad", "--project-dir", str(scratch_project), *asked)
+    assert status == 2
+    document = json.loads(out)
+    assert document["exit"] == 2 and "resources" not in document  # never read as an empty plan
+    (problem,) = document["problems"]
+    assert {k: problem[k] for k in BAD_INPUT} == BAD_INPUT
+    assert problem["message"].startswith("stacks/Pulumi.bad.yaml: gpuPools[0] (a10s).vmSize: 'Standard_NV6ads_A10' "
+                                         "is not an NVadsA10_v5 size")
+    assert err.strip() == problem["message"]  # and the same line on stderr
+    # diff refuses it, saying what it is
+    (scratch_project / "bad.json").write_text(out)
+    status, _, err = run(capsys, "diff", str(scratch_project / "bad.json"), str(scratch_project / "bad.json"))
+    assert status == 2 and err.startswith(f"{scratch_project / 'bad.json'}: not a plan document: the plan that wrote "
+                                          "it failed (exit 2): stacks/Pulumi.bad.yaml: gpuPools[0]")
+
+
+def test_a_fleet_plan_json_on_bad_input_prints_a_document_too(capsys, project_dir):
+    status, out, err = run(capsys, "plan", "--fleet", "nope", "--project-dir", str(project_dir), "--json")
+    assert status == 2 and json.loads(out)["problems"][0]["message"] == err.strip().splitlines()[0]
+
+
+@pytest.mark.parametrize("argv, document", [
+    (["size", "--json", "--bogus"], {"exit": 2, "fits": False}),
+    (["plan", "--stack", "dev", "--format", "json", "--timeout", "-1"], {"exit": 2}),
+    (["diff", "a.json", "--json"], {"exit": 2}),
+    (["verify", "--json", "--bogus"], {"checks": []}),
+    (["preflight", "--json", "--bogus"], {"ok": False, "exit": 2}),
+])
+def test_a_usage_mistake_under_json_prints_the_commands_document(argv, document, capsys):
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and err.strip()
+    printed = json.loads(out)
+    assert {k: printed[k] for k in document} == document
+    said = json.dumps(printed)
+    assert err.strip().replace('"', '\\"') in said or err.strip() in said
+
+
+def test_a_usage_mistake_without_json_prints_nothing_on_stdout(capsys):
+    status, out, _ = run(capsys, "size", "--bogus", "--", "--json")
+    assert status == 2 and out == ""
+
+
+def test_diff_json_on_bad_input_prints_a_document(capsys, tmp_path):
+    status, out, err = run(capsys, "diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--json")
+    assert status == 2
+    assert json.loads(out) == {"exit": 2, "problems": [{**BAD_INPUT, "message": err.strip()}]}

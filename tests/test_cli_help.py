@@ -77,3 +77,13 @@ def test_the_one_parser_of_a_process_keeps_nothing_of_the_last_run() -> None:
     assert _parser() is _parser()
     assert (first.size, first.context, first.smoke) == ([8, 24], ["a"], True)
     assert (second.size, second.context, second.smoke) == (None, None, False)
+
+
+def test_the_top_line_promises_format_only_where_it_is_and_json_documents_on_bad_input(capsys) -> None:
+    out = help_of(capsys)
+    assert "exit 2 bad input (one line per problem on stderr; with --json, also the command's JSON document on stdout, " \
+           "its problems in it)" in out
+    assert "unless --json (or, for plan and size, --format) asks otherwise" in out
+    assert "--format's default" not in out
+    for command in ("render", "diff", "verify", "preflight", "fleet-rollout", "docs"):
+        assert "--format" not in help_of(capsys, command), command

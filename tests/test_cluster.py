@@ -181,7 +181,9 @@ def test_a_window_becomes_one_maintenance_configuration_per_scheduled_channel(pr
 
 def test_a_channel_that_moves_minor_versions_owns_the_version(preview):
     plan = make(preview, upgrades={"channel": "stable"}, kubernetesVersion="1.35")
-    assert plan.one(CLUSTER).options["ignoreChanges"] == ["kubernetesVersion"]
+    # the inline system pool moves with it (auto-upgrade "always upgrades the control plane and node pools together")
+    assert sorted(plan.one(CLUSTER).options["ignoreChanges"]) == [
+        "agentPoolProfiles[0].orchestratorVersion", "kubernetesVersion"]
     assert plan.one(CLUSTER).inputs["kubernetesVersion"] == "1.35"  # still sent at creation
 
 

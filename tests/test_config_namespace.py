@@ -1,11 +1,13 @@
-"""Sharing the project's config namespace: the package owns its four sections; a consumer's own keys in the same
-namespace are the consumer's, except near-misses of the four, which are refused with "did you mean".
+"""Sharing the project's config namespace: the package owns its sections; a consumer's own keys in the same namespace
+are the consumer's (named to `load_stack_config(others=...)`), near-misses of the sections are refused with "did you
+mean", and any other key is warned about: nothing reads it.
 
 Checked where it matters: through the CLI on a stack file, and through `load_stack_config` in a running program.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -46,19 +48,28 @@ def plan(project: Path, stack: str, capsys: pytest.CaptureFixture[str]) -> tuple
     return status, out, err
 
 
-def test_cli_leaves_a_consumers_own_keys_alone(project, capsys):
+UNREAD = ("warning: aks-dra-vgpu:costCenter, aks-dra-vgpu:myTeam: are not settings of this package (its keys here: "
+          "cluster, gpuPools, draDriver, samples, extendedResources, fleetMembership; docs/configuration.md), so "
+          "nothing here reads them; remove them, or, where your own program reads them, pass them as `others` when it "
+          "loads the settings")
+
+
+def test_cli_plans_beside_keys_nothing_reads_and_warns_about_them_once(project, capsys):
+    # This project's program reads no key of its own: a key it does not know does nothing, said in one warning.
     write_stack(project, "shared", CONSUMER_KEYS)
-    status, out, err = plan(project, "shared", capsys)
-    # only the scale-from-zero warning about the pool (minCount 0), no word about the consumer's keys
-    assert status == 0 and all(line.startswith("warning: pool ") for line in err.splitlines())
-    assert '"azure-native:containerservice:AgentPool"' in out
+    status, out, _ = plan(project, "shared", capsys)
+    assert status == 0 and '"azure-native:containerservice:AgentPool"' in out
+    assert json.loads(out)["warnings"].count(UNREAD.removeprefix("warning: ")) == 1  # --json: in the document
+    status = main(["plan", "--project-dir", str(project), "--stack", "shared"])
+    assert status == 0 and capsys.readouterr().err.count(UNREAD) == 1
 
 
 def test_cli_refuses_near_misses_of_the_packages_sections_with_did_you_mean(project, capsys):
     write_stack(project, "typos", {**CONSUMER_KEYS, f"{NS}:gpuPool": [{"name": "x"}], f"{NS}:draDrivers": {}})
     status, out, err = plan(project, "typos", capsys)
-    assert status == 2 and out == ""
     lines = err.strip().splitlines()
+    # --json: the problems as a document on stdout too
+    assert status == 2 and [p["message"] for p in json.loads(out)["problems"]] == lines
     for typo, meant in NEAR_MISSES.items():
         assert any(without_file(line).startswith(f"{typo}: unknown key (did you mean '{meant}'?)") for line in lines), lines
     assert not any("myTeam" in line or "costCenter" in line for line in lines), lines
@@ -72,10 +83,37 @@ def loaded(config: dict[str, Any]) -> Any:
     return found["stack"]
 
 
-def test_load_stack_config_takes_its_sections_and_ignores_the_consumers_keys():
-    stack = loaded({**as_config(MINIMAL_STACK), **CONSUMER_KEYS})
+def test_load_stack_config_takes_its_sections_and_leaves_the_keys_a_program_reads_itself_unsaid(capsys):
+    found: dict[str, Any] = {}
+    config = {**as_config(MINIMAL_STACK), **CONSUMER_KEYS}
+    capture(lambda: found.update(stack=load_stack_config(others=["myTeam", "costCenter"])), project=NS, config=config)
+    stack = found["stack"]
     assert stack.cluster.name == MINIMAL_STACK["cluster"]["name"]
     assert [p.name for p in stack.gpu_pools] == ["gpu"]
+    assert "not a setting" not in capsys.readouterr().err
+
+
+def test_unread_keys_are_told_by_name_a_credential_shaped_one_never():
+    from components.config.loading import refused_in_platform, unknown_keys_warning
+
+    token = "ghp_" + "a1" * 18
+    config = {**as_config(MINIMAL_STACK), f"{NS}:{token}": "x", f"{NS}:gpuPool": [], "other:thing": 1}
+    said = unknown_keys_warning(config, NS, ["cluster", "gpuPools"], refused_in_platform)
+    assert said is not None and said.startswith("aks-dra-vgpu:[secret]: is not a setting of this package"), said
+    assert token not in said and "gpuPool:" not in said and "other:" not in said  # a near miss is refused instead
+
+
+def test_a_fleet_stack_warns_about_keys_nothing_reads(tmp_path, capsys):
+    for name in ("Pulumi.yaml", "__main__.py"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    shutil.copytree(ROOT / "stacks", tmp_path / "stacks")
+    doc = yaml.safe_load((ROOT / "stacks" / "Pulumi.fleet.yaml").read_text())
+    doc["config"][f"{NS}:fleetNotes"] = "canary first"
+    (tmp_path / "stacks" / "Pulumi.fleet.yaml").write_text(yaml.safe_dump(doc))
+    status, out, err = plan(tmp_path, "fleet", capsys)
+    assert status == 0, err
+    assert any(w.startswith("aks-dra-vgpu:fleetNotes: is not a setting of this package (its keys here: fleet; "
+                            "docs/configuration.md)") for w in json.loads(out)["warnings"]), out
 
 
 @pytest.mark.parametrize(("typo", "meant"), sorted(NEAR_MISSES.items()))

@@ -223,8 +223,12 @@ def test_gates_that_need_imex_cannot_be_turned_back_on(version):
 
 
 def test_chart_25_12_is_refused_without_a_host_driver_of_580():
-    found = problems({"chartVersion": "25.12.0"})
-    assert found == [found[0]] and found[0].startswith("draDriver.chartVersion: 25.12.0 is refused:")
+    # The driver AKS installs depends on the pools' sizes (its GRID driver on these A10 pools; tests/test_mig_pools.py
+    # has the MIG sizes' R580), so the rule runs beside the pools: in a stack, or in the driver component's args.
+    with pytest.raises(ConfigError) as err:
+        NvidiaDraDriverArgs(chartVersion="25.12.0", pools=pools())
+    found = [str(p) for p in err.value.problems]
+    assert found == [found[0]] and found[0].startswith("chart_version: 25.12.0 is refused:")
     assert ">= 580" in found[0] and "#1014" in found[0] and "0.4.1" in found[0]
     # A stated driver below the minimum is the stated key's problem.
     stated = problems({"chartVersion": "25.12.0", "hostDriverVersion": "570.211.01"})

@@ -226,3 +226,46 @@ def test_a_size_not_in_the_catalog_is_told_the_sizes_it_most_likely_meant(writte
     (line,) = problems(data)
     assert line.startswith(f"gpuPools[0].vmSize: '{written}' is not an NVadsA10_v5 size ("), line
     assert hint in line.split("; choose")[0], line
+
+
+def test_a_refused_domain_hides_no_rule_that_does_not_read_it():
+    # The package's class names and the MIG and nvidia.com/gpu names do not depend on extendedResources.domain: a
+    # refused domain leaves out only the A10 names it would have made.
+    data = copy.deepcopy(MINIMAL_STACK)
+    data["cluster"]["kubernetesVersion"] = "1.36"
+    data["gpuPools"].append({"name": "a100mig", "vmSize": "Standard_NC24ads_A100_v4", "gpuInstanceProfile": "3g.40gb",
+                             "count": 1})
+    data["extendedResources"] = {"domain": "Bad_Domain"}
+    data["samples"] = {"deviceClassName": "aks-dra-vgpu-a10-8gib", "extendedResourceName": "nvidia.com/mig-3g.40gb"}
+    found = problems(data)
+    assert [line.partition(":")[0] for line in found] == [
+        "extendedResources.domain", "samples.extendedResourceName", "samples.deviceClassName"], found
+    assert found[1] == ("samples.extendedResourceName: 'nvidia.com/mig-3g.40gb' is also mapped by extendedResources' "
+                        "class aks-dra-vgpu-mig-3g.40gb: one name must have one class (Kubernetes picks the class "
+                        "created last); remove samples.extendedResourceName")
+    assert found[2] == ("samples.deviceClassName: 'aks-dra-vgpu-a10-8gib' is the name of one of extendedResources' "
+                        "classes; choose another")
+
+
+def test_a_refused_domain_does_not_judge_the_a10_names_by_the_default_domain():
+    data = copy.deepcopy(MINIMAL_STACK)
+    data["cluster"]["kubernetesVersion"] = "1.36"
+    data["extendedResources"] = {"domain": "Bad_Domain"}
+    data["samples"] = {"extendedResourceName": "aks-dra-vgpu.io/a10-8gib"}
+    assert [line.partition(":")[0] for line in problems(data)] == ["extendedResources.domain"]
+
+
+def test_a_refused_slices_or_nvidia_gpu_leaves_out_the_classes_they_decide():
+    data = copy.deepcopy(MINIMAL_STACK)
+    data["cluster"]["kubernetesVersion"] = "1.36"
+    data["samples"] = {"deviceClassName": "aks-dra-vgpu-a10-8gib"}
+    data["extendedResources"] = {"slices": "maybe"}
+    assert [line.partition(":")[0] for line in problems(data)] == ["extendedResources.slices"]
+    data["samples"] = {"deviceClassName": "aks-dra-vgpu-nvidia-gpu"}
+    data["extendedResources"] = {"slices": False, "nvidiaGpu": "8gb"}
+    assert [line.partition(":")[0] for line in problems(data)] == ["extendedResources.nvidiaGpu"]
+    # nvidiaGpu refused beside slices: the slices' classes are still the package's
+    data["samples"] = {"deviceClassName": "aks-dra-vgpu-a10-8gib"}
+    data["extendedResources"] = {"nvidiaGpu": "8gb"}
+    assert [line.partition(":")[0] for line in problems(data)] == [
+        "extendedResources.nvidiaGpu", "samples.deviceClassName"]

@@ -236,3 +236,29 @@ def test_every_problem_names_its_file_one_way_and_a_pool_by_its_name(tmp_path: P
                                               "fleet-eus": example("fleet-eus")})
     assert any(p.startswith("stacks/Pulumi.fleet-weu.yaml: gpuPools[2] (a10spot).vmSize: 'Standard_NV6ads'")
                for p in problems_of(fleet)), problems_of(fleet)
+
+
+def test_a_misspelt_member_region_hides_no_cluster_another_stack_declares(tmp_path: Path) -> None:
+    # The member fails validation (its region), yet it still names this fleet: its cluster is still compared.
+    eus = example("fleet-eus")
+    eus[f"{NS}:cluster"]["location"] = "eastuss"
+    copy = example("fleet-eus")
+    del copy[f"{NS}:fleetMembership"]  # a platform stack of its own, on the member's cluster
+    project = project_with(tmp_path, {"fleet": example("fleet"), "fleet-weu": example("fleet-weu"), "fleet-eus": eus,
+                                      "a-copy": copy})
+    found = problems_of(project)
+    assert any(p.startswith("stacks/Pulumi.fleet-eus.yaml: cluster.location: 'eastuss' is not an Azure region")
+               for p in found), found
+    assert any(p.startswith("stacks/Pulumi.fleet-eus.yaml: cluster.name: cluster 'aks-dra-prod-eus' in resource group "
+                            "'rg-aks-dra-prod-eus' is also declared by stacks/Pulumi.a-copy.yaml (cluster.name)")
+               for p in found), found
+
+
+def test_a_member_that_fails_validation_is_still_told_it_joins_a_cluster_twice(tmp_path: Path) -> None:
+    twice = example("fleet-weu")
+    twice[f"{NS}:fleetMembership"] = {"fleetStack": "fleet", "group": "wave-1", "memberName": "weu-again"}
+    twice[f"{NS}:cluster"]["location"] = "westeurop"
+    project = project_with(tmp_path, {"fleet": example("fleet"), "fleet-weu": example("fleet-weu"),
+                                      "fleet-eus": example("fleet-eus"), "fleet-weu2": twice})
+    found = problems_of(project)
+    assert any("join it twice (as members 'aks-dra-prod-weu' and 'weu-again')" in p for p in found), found

@@ -130,3 +130,70 @@ def test_aks_cluster_args_mistakes_name_aks_cluster_args():
     with pytest.raises(ConfigError) as caught:
         GpuPlatformArgs(cluster={"name": "aks"})
     assert str(caught.value).startswith("invalid GpuPlatformArgs:")
+
+
+# --- extendedResources.nvidiaGpu: the value meant, among what the stack's pools offer ---------------------------------
+MIG_POOL = {"name": "a100mig", "vmSize": "Standard_NC24ads_A100_v4", "gpuInstanceProfile": "MIG3g", "count": 1}
+
+
+def nvidia_gpu_line(value: object, pools: list[dict] | None = None) -> str:
+    data = copy.deepcopy(MINIMAL_STACK)
+    data["cluster"]["kubernetesVersion"] = "1.36"
+    data["gpuPools"] += pools if pools is not None else [MIG_POOL]
+    data["extendedResources"] = {"nvidiaGpu": value}
+    (line,) = problems(data)
+    return line
+
+
+@pytest.mark.parametrize(("value", "meant"), [
+    ("MIG3g", "3g.40gb"),       # the pool's gpuInstanceProfile, not the slice it lays out
+    ("mig-3g.40gb", "3g.40gb"),  # the device plugin's resource name
+    (8, "8GiB"),                 # YAML's number
+    ("8", "8GiB"),               # the number quoted
+    ("8gb", "8GiB"),
+    ("8 GiB", "8GiB"),
+])
+def test_nvidia_gpu_is_told_the_value_meant_and_the_stacks_choices(value, meant):
+    line = nvidia_gpu_line(value)
+    assert line.startswith("extendedResources.nvidiaGpu: "), line
+    assert line.endswith(f" (did you mean '{meant}'?); choose one the pools offer: 8GiB, 3g.40gb, none, any"), line
+    assert "1g.5gb" not in line and "quote" not in line  # the stack's slices, not all 20; quoting 8 would not do
+
+
+def test_a_number_is_told_it_needs_its_unit():
+    assert nvidia_gpu_line(8).startswith(
+        "extendedResources.nvidiaGpu: 8 is a number, and a slice size is written with its unit (did you mean '8GiB'?)")
+
+
+def test_a_size_no_pool_offers_is_told_so_beside_the_name_it_meant():
+    assert nvidia_gpu_line("24gib").endswith(
+        "(did you mean '24GiB'? no pool here offers it); choose one the pools offer: 8GiB, 3g.40gb, none, any")
+    # a size that is no A10 slice: the smallest offered that holds it
+    assert "(did you mean '24GiB'?)" in nvidia_gpu_line("16gib", [{"name": "big", "vmSize": "Standard_NV36ads_A10_v5",
+                                                                    "count": 1}])
+
+
+def test_a_profile_no_pool_lays_out_is_told_the_one_of_its_width_that_one_does():
+    assert nvidia_gpu_line("3g.20gb") == (
+        "extendedResources.nvidiaGpu: '3g.20gb' is no slice the pools offer (did you mean '3g.40gb'?); choose one of "
+        "8GiB, 3g.40gb, none, any")
+    # another width is another slice: no guess
+    assert nvidia_gpu_line("1g.10gb").endswith("'1g.10gb' is no slice the pools offer; choose one of 8GiB, 3g.40gb, "
+                                               "none, any")
+
+
+def test_with_a_pool_refused_nvidia_gpu_lists_every_value_it_takes():
+    data = copy.deepcopy(MINIMAL_STACK)
+    data["cluster"]["kubernetesVersion"] = "1.36"
+    data["gpuPools"] += [{**MIG_POOL, "name": "Bad_Name"}]
+    data["extendedResources"] = {"nvidiaGpu": "8"}
+    line = next(p for p in problems(data) if p.startswith("extendedResources.nvidiaGpu"))
+    assert "(did you mean '8GiB'?); choose one of: 4GiB, 8GiB, 12GiB, 24GiB, 1g.5gb, " in line, line
+
+
+def test_samples_extended_resource_name_on_1_35_is_told_the_fix():
+    data = copy.deepcopy(MINIMAL_STACK)
+    data["samples"] = {"extendedResourceName": "example.com/a10"}
+    (line,) = problems(data)
+    assert line.endswith("the API server drops the field; set cluster.kubernetesVersion to '1.36' (pools that pin a "
+                         "version too), or leave extendedResourceName unset"), line

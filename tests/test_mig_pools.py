@@ -217,3 +217,36 @@ def test_a_gpu_node_pool_of_mig_slices(preview):
 def test_an_ephemeral_os_disk_is_checked_against_a_mig_sizes_temp_disk():
     (line,) = problems(stack(mig_pool(osDiskType="Ephemeral", osDiskSizeGb=128)))  # NC24ads_A100_v4: 64 GiB temp disk
     assert line.startswith("gpuPools[1].osDiskSizeGb: 128 GB does not fit Standard_NC24ads_A100_v4's 64 GiB temp disk")
+
+
+# --- the host driver a chart needs, by the driver AKS installs on the pools' sizes -----------------------------------
+def test_chart_25_12_runs_where_every_pool_is_a_mig_pool_on_akss_r580_driver():
+    # AKS installs its CUDA LTS driver (R580, 580.159.04) on the MIG sizes (AgentBaker GetGPUDriverType: cuda-lts), which
+    # has the NVML call 25.12.0's plugin makes (kubernetes-sigs/dra-driver-nvidia-gpu#1014).
+    data = stack(driver={"chartVersion": "25.12.0"}, samples={"workload": False})
+    data["gpuPools"] = [mig_pool()]
+    assert stack_config_from_mapping(as_config(data)).dra_driver.chart_version == "25.12.0"
+
+
+def test_chart_25_12_is_still_refused_beside_an_a10_pool():
+    (line,) = problems(stack(mig_pool(), driver={"chartVersion": "25.12.0"}))
+    assert line.startswith("draDriver.chartVersion: 25.12.0 is refused: it needs an NVIDIA driver >= 580 on the nodes")
+
+
+def test_chart_25_12_beside_a_pool_of_unknown_size_waits_for_it_and_an_a10_typo_is_still_an_a10():
+    data = stack(driver={"chartVersion": "25.12.0"}, samples={"workload": False})
+    data["gpuPools"] = [mig_pool(), mig_pool(name="two", vmSize="Standard_NC24ads_A100")]
+    assert [line.partition(":")[0] for line in problems(data)] == ["gpuPools[1].vmSize"]
+    data["gpuPools"] = [mig_pool(), {"name": "a10", "vmSize": "Standard_NV12ads_A10_v5", "count": "x"}]
+    assert [line.partition(":")[0] for line in problems(data)] == ["gpuPools[1].count", "draDriver.chartVersion"]
+
+
+def test_the_driver_component_alone_judges_its_pools_the_same_way():
+    from components.kubernetes.dra_driver import NvidiaDraDriverArgs
+
+    mig = GpuPoolConfig.model_validate(mig_pool())
+    assert NvidiaDraDriverArgs(chartVersion="25.12.0", pools=[mig]).chart_version == "25.12.0"
+    a10 = GpuPoolConfig.model_validate(MINIMAL_STACK["gpuPools"][0])
+    with pytest.raises(ConfigError) as caught:
+        NvidiaDraDriverArgs(chartVersion="25.12.0", pools=[mig, a10])
+    assert "chart_version: 25.12.0 is refused: it needs an NVIDIA driver >= 580" in str(caught.value)

@@ -399,10 +399,42 @@ def test_plan_refuses_two_components_creating_one_device_class(capsys, tmp_path:
     assert status == EXIT_POLICY
     json.loads(out)  # stdout stays the plan document
     (error,) = [line for line in err.splitlines() if line.startswith("error: ")]
-    assert "DeviceClass 'a10-vgpu' is also declared by" in error
-    assert "DeviceClass::team-a-class" in error and "DeviceClass::gpu-dra-samples-class" in error
+    # Each by the program's line that declared it, and the component that line builds, not by its URN.
+    program = (project / "__main__.py").read_text().splitlines()
+    team = next(i for i, line in enumerate(program, 1) if line.startswith("DraClaimTemplates("))
+    platform = next(i for i, line in enumerate(program, 1) if 'GpuPlatform("gpu"' in line)
+    assert error == (f"error: __main__.py:{platform} (GpuPlatform 'gpu'): DeviceClass 'a10-vgpu' is also declared by "
+                     f"__main__.py:{team} (DraClaimTemplates 'team-a'): a DeviceClass is cluster-scoped, so only one "
+                     "component may create it (one NVIDIA DRA driver release per cluster); let the others name it "
+                     "without creating it"), error
+    assert "urn:pulumi:" not in err
     assert main(["plan", "--stack", "dev", "--project-dir", str(project), "--policy"]) == EXIT_POLICY
     assert "[mandatory] unique-device-class:" in capsys.readouterr().out
+
+
+TWO_EXTENDED = '''
+# Another ExtendedResources beside the platform's, over the same pools: both would create the same DeviceClasses.
+from components.kubernetes.extended_resources import ExtendedResources, ExtendedResourcesArgs
+
+ExtendedResources(
+    "again", ExtendedResourcesArgs(pools=config.gpu_pools, kubernetesVersion="1.36"),
+    pulumi.ResourceOptions(providers={"kubernetes": platform.cluster.provider}))
+'''
+
+
+def test_two_extended_resources_components_are_named_by_the_programs_lines(capsys, tmp_path: Path):
+    project = project_with(tmp_path, TWO_EXTENDED)
+    path = project / "stacks" / "Pulumi.dev.yaml"
+    path.write_text(path.read_text().replace('kubernetesVersion: "1.35"', 'kubernetesVersion: "1.36"').replace(
+        "  aks-dra-vgpu:samples:", "  aks-dra-vgpu:extendedResources: {}\n  aks-dra-vgpu:samples:"))
+    assert main(["plan", "--stack", "dev", "--project-dir", str(project)]) == EXIT_POLICY
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error: ")]
+    program = (project / "__main__.py").read_text().splitlines()
+    again = next(i for i, line in enumerate(program, 1) if line.startswith("ExtendedResources("))
+    platform = next(i for i, line in enumerate(program, 1) if 'GpuPlatform("gpu"' in line)
+    assert errors and all(
+        line.startswith(f"error: __main__.py:{platform} (GpuPlatform 'gpu'): DeviceClass 'aks-dra-vgpu-") and
+        f"is also declared by __main__.py:{again} (ExtendedResources 'again'): " in line for line in errors), errors
 
 
 def test_plan_warns_on_stderr_about_scale_from_zero_and_keeps_json_clean(capsys, tmp_path: Path):
@@ -452,7 +484,9 @@ def test_plan_refuses_two_driver_releases_whose_charts_create_the_same_device_cl
     errors = [line for line in err.splitlines() if line.startswith("error: ")]
     assert [e.split("DeviceClass '", 1)[1].split("'", 1)[0] for e in errors] == [
         "gpu.nvidia.com", "mig.nvidia.com", "vfio.gpu.nvidia.com"], errors
-    assert all("Release::second-driver" in e and "one NVIDIA DRA driver release per cluster" in e for e in errors)
+    # named by the program's line that declared the second driver, not by its Release's URN
+    assert all("(NvidiaDraDriver 'second-driver'): " in e and "one NVIDIA DRA driver release per cluster" in e
+               for e in errors), errors
     assert main(["plan", "--stack", "dev", "--project-dir", str(project), "--policy"]) == EXIT_POLICY
     assert "[mandatory] unique-device-class:" in capsys.readouterr().out
 

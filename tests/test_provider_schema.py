@@ -239,7 +239,8 @@ def test_a_gpu_node_pool_takes_a_gpu_pools_properties_exactly_plus_its_cluster(s
     pool = schema_type(schema, "GpuPool")["properties"]
     inputs = resource(schema, "GpuNodePool")["inputProperties"]
     assert {k: v for k, v in inputs.items() if k in pool} == pool
-    assert set(inputs) - set(pool) == {"clusterName", "resourceGroupName", "clusterKubernetesVersion"}
+    assert set(inputs) - set(pool) == {"clusterName", "resourceGroupName", "clusterKubernetesVersion",
+                                       "upgradedWithCluster"}
 
 
 # --- agreement with the stack file's schema ---------------------------------------------------------------------------

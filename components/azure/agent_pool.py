@@ -120,6 +120,9 @@ def agent_pool_properties(pool: GpuPoolConfig, orchestrator_version: str | None 
     return props
 
 
-def ignored_changes(pool: GpuPoolConfig) -> list[str]:
-    """Inputs Pulumi must not diff: an autoscaled pool's count drifts by design (pulumi-azure-native #2943)."""
-    return ["count"] if pool.autoscaling else []
+def ignored_changes(pool: GpuPoolConfig, upgraded_with_cluster: bool = False) -> list[str]:
+    """Inputs Pulumi must not diff: an autoscaled pool's count drifts by design (pulumi-azure-native #2943), and the
+    version of a pool that AKS's channel or a fleet's update runs upgrade with the control plane
+    (`config.upgrades.version_owner`): diffing it would move this pool alone, ahead of its control plane, which AKS
+    refuses, or back after an upgrade."""
+    return (["count"] if pool.autoscaling else []) + (["orchestratorVersion"] if upgraded_with_cluster else [])

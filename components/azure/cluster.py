@@ -12,7 +12,7 @@ import pulumi_kubernetes as k8s
 
 from ..config import AuthConfig, ClusterConfig
 from ..config.args import component_args
-from ..config.upgrades import AUTO_UPGRADE_SCHEDULE, NODE_OS_UPGRADE_SCHEDULE, MaintenanceWindowConfig
+from ..config.upgrades import AUTO_UPGRADE_SCHEDULE, NODE_OS_UPGRADE_SCHEDULE, MaintenanceWindowConfig, version_owner
 from ..config.versions import support_warning
 from ..outputs import output, register_declared
 from .access import ClusterAdmins
@@ -113,8 +113,11 @@ WINDOW_NAMES = {AUTO_UPGRADE_SCHEDULE: "upgrade-window", NODE_OS_UPGRADE_SCHEDUL
 def ignored_changes(config: ClusterConfig, fleet_member: bool = False) -> list[str]:
     """Inputs Pulumi must not diff: with a stable or rapid channel AKS moves the minor version itself, and a fleet
     member's version moves with the fleet's update runs (docs/fleet.md); sending the stack's (older) version again
-    would ask AKS to downgrade."""
-    return ["kubernetesVersion"] if config.version_follows_channel or fleet_member else []
+    would ask AKS to downgrade. Their upgrades move the inline system pool with the control plane, so its
+    orchestratorVersion is left alone too (the GPU pools' likewise: GpuNodePoolArgs.upgraded_with_cluster)."""
+    if version_owner(config.upgrades.channel, fleet_member) is None:
+        return []
+    return ["kubernetesVersion", "agentPoolProfiles[0].orchestratorVersion"]
 
 
 def _auth_properties(auth: AuthConfig) -> dict[str, Any]:

@@ -30,6 +30,14 @@ class GpuNodePoolArgs(GpuPoolConfig):
         "upgrades with the cluster (an AKS cluster PUT does not upgrade separately managed pools).",
     )
 
+    upgraded_with_cluster: bool = Field(
+        False,
+        description="The cluster's version is moved by AKS's stable or rapid channel or by a fleet's update runs, "
+        "which upgrade every pool with the control plane: the pool's version is sent when it is created and never "
+        "diffed after (a change would move this pool alone: ahead of its control plane, which AKS refuses, or back "
+        "after an upgrade). A pool pinned with kubernetes_version is refused with it.",
+    )
+
     @property
     def orchestrator_version(self) -> str | None:
         """The version the pool runs: its own pin, else the control plane's."""
@@ -37,6 +45,11 @@ class GpuNodePoolArgs(GpuPoolConfig):
 
     @model_validator(mode="after")
     def _within_skew(self) -> GpuNodePoolArgs:
+        if self.kubernetes_version and self.upgraded_with_cluster:
+            raise KeyedProblemsError(("kubernetesVersion", (
+                f"'{self.kubernetes_version}' pins this pool, but upgradedWithCluster says the cluster's upgrades "
+                "move every pool with the control plane, and its version is sent only when the pool is created; "
+                "leave it unset")))
         if self.kubernetes_version and self.cluster_kubernetes_version:
             problem = pool_skew_problem(self.kubernetes_version, self.cluster_kubernetes_version)
             if problem:
@@ -109,7 +122,8 @@ class GpuNodePool(GpuNodePoolOutputs, pulumi.ComponentResource):
         args = component_args(GpuNodePoolArgs, args)
         super().__init__("aks-dra-vgpu:index:GpuNodePool", name, None, opts)
         self.config = GpuPoolConfig.model_validate(
-            args.model_dump(exclude={"cluster_name", "resource_group_name", "cluster_kubernetes_version"})
+            args.model_dump(exclude={"cluster_name", "resource_group_name", "cluster_kubernetes_version",
+                                     "upgraded_with_cluster"})
         )
         self.orchestrator_version = args.orchestrator_version
         self.agent_pool = pool = containerservice.AgentPool(
@@ -120,7 +134,8 @@ class GpuNodePool(GpuNodePoolOutputs, pulumi.ComponentResource):
             # What the component waits for, its AgentPool waits for (in GpuPlatform: the cluster's maintenance
             # configurations, and the pool before it in a shared bring-your-own VNet).
             opts=pulumi.ResourceOptions(
-                parent=self, ignore_changes=ignored_changes(self.config), depends_on=_waits_for(opts)
+                parent=self, ignore_changes=ignored_changes(self.config, args.upgraded_with_cluster),
+                depends_on=_waits_for(opts),
             ),
         )
         # The name as sent, once the pool exists (known in a preview too: AKS keeps the name verbatim).

@@ -67,3 +67,10 @@ def min_grid_driver_for_node_image(image: str) -> GridDriver:
 def grid_driver_named(version: str) -> GridDriver | None:
     """The AKS GRID line with exactly this version, if AKS ships one."""
     return next((d for d in AKS_A10_GRID_DRIVERS if d.version == version), None)
+
+
+# What AKS installs on the MIG sizes (A100, H100, H200): the CUDA LTS driver of the `aks-gpu-cuda-lts` image, R580.
+# Azure/AgentBaker pkg/agent/baker.go GetGPUDriverType gives "cuda-lts" to every size that is neither an A10 size
+# (ConvergedGPUDriverSizes), an RTX PRO 6000 size nor the old NCv1; the version is that image's in
+# parts/common/components.json (docs/mig.md).
+AKS_MIG_CUDA_DRIVER = "580.159.04"

@@ -1,6 +1,7 @@
 """Command line of the offline engine: plan, render and diff a Pulumi project's stacks with no cloud and no Pulumi CLI.
 
-Exit status: 0 done (diff: no change), 2 bad input (one line per problem on stderr, nothing on stdout),
+Exit status: 0 done (diff: no change), 2 bad input (one line per problem on stderr; nothing on stdout, or with
+--json the command's document holding the problems),
 3 diff found changes (size: something does not fit; verify: something not there yet), 4 `diff` found a change that
 would fail or must not be applied, `verify` something broken, or `plan --policy` a mandatory policy violated (and
 `plan` found two resources creating the same cluster-scoped DeviceClass), 1 anything unexpected (one line too; set
@@ -99,8 +100,9 @@ def _parser() -> argparse.ArgumentParser:
         "Ambient PULUMI_* environment variables are hidden from the program: the plan depends only on the "
         "project and its stack file. PULUMI_CONFIG and PULUMI_CONFIG_<KEY> are ignored with a warning (the Pulumi CLI "
         "sets them itself for the program it runs, so a value in the shell belongs to another run, not to this stack's "
-        "file). Every command: exit 2 bad input (one line per problem on stderr), 1 anything unexpected; --format's "
-        "default is the text for people (text; plan's text is its resource tree).",
+        "file). Every command: exit 2 bad input (one line per problem on stderr; with --json, also the command's "
+        "JSON document on stdout, its problems in it), 1 anything unexpected. The output is text for people unless "
+        "--json (or, for plan and size, --format) asks otherwise; plan's text is its resource tree.",
     )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -217,6 +219,11 @@ def main(argv: list[str] | None = None) -> int:
             args = _parser().parse_args(argv)
         except SystemExit as exc:  # --help (0), or argparse giving up on its own
             return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+        except BadInputError as exc:  # a usage mistake: under --json, the command's document too
+            from .usage_documents import write_usage_document
+
+            write_usage_document(argv, exc.lines)
+            raise
         # Before anything imports an SDK: one line per dependency outside its declared range instead of a traceback.
         problems = unsupported()
         if problems:

@@ -47,7 +47,8 @@ def cmd_plan_fleet(args: argparse.Namespace) -> int:
         write_plans(_out_folder(args.out), fleet.stack, {stack: plan.to_json() for stack, plan in plans.items()})
     # What `plan --stack` says of each stack, named by its stack: a member `plan --stack` refuses (two components
     # creating one object, exit 4) is refused here too.
-    refused = [report_findings(plan, in_document=args.json, prefix=f"{stack}: ") for stack, plan in plans.items()]
+    refused = [report_findings(plan, in_document=args.json, prefix=f"{stack}: ", project_dir=args.project_dir)
+               for stack, plan in plans.items()]
     status = EXIT_POLICY if any(refused) else EXIT_OK
     extra = ""
     if args.critical_path:

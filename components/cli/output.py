@@ -4,7 +4,7 @@ line printable, control characters escaped)."""
 from __future__ import annotations
 
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_CHANGES, EXIT_POLICY = 0, 1, 2, 3, 4
 DEBUG_ENV = "AKS_DRA_VGPU_TRACEBACK"
@@ -50,3 +50,14 @@ def _report(lines: list[str]) -> None:
         shown = [*shown[:MAX_PROBLEMS], f"... and {len(shown) - MAX_PROBLEMS} more problems (fix these first)"]
     for line in shown:
         write(sys.stderr, printable(str(line)) + "\n")  # a newline inside a problem is escaped: one line each
+
+
+def bad_input_problems(lines: list[str]) -> list[dict[str, Any]]:
+    """A refused input's lines as a JSON document's problems (the shape `size --json` and `plan --json` share)."""
+    return [{"key": "", "kind": "bad-input", "message": printable(line), "severity": "error"} for line in lines]
+
+
+def bad_input_document(lines: list[str]) -> dict[str, Any]:
+    """`--json`'s document for input a command refused before it had a result of its own (plan, diff): the exit
+    status and the problems, and no key of a result, so nothing reads it as an empty one."""
+    return {"exit": EXIT_BAD_INPUT, "problems": bad_input_problems(lines)}

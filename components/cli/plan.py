@@ -3,17 +3,36 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from typing import Any
 
 from ..policies.credentials import NO_PLAIN_CREDENTIALS
 from ..policies.findings import Violation
 from .findings import report_findings
-from .output import EXIT_OK, EXIT_POLICY, BadInputError, printable_lines, write
+from .output import EXIT_OK, EXIT_POLICY, BadInputError, bad_input_document, printable_lines, write
 from .running import run_plan
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    """`plan`: the tree (for people), the JSON document (for machines) or a Mermaid graph; `--fleet`: a fleet."""
+    """`plan`: the tree (for people), the JSON document (for machines) or a Mermaid graph; `--fleet`: a fleet. With
+    JSON asked for, bad input is a JSON document too (and its lines on stderr), so a script reading stdout always
+    reads a document."""
+    try:
+        return _plan(args)
+    except BadInputError as exc:
+        if args.json or args.format == "json":
+            write(sys.stdout, json.dumps(error_document(exc.lines), indent=2, sort_keys=True) + "\n")
+        raise
+
+
+def error_document(lines: list[str]) -> dict[str, Any]:
+    """`plan --json`'s document for input it refused: nothing planned (no `resources`, so `diff` never reads it as an
+    empty plan), each problem as `size --json` writes one."""
+    return bad_input_document(lines)
+
+
+def _plan(args: argparse.Namespace) -> int:
     if getattr(args, "fleet", None) is not None:
         from .fleet import cmd_plan_fleet
 
@@ -63,7 +82,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     for block in extra:
         write(report, printable_lines(block))
     # With --policy the report above already names each finding (as mandatory or advisory): each is said once.
-    refused = report_findings(plan, in_document=fmt == "json", said=said, findings=not args.policy)
+    refused = report_findings(plan, in_document=fmt == "json", said=said, findings=not args.policy,
+                              project_dir=args.project_dir)
     return EXIT_POLICY if refused else status
 
 

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from .output import EXIT_BAD_INPUT, BadInputError, printable, write
+from .output import EXIT_BAD_INPUT, BadInputError, bad_input_problems, write
 
 
 def cmd_size(args: argparse.Namespace) -> int:
@@ -34,5 +34,4 @@ def cmd_size(args: argparse.Namespace) -> int:
 
 def error_document(lines: list[str]) -> dict[str, Any]:
     """`size --json`'s document for input it refused: nothing planned, each problem as a plan's problems are written."""
-    problems = [{"key": "", "kind": "bad-input", "message": printable(line), "severity": "error"} for line in lines]
-    return {"exit": EXIT_BAD_INPUT, "fits": False, "problems": problems}
+    return {"exit": EXIT_BAD_INPUT, "fits": False, "problems": bad_input_problems(lines)}

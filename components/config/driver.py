@@ -8,17 +8,20 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 
 from ..catalog import (
+    A10_SIZES,
     CONSUMABLE_SHARES_FROM,
     DEFAULT_CHART_VERSION,
     DRIVER_CHARTS,
     MANAGED_GATES,
     MANAGED_VALUES,
+    MIG_SIZES,
     OFFERED_CHART_VERSIONS,
     REQUIRED_VALUES,
     DriverChart,
 )
 from ..catalog.host_drivers import (
     AKS_GRID_DEADLINE,
+    AKS_MIG_CUDA_DRIVER,
     AKS_MIN_SUPPORTED_GRID_DRIVER,
     AKS_MIN_SUPPORTED_NODE_IMAGE,
     driver_version,
@@ -121,7 +124,8 @@ class DraDriverConfig(Model):
                     "must stay false on A10 vGPU: it requires IMEXDaemonsWithDNSNames, which stays false "
                     "(the driver refuses to start with one on and the other off)",
                 ))
-        problems.extend(_host_driver_problems(chart, self.host_driver_version))
+        # A driver left unstated is the one AKS installs, which depends on the pools' sizes: `nodes_driver_problems`.
+        problems.extend(_host_driver_problems(chart, self.host_driver_version) if self.host_driver_version else [])
         problems.extend(_extra_values_problems(self.extra_values))
         if problems:
             raise KeyedProblemsError(*problems)
@@ -155,20 +159,36 @@ def usable_chart_versions(host_driver: str | None) -> list[str]:
             if DRIVER_CHARTS[v].min_host_driver is None or driver >= driver_version(DRIVER_CHARTS[v].min_host_driver)]
 
 
-def _host_driver_problems(chart: DriverChart, stated: str | None) -> list[tuple[str, str]]:
-    """The chart's minimum host driver against the one the stack states, or else AKS's GRID driver for A10."""
+def nodes_driver_problems(chart_version: str | None, stated: str | None, vm_sizes: list[Any],
+                          chart_key: str) -> list[tuple[str, str]]:
+    """With no hostDriverVersion stated, the chart's minimum host driver against the drivers AKS installs on the pools'
+    sizes (`vm_sizes`, as written): its GRID driver on A10 sizes, its CUDA LTS driver (R580) on the MIG sizes
+    (Azure/AgentBaker pkg/agent/baker.go GetGPUDriverType). Judged only when known: an A10 pool, or every pool of a
+    size the catalog knows. A stated driver is judged by the driver section alone."""
+    chart = DRIVER_CHARTS.get(chart_version) if chart_version is not None else None
+    if stated is not None or chart is None or chart.min_host_driver is None:
+        return []
+    minimum = chart.min_host_driver
+    known = [size for size in vm_sizes if isinstance(size, str) and (size in A10_SIZES or size in MIG_SIZES)]
+    a10 = any(size in A10_SIZES for size in known)
+    if not a10 and (not known or len(known) < len(vm_sizes)):
+        return []  # no pool, or a size that did not validate: the driver its nodes get is not known yet
+    runs = AKS_MIN_SUPPORTED_GRID_DRIVER if a10 else AKS_MIG_CUDA_DRIVER
+    if driver_version(runs) >= driver_version(minimum):
+        return []
+    return [(
+        chart_key,
+        f"{chart.version} is refused: it needs an NVIDIA driver >= {minimum} on the nodes: {chart.host_driver_reason}; "
+        f"AKS's GRID driver for A10 is {AKS_MIN_SUPPORTED_GRID_DRIVER} or another 570 release; use "
+        f"{DEFAULT_CHART_VERSION} (or 25.8.1), or set draDriver.hostDriverVersion if your nodes run a driver >= {minimum}",
+    )]
+
+
+def _host_driver_problems(chart: DriverChart, stated: str) -> list[tuple[str, str]]:
+    """The chart's minimum host driver against the one the stack states."""
     if chart.min_host_driver is None:
         return []
     minimum = chart.min_host_driver
-    if stated is None:
-        if driver_version(AKS_MIN_SUPPORTED_GRID_DRIVER) >= driver_version(minimum):
-            return []
-        return [(
-            "chartVersion",
-            f"{chart.version} is refused: it needs an NVIDIA driver >= {minimum} on the nodes: {chart.host_driver_reason}; "
-            f"AKS's GRID driver for A10 is {AKS_MIN_SUPPORTED_GRID_DRIVER} or another 570 release; use "
-            f"{DEFAULT_CHART_VERSION} (or 25.8.1), or set draDriver.hostDriverVersion if your nodes run a driver >= {minimum}",
-        )]
     if driver_version(stated) >= driver_version(minimum):
         return []
     message = f"'{stated}' is below what chart {chart.version} needs: NVIDIA driver >= {minimum}, {chart.host_driver_reason}"

@@ -43,6 +43,7 @@ from .extended_resources import (
     mig_class_name,
     mig_resource_name,
 )
+from .nvidia_gpu_hints import nvidia_gpu_meant
 from .samples import EXTENDED_RESOURCE_FROM, SamplesConfig
 from .syntax import parse_k8s_version
 
@@ -118,7 +119,10 @@ def nvidia_gpu_offer_problem(choice: str | None, pools: list[tuple[int, Any]]) -
     size = a10_size_of(choice)
     if (size is not None and size in sizes) or (size is None and choice in profiles):
         return None
-    return f"'{choice}' is no slice the pools offer; choose one of {', '.join(nvidia_gpu_choices(pools))}"
+    choices = nvidia_gpu_choices(pools)
+    meant = nvidia_gpu_meant(choice, sizes, profiles)
+    hint = f" (did you mean '{meant}'?)" if meant in choices else ""
+    return f"'{choice}' is no slice the pools offer{hint}; choose one of {', '.join(choices)}"
 
 
 def package_names(extended: ExtendedResourcesConfig, pools: Iterable[tuple[int, Any]],
@@ -225,9 +229,14 @@ def extended_problems(
             f"{GPU_DEVICE_CLASS}, which Kubernetes decides by creation order; with draDriver.enabled: false the "
             "driver's classes are someone else's and the package cannot create its class after theirs. Set "
             f"nvidiaGpu: '{CHART_CLASS}' (or leave it unset), or let the package run the driver")))
-    if left_out:  # the names below follow from slices, domain and nvidiaGpu together
+    if "slices" in left_out:  # which classes there are follows from it
         return problems
     ours = package_names(extended, pools, keep)
+    if "nvidiaGpu" in left_out:  # whether the nvidia.com/gpu class is there follows from it
+        ours.pop(NVIDIA_GPU, None)
+    classes = set(ours.values())
+    if "domain" in left_out:  # the A10 slices' names follow from it, never a class's name
+        ours = {name: cls for name, cls in ours.items() if not name.startswith(f"{extended.domain}/")}
     for name, cls in ours.items():
         if name != NVIDIA_GPU and name in chart_names:
             problems.append((key, f"'{name}' (class {cls}) is also mapped by the chart's class {chart_names[name]}"))
@@ -235,7 +244,7 @@ def extended_problems(
         problems.append(("samples.extendedResourceName", (
             f"'{sample_name}' is also mapped by extendedResources' class {ours[sample_name]}: one name must have one "
             "class (Kubernetes picks the class created last); remove samples.extendedResourceName")))
-    if samples is not None and samples.enabled and samples.device_class_name in set(ours.values()):
+    if samples is not None and samples.enabled and samples.device_class_name in classes:
         problems.append(("samples.deviceClassName", f"'{samples.device_class_name}' is the name of one of "
                          "extendedResources' classes; choose another"))
     return problems

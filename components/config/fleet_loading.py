@@ -22,6 +22,7 @@ from .loading import (
     credential_texts,
     redact,
     running_config,
+    unknown_keys_warning,
     warn_plain_credentials,
 )
 from .validation import validate
@@ -63,13 +64,23 @@ def fleet_config_from_mapping(
     return fleet
 
 
-def load_fleet_config(project: str | None = None) -> FleetConfig:
-    """Reads and validates a fleet stack's settings in a running Pulumi program; raises ConfigError on bad input."""
+def load_fleet_config(project: str | None = None, others: Collection[str] = ()) -> FleetConfig:
+    """Reads and validates a fleet stack's settings in a running Pulumi program; raises ConfigError on bad input.
+    `others`: the keys of the namespace the calling program reads itself; any other key is warned about."""
     namespace = project or pulumi.get_project()
     found, secret = running_config(namespace, (FLEET_KEY,))
     fleet = fleet_config_from_mapping(found, namespace, secret)
     warn_plain_credentials(found, namespace, secret)
+    warning = unknown_keys_warning(found, namespace, (FLEET_KEY,), _refused, others)
+    if warning:
+        pulumi.log.warn(warning)
     return fleet
+
+
+def _refused(key: str) -> bool:
+    """Whether a fleet stack's loading refuses this key (a platform's section, or a near miss of 'fleet')."""
+    return key in STACK_KEYS or bool(difflib.get_close_matches(key, [FLEET_KEY], n=1, cutoff=NEAR_MISS_CUTOFF)) \
+        or key.lower() == FLEET_KEY
 
 
 def running_fleet_stack(project: str | None = None) -> bool:

@@ -1,7 +1,8 @@
 """Loading a stack's settings: the four sections this package owns in the project's config namespace.
 
-Other keys in that namespace belong to the consumer's own program and are left alone, except near-misses of the
-four (``gpuPool``, ``draDrivers``): those are refused with "did you mean", since a typo must never be ignored.
+Other keys in that namespace may belong to the consumer's own program, which names them (`load_stack_config`'s
+`others`); near-misses of the four (``gpuPool``, ``draDrivers``) are refused with "did you mean", and any other key is
+warned about (`unknown_keys_warning`), since a typo must never pass without a word.
 
 Sections set as secrets (``pulumi config set --secret``; `pulumi.runtime.is_config_secret`) stay secret: the
 StackConfig names them (`StackConfig.secret_sections`) so that what is built from them is passed as a secret, and no
@@ -13,7 +14,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,9 +92,8 @@ def stack_config_from_mapping(
     try:
         stack = validate(StackConfig, data)
     except ConfigError as exc:
-        problems += exc.problems
         # The whole stack did not validate, so its cross-section checks never ran: run them on the parts that did.
-        problems += [p for p in partial_problems(data) if p not in problems]
+        problems += [p for p in dict.fromkeys(partial_problems(data, exc.problems)) if p not in problems]
         stack = None
     if problems:
         raise ConfigError(redact(problems, [data[key] for key in sorted(secret)] + credential_texts(data))) from None
@@ -182,17 +182,48 @@ def redact(problems: list[Problem], secrets: list[Any]) -> list[Problem]:
             for p in problems]
 
 
-def load_stack_config(project: str | None = None) -> StackConfig:
+def load_stack_config(project: str | None = None, others: Collection[str] = ()) -> StackConfig:
     """Reads and validates this project's stack settings in a running Pulumi program; raises ConfigError on bad input.
 
     Reads through the SDK's public config functions: the four sections by key, the language host's config map
-    (``PULUMI_CONFIG``) for near-misses of them, and `is_config_secret` for the sections set as secrets.
+    (``PULUMI_CONFIG``) for near-misses of them, and `is_config_secret` for the sections set as secrets. `others`: the
+    keys of the namespace the calling program reads itself; any other key is warned about (`unknown_keys_warning`).
     """
     namespace = project or pulumi.get_project()
     found, secret = running_config(namespace, STACK_KEYS)
     stack = stack_config_from_mapping(found, namespace, secret)
     warn_plain_credentials(found, namespace, secret)
+    warning = unknown_keys_warning(found, namespace, STACK_KEYS, refused_in_platform, others)
+    if warning:
+        pulumi.log.warn(warning)
     return stack
+
+
+def refused_in_platform(key: str) -> bool:
+    """Whether a platform stack's loading refuses this unknown key (a near miss of a section, or of 'fleet')."""
+    return near_miss(key) is not None or bool(difflib.get_close_matches(key, ["fleet"], n=1, cutoff=NEAR_MISS_CUTOFF))
+
+
+def unknown_keys_warning(config: Mapping[str, Any], namespace: str, settings: Sequence[str],
+                         refused: Callable[[str], bool], others: Collection[str] = ()) -> str | None:
+    """What a stack is told about keys of its namespace that nothing reads: none of the package's `settings`, not
+    `refused` (those are told as errors) and none of the `others` its program reads. Not an error, since a program of
+    the consumer's may read its own keys there; but a misspelt or misplaced key that does nothing must not pass
+    without a word. A key shaped like a credential is not shown."""
+    from .credentials import key_looks_like
+
+    keys = sorted(
+        SECRET_SHOWN if key_looks_like(key) else key
+        for full in config if (parts := str(full).partition(":"))[0] == namespace
+        and (key := parts[2]) not in settings and key not in others and not refused(key)
+    )
+    if not keys:
+        return None
+    it = "it" if len(keys) == 1 else "them"
+    return (f"{', '.join(f'{namespace}:{key}' for key in keys)}: {'is not a setting' if it == 'it' else 'are not settings'}"
+            f" of this package (its keys here: {', '.join(settings)}; docs/configuration.md), so nothing here reads "
+            f"{it}; remove {it}, or, where your own program reads {it}, pass {it} as `others` when it loads the "
+            "settings")
 
 
 def running_config(namespace: str, keys: Collection[str]) -> tuple[dict[str, Any], list[str]]:

@@ -115,7 +115,8 @@ class GpuPoolConfig(MigPoolParts, Model):
     kubernetes_version: KubernetesVersion | None = unset(
         "Pin this pool's Kubernetes version (orchestratorVersion) for a staged rollout; default: the "
         "cluster's kubernetesVersion, so the pool upgrades with the cluster. Never newer than the control plane, at "
-        "most two minor versions behind it.",
+        "most two minor versions behind it; refused where a fleet's update runs or the stable or rapid channel own "
+        "the version (they upgrade every pool with the control plane).",
     )
 
     @field_validator("vm_size")

@@ -122,10 +122,11 @@ def extended_resource_problem(kubernetes_version: str | None, version_key: str) 
     """Why a DeviceClass extendedResourceName cannot be used on this Kubernetes version, or None when it can."""
     wanted = ".".join(map(str, EXTENDED_RESOURCE_FROM))
     if kubernetes_version is None:
-        return f"needs the cluster's Kubernetes version ({version_key}): it works from {wanted} on"
+        return f"needs the cluster's Kubernetes version ({version_key}): it works from {wanted} on; set {version_key}"
     if parse_k8s_version(kubernetes_version) < EXTENDED_RESOURCE_FROM:
         return (
             f"needs Kubernetes {wanted} or newer ({version_key} is '{kubernetes_version}'): before {wanted} the "
-            "DRAExtendedResource feature gate is alpha and off, and the API server drops the field"
+            f"DRAExtendedResource feature gate is alpha and off, and the API server drops the field; set {version_key} "
+            f"to '{wanted}' (pools that pin a version too), or leave extendedResourceName unset"
         )
     return None

@@ -10,7 +10,7 @@ from ..catalog import SIZE_CLASSES
 from .azure import SUBNET, ArmId, parse_arm_id
 from .base import Model
 from .cluster import ClusterConfig
-from .driver import DraDriverConfig, sharing_problems
+from .driver import DraDriverConfig, nodes_driver_problems, sharing_problems
 from .errors import KeyedProblemsError
 from .extended_resources import ExtendedResourcesConfig
 from .extended_rules import extended_problems
@@ -22,6 +22,7 @@ from .monitoring_rules import monitoring_problems
 from .pool_regions import pool_region_problems
 from .pools import GpuPoolConfig
 from .samples import SamplesConfig, extended_resource_problem
+from .upgrades import pinned_pool_problems, version_owner
 from .versions import pool_skew_problem
 
 
@@ -63,6 +64,8 @@ class StackConfig(Model):
         if self.fleet_membership is not None:
             problem = member_name_problem(self.fleet_membership, self.cluster.name)
             problems += [problem] if problem else []
+        owner = version_owner(self.cluster.upgrades.channel, self.fleet_membership is not None)
+        problems += pinned_pool_problems(enumerate(self.gpu_pools), owner)
         if problems:
             raise KeyedProblemsError(*problems)
         return self
@@ -78,7 +81,8 @@ def cross_problems(
     names: list[tuple[int, str]] | None = None, pool_count: int | None = None, driver: DraDriverConfig | None = None,
     monitoring: tuple[MonitoringConfig | None, str | None, list[str]] | None = None, cluster_left_out: list[str] = (),
     driver_chart: str | None = None, cluster_version: str | None = None,
-    extended: tuple[ExtendedResourcesConfig | None, list[str]] = (None, []),
+    extended: tuple[ExtendedResourcesConfig | None, list[str]] = (None, []), host_driver_unstated: bool = False,
+    vm_sizes: list[object] | None = None,
 ) -> list[tuple[str, str]]:
     """Every check that spans sections, each run when the parts it reads validated (`pools` are the pools that did, by
     index; `all_pools` says whether that is all of them; the driver's namespace and release and the system pool's
@@ -86,7 +90,9 @@ def cross_problems(
     the validated pools'; `pool_count`: how many pools are written; `cluster_left_out`: the cluster's keys that failed,
     so the cluster is its other keys, and a rule reading one of those does not run; `cluster_version`: the cluster's
     Kubernetes version when only that much validated; `extended`: the extendedResources section with its keys that
-    failed left out, and those keys), so one run lists every mistake."""
+    failed left out, and those keys; `host_driver_unstated`: the driver section did not validate whole, but it states
+    no hostDriverVersion; `vm_sizes`: every pool's vmSize as written, default the validated pools'), so one run lists
+    every mistake."""
     problems: list[tuple[str, str]] = []
 
     def reads(key: str) -> bool:  # the cluster's key a rule reads is the user's, not a default standing in for it
@@ -134,6 +140,10 @@ def cross_problems(
     # MIG pools beside the driver section: its gates and chart version, each judged when it validated.
     problems += driver_mig_problems(driver_chart, driver.feature_gates if driver else None, pools,
                                     "draDriver.chartVersion", "draDriver.featureGates")
+    # The driver AKS installs where none is stated follows the pools' sizes (GRID on A10, R580 on MIG sizes).
+    if (driver is not None and driver.host_driver_version is None) or (driver is None and host_driver_unstated):
+        sizes = [pool.vm_size for _, pool in pools] if vm_sizes is None else vm_sizes
+        problems += nodes_driver_problems(driver_chart, None, sizes, "draDriver.chartVersion")
     section, section_left_out = extended
     if section is not None or section_left_out or samples is not None:
         problems += extended_problems(section, samples, version, pools, all_pools,

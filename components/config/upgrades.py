@@ -8,7 +8,8 @@ managedClusters.json: ``ManagedClusterAutoUpgradeProfile.upgradeChannel`` / ``no
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Iterable
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -32,6 +33,34 @@ MINOR_CHANNELS = ("stable", "rapid")
 SCHEDULED_NODE_OS_CHANNELS = ("NodeImage", "SecurityPatch")
 # What AKS uses when nodeOSUpgradeChannel is not sent ("The default is NodeImage", managedClusters.json).
 DEFAULT_NODE_OS_CHANNEL = "NodeImage"
+
+
+def version_owner(channel: str | None, fleet_member: bool) -> str | None:
+    """Who moves the cluster's Kubernetes version after creation, the control plane and every pool together, when it
+    is not the stack (None): a fleet's update runs ("Full" upgrades "the control plane and all agent pools",
+    azure-rest-api-specs fleets.json ManagedClusterUpgradeType), or AKS's stable or rapid channel ("Cluster
+    auto-upgrade always upgrades the control plane and node pools together", learn.microsoft.com/azure/aks/
+    auto-upgrade-cluster). The stack then sends every version once, at creation, and never diffs it."""
+    if fleet_member:
+        return "the fleet's update runs (fleetMembership)"
+    if channel in MINOR_CHANNELS:
+        return f"AKS's upgrades.channel '{channel}'"
+    return None
+
+
+def pinned_pool_problems(pools: Iterable[tuple[int, Any]], owner: str | None) -> list[tuple[str, str]]:
+    """A pool that pins its own version where `owner` (`version_owner`) moves every pool with the control plane: the
+    pin would hold only until the owner's first upgrade, and sending it again would ask AKS to move that pool back."""
+    if owner is None:
+        return []
+    return [
+        (f"gpuPools[{index}].kubernetesVersion", (
+            f"'{pool.kubernetes_version}' pins this pool, but the cluster's version belongs to {owner}, each of "
+            "whose upgrades moves the control plane and every pool together, and the stack sends a pool's version "
+            "only when it creates the pool; leave it unset (the pool starts at the control plane's version and "
+            "moves with it)"))
+        for index, pool in pools if pool.kubernetes_version
+    ]
 
 
 class MaintenanceWindowConfig(Model, defer_build=True):

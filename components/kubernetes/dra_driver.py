@@ -20,7 +20,7 @@ from pydantic import Field, model_validator
 from ..catalog import GPU_PRESENT_LABEL, RESOURCE_API_VERSION, DriverChart
 from ..config import DraDriverConfig, GpuPoolConfig, KeyedProblemsError
 from ..config.args import component_args
-from ..config.driver import sharing_problems
+from ..config.driver import nodes_driver_problems, sharing_problems
 from ..config.mig_pools import driver_mig_problems
 from ..config.pools import GpuPools
 from ..outputs import register_declared
@@ -52,6 +52,8 @@ class NvidiaDraDriverArgs(DraDriverConfig):
         problems = sharing_problems(self.chart_version, None, list(enumerate(self.pools)), "chartVersion", None)
         problems += driver_mig_problems(self.chart_version, self.feature_gates, list(enumerate(self.pools)),
                                         "chartVersion", "featureGates", "pools")
+        problems += nodes_driver_problems(self.chart_version, self.host_driver_version,
+                                          [pool.vm_size for pool in self.pools], "chartVersion")
         if problems:
             raise KeyedProblemsError(*((key.replace("gpuPools", "pools", 1), text) for key, text in problems))
         return self

@@ -207,7 +207,7 @@ def _capture(
         if stray is not None:
             raise stray
     resources = sorted(monitor.registrations, key=lambda r: r.urn)
-    return Plan(project, stack, resources, monitor.outputs, monitor.invokes, engine.warnings())
+    return Plan(project, stack, resources, monitor.outputs, monitor.invokes, engine.warnings(), monitor.stack_frames)
 
 
 # --- stopping a program that runs past its time limit ------------------------------------------------------------------

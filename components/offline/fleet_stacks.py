@@ -110,7 +110,7 @@ def load_fleet(project_dir: Path, fleet_stack: str) -> FleetSet:
             profile = _part(AutoUpgradeConfig, raw.get("autoUpgrade"))
     members: list[MemberStack] = []
     views: list[MemberView] = []
-    member_files: dict[str, str] = {}
+    member_files: dict[str, str | None] = {}  # every member stack's file -> its member name, where it reads
     for stack, read in stacks.items():
         if stack == fleet_stack:
             continue
@@ -137,7 +137,10 @@ def load_fleet(project_dir: Path, fleet_stack: str) -> FleetSet:
         except ConfigError as exc:
             problems += [at(member_shown, pool_named(p.path, found.config, project.name), p.message)
                          for p in exc.problems]
-            views.append(_partial_view(member_shown, found.config, project.name))
+            view = _partial_view(member_shown, found.config, project.name)
+            views.append(view)
+            # It names this fleet whatever else is wrong: its cluster is compared with the other stacks' all the same.
+            member_files[member_shown] = view.member_name
             continue
         membership = config.fleet_membership
         assert membership is not None  # it names this fleet stack
@@ -169,13 +172,14 @@ def _not_a_fleet(project: Project, shown: str, named: str, stacks: dict[str, Rea
 
 
 def _shared_resources(project: Project, stacks: dict[str, ReadStack], shown: str,
-                      member_files: dict[str, str]) -> list[Problem]:
+                      member_files: dict[str, str | None]) -> list[Problem]:
     """The fleet this fleet stack declares, or a member's cluster, declared by another stack file of the project too."""
     readable = [r for r in stacks.values() if r.found is not None]
     fleets = [d for r in readable if (d := declared_fleet(r.shown, r.found.config, project.name)) is not None]
     clusters = [d for r in readable if (d := declared_cluster(r.shown, r.found.config, project.name)) is not None]
     return (twice_declared(fleets, "fleet", {shown})
-            + twice_declared(clusters, "cluster", set(member_files), member_files))
+            + twice_declared(clusters, "cluster", set(member_files),
+                             {file: name for file, name in member_files.items() if name is not None}))
 
 
 def partial_strategy(raw: Any) -> UpdateStrategyConfig | None:

@@ -115,6 +115,9 @@ class Monitor(_Service):
         self.stack = stack
         self.providers = providers
         self.registrations: list[Registration] = []
+        # urn -> the program's stack when it declared the resource ((file URI, line), innermost first), as the SDK
+        # sends it (RegisterResourceRequest.stackTrace): where `plan` says a resource was declared.
+        self.stack_frames: dict[str, tuple[tuple[str, int], ...]] = {}
         self.invokes: list[Invoke] = []
         self.outputs: dict[str, Any] = {}
         self.stack_urn = ""
@@ -143,6 +146,7 @@ class Monitor(_Service):
             raise _NeedsTheLoop()
         self.parents[urn] = request.parent
         self.own_transforms[urn] = list(request.transforms)
+        self.stack_frames[urn] = tuple((f.pc.uri, f.pc.line) for f in request.stackTrace.frames if f.HasField("pc"))
         properties, options = self._transformed(request, transforms)
         wire = _struct(properties)
         deps = set(options.depends_on)

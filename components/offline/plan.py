@@ -69,6 +69,8 @@ class Plan:
     invokes: list[Invoke] = field(default_factory=list)
     # What the program logged as warnings (`pulumi.log.warn`), each once, sorted: what the real engine prints.
     warnings: list[str] = field(default_factory=list)
+    # urn -> the program's stack when it declared the resource ((file URI, line), innermost first); not in the document.
+    stack_frames: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
 
     def all(self, type_: str) -> list[Registration]:
         """Every registration of a type token."""

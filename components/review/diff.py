@@ -35,7 +35,7 @@ from .replacement_rules import (
     replace_on_changes_rule,
 )
 from .rules.model import Refuser, Rule
-from .upgrade_rules import chart_rules, upgrade_rule, version_rules
+from .upgrade_rules import chart_rules, owned_version_warnings, upgrade_rule, version_rules
 
 OPTION_KEYS = ("protect", "retainOnDelete", "ignoreChanges", "replaceOnChanges", "deleteBeforeReplace", "aliases")
 
@@ -142,7 +142,7 @@ def diff_plans(old: dict[str, Any], new: dict[str, Any]) -> DiffResult:
         old_res, new_res = old_index[pairs[key]], new_index[key]
         changes, options = inputs[key]
         reasons = list(replaced.get(key, ()))
-        reasons += version_rules(new_res, new_index) if changes else []
+        reasons += version_rules(new_res, new_index, old_index) if changes else []
         charts = chart_rules(old_res, new_res)
         reasons += charts
         refused = [r for c in changes for r in c.rules if r.effect == "refused"] + [r for r in reasons if r.effect == "refused"]
@@ -196,7 +196,7 @@ def diff_plans(old: dict[str, Any], new: dict[str, Any]) -> DiffResult:
         new_stack=str(new.get("stack") or ""),
         resources=tuple(diffs),
         outputs=outputs,
-        warnings=tuple([*plan_warnings(diffs, outputs), *extended_name_warnings(
+        warnings=tuple([*plan_warnings(diffs, outputs), *owned_version_warnings(old_index, new_index), *extended_name_warnings(
             old_index, new_index, {d.key: (d.operation, bool(d.delete_before_replace)) for d in diffs})]),
         blocked=tuple(blocked_reasons(diffs, new_index)),
     )

@@ -115,6 +115,12 @@ def _check_keys(value: dict[str, Any], shape: dict[str, tuple[tuple[type, ...], 
 
 def check_plan_document(doc: Any) -> list[str]:
     """What keeps `doc` from being a plan document like `plan --json` writes (empty when nothing does)."""
+    if isinstance(doc, dict) and "resources" not in doc and isinstance(doc.get("problems"), list) and "exit" in doc:
+        # What `plan --json` prints for input it refused: no plan to compare with.
+        first = doc["problems"][0] if doc["problems"] else {}
+        said = f": {str(first.get('message'))[:200]}" if isinstance(first, dict) and first.get("message") else ""
+        return [f"not a plan document: the plan that wrote it failed (exit {doc['exit']}){said}; fix the stack and "
+                "plan it again"]
     if not isinstance(doc, dict) or not isinstance(doc.get("resources"), list):
         return [f"not a plan document (no 'resources' list); {HINT}"]
     if _too_deep(doc):
