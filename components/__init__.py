@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .config import ConfigError, FleetConfig, GpuPoolConfig, StackConfig, load_fleet_config, load_stack_config
+from .config import ConfigError, GpuPoolConfig, StackConfig, load_stack_config
 
 # `verify` is the function: bound here, after its subpackage is imported, it stays the function (the import system binds
 # a subpackage to its parent's attribute of the same name once, when it first loads it). The subpackage's own __init__
@@ -20,6 +20,8 @@ from .verify import verify
 __version__ = "0.2.0"
 
 _LAZY = {
+    "FleetConfig": ".config.fleet",
+    "load_fleet_config": ".config.fleet_loading",
     "AksCluster": ".azure.cluster",
     "AksClusterArgs": ".azure.cluster",
     "GpuNodePool": ".azure.gpu_pool",
@@ -53,6 +55,8 @@ if TYPE_CHECKING:
     from .azure.fleet import GpuFleetArgs as GpuFleetArgs
     from .azure.gpu_pool import GpuNodePool as GpuNodePool
     from .azure.gpu_pool import GpuNodePoolArgs as GpuNodePoolArgs
+    from .config.fleet import FleetConfig as FleetConfig
+    from .config.fleet_loading import load_fleet_config as load_fleet_config
     from .kubernetes.claim_templates import DraClaimTemplates as DraClaimTemplates
     from .kubernetes.claim_templates import DraClaimTemplatesArgs as DraClaimTemplatesArgs
     from .kubernetes.dra_driver import NvidiaDraDriver as NvidiaDraDriver

@@ -7,8 +7,6 @@ import json
 import sys
 from typing import Any
 
-from ..policies.credentials import NO_PLAIN_CREDENTIALS
-from ..policies.findings import Violation
 from .findings import report_findings
 from .output import EXIT_OK, EXIT_POLICY, BadInputError, bad_input_document, printable_lines, write
 from .running import run_plan
@@ -67,6 +65,9 @@ def _plan(args: argparse.Namespace) -> int:
 
         credentials = _stack_file_credentials(args.project_dir, plan.stack)
         said = {message for _, message in credentials}
+        from ..policies.credentials import NO_PLAIN_CREDENTIALS
+        from ..policies.findings import Violation
+
         violations = check_plan(plan) + [Violation(NO_PLAIN_CREDENTIALS, where, message, True)
                                          for where, message in credentials]
         extra.append(format_violations(violations))

@@ -20,7 +20,6 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from .fleet import load_fleet_set
 from .output import BadInputError, printable, printable_lines, write
 from .verify import _seconds
 from .verify_fleet import context_pairs
@@ -147,6 +146,8 @@ def _checked(args: argparse.Namespace) -> tuple[Any, dict[str, str]]:
     overrides, bad = context_pairs(args.context)
     problems += [line.replace("verify --fleet:", "fleet-rollout:", 1) for line in bad]
     try:
+        from .fleet import load_fleet_set  # the fleet's models and readers load only when this command runs
+
         fleet_set = load_fleet_set(args.project_dir, args.fleet)
     except BadInputError as exc:
         raise BadInputError(problems + exc.lines) from None

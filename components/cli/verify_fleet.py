@@ -15,7 +15,6 @@ import json
 import sys
 from typing import Any
 
-from .fleet import load_fleet_set
 from .output import BadInputError, printable, printable_lines, write
 
 
@@ -64,6 +63,8 @@ def cmd_verify_fleet(args: argparse.Namespace) -> int:
     if (args.size or args.image) and not args.smoke:
         raise BadInputError(["verify: --size and --image go with --smoke"])
     overrides = context_overrides(args.context)
+    from .fleet import load_fleet_set  # the fleet's models and readers load only for --fleet
+
     fleet_set = load_fleet_set(args.project_dir, args.fleet)
     if not fleet_set.members:
         raise BadInputError([f"verify --fleet {args.fleet}: no member stack names this fleet stack (a member stack has "

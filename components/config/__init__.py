@@ -20,20 +20,14 @@ plugin's schema are all generated from these models. Imports only `catalog` of t
   quotes; ``credential_advice``: what each is told (the `pulumi config set --secret` command, quoted for a shell)
 """
 
+from typing import TYPE_CHECKING
+
 from .access import ApiServerConfig, AuthConfig, NetworkConfig
 from .base import Model, PoolName, Zones
 from .cluster import ClusterConfig, ResourceGroupConfig, SystemPoolConfig
 from .driver import DraDriverConfig
 from .errors import ConfigError, KeyedProblemsError, Problem
-from .fleet import (
-    AutoUpgradeConfig,
-    FleetConfig,
-    FleetHubConfig,
-    FleetMembershipConfig,
-    UpdateStageConfig,
-    UpdateStrategyConfig,
-)
-from .fleet_loading import fleet_config_from_mapping, is_fleet_stack, load_fleet_config
+from .fleet_membership import FleetMembershipConfig
 from .loading import PROJECT, STACK_KEYS, load_stack_config, near_miss, stack_config_from_mapping
 from .monitoring import MonitoringConfig
 from .pool_parts import AutoscalingConfig, SpotConfig
@@ -101,3 +95,22 @@ __all__ = [
     "validate",
     "value_at",
 ]
+
+if TYPE_CHECKING:
+    from .fleet import AutoUpgradeConfig, FleetConfig, FleetHubConfig, UpdateStageConfig, UpdateStrategyConfig
+    from .fleet_loading import fleet_config_from_mapping, is_fleet_stack, load_fleet_config
+
+# A fleet stack's models and readers load on first use: a platform stack's plan never builds them.
+_LAZY = {
+    "AutoUpgradeConfig": ".fleet", "FleetConfig": ".fleet", "FleetHubConfig": ".fleet", "UpdateStageConfig": ".fleet",
+    "UpdateStrategyConfig": ".fleet", "fleet_config_from_mapping": ".fleet_loading", "is_fleet_stack": ".fleet_loading",
+    "load_fleet_config": ".fleet_loading",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,28 +21,35 @@ pulumi-azure-native's default module, and stable/2026-06-01/fleets.json):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
 from ..catalog.regions import region_problem
 from .base import Model, matching, unset
 from .errors import KeyedProblemsError
+from .fleet_membership import (  # the member's section, kept apart so a platform stack does not build the fleet's models
+    FLEET_KEY,
+    FLEET_MEMBERSHIP_KEY,
+    FLEET_PART_RULE,
+    FleetMembershipConfig,
+    GroupName,
+    MemberName,
+    StackName,
+    is_fleet_data,
+    member_name_problem,
+)
 from .limits import Tags
-from .syntax import FLEET_NAME, FLEET_PART_NAME, STACK_NAME
+from .syntax import FLEET_NAME, FLEET_PART_NAME
 from .types import AzureVmSize, DnsPrefix, ResourceGroupName, checked
 
 MAX_GROUPS_PER_STAGE = 50
 MAX_WAIT_SECONDS = 2**31 - 1  # afterStageWaitInSeconds is an int32
-FLEET_PART_RULE = "use 1-50 lowercase letters, digits and '-', starting and ending with a letter or digit"
 
 FleetName = Annotated[str, matching(FLEET_NAME, "is not a fleet name; use 1-63 lowercase letters, digits and '-', "
                                     "starting and ending with a letter or digit")]
-GroupName = Annotated[str, matching(FLEET_PART_NAME, f"is not a fleet group name; {FLEET_PART_RULE}")]
 StageName = Annotated[str, matching(FLEET_PART_NAME, f"is not an update stage name; {FLEET_PART_RULE}")]
-MemberName = Annotated[str, matching(FLEET_PART_NAME, f"is not a fleet member name; {FLEET_PART_RULE}")]
 StrategyName = Annotated[str, matching(FLEET_PART_NAME, f"is not an update strategy name; {FLEET_PART_RULE}")]
-StackName = Annotated[str, matching(STACK_NAME, "is not a stack name; use 1-100 letters, digits, '-', '_' or '.'")]
 FleetChannel = Literal["Stable", "Rapid", "NodeImage"]
 NodeImageSelection = Literal["Latest", "Consistent"]
 
@@ -168,30 +175,9 @@ class FleetStackConfig(Model, defer_build=True):
     fleet: FleetConfig = Field(description="The Fleet, its update strategy and auto-upgrade profile (docs/fleet.md).")
 
 
-class FleetMembershipConfig(Model, defer_build=True):
-    """A member stack's place in a fleet: which fleet stack, which update group, under which member name."""
-
-    fleet_stack: StackName = Field(
-        description="The fleet stack's name in this project (its stack file holds the `fleet` section); the member "
-        "reads the fleet's outputs through a StackReference to it.",
-    )
-    group: GroupName = Field(description="Update group (1-50: lowercase letters, digits, '-'); a stage must name it.")
-    member_name: MemberName | None = unset(
-        "Fleet member name (1-50: lowercase letters, digits, '-'); unset: cluster.name, which must then fit that rule.")
-
-
-def member_name_problem(membership: FleetMembershipConfig, cluster_name: str) -> tuple[str, str] | None:
-    """A membership that takes the cluster's name as member name when that name is not one Fleet accepts."""
-    if membership.member_name is not None or FLEET_PART_NAME.fullmatch(cluster_name):
-        return None
-    return ("fleetMembership.memberName", f"is unset, so the member is named after cluster.name '{cluster_name}', "
-            f"which is not a fleet member name ({FLEET_PART_RULE}); set memberName")
-
-
-FLEET_KEY = "fleet"
-FLEET_MEMBERSHIP_KEY = "fleetMembership"
-
-
-def is_fleet_data(data: Mapping[str, Any]) -> bool:
-    """Whether a stack's sections (camelCase keys) are a fleet stack's: it has the `fleet` section."""
-    return FLEET_KEY in data
+__all__ = [
+    "FLEET_KEY", "FLEET_MEMBERSHIP_KEY", "FLEET_PART_RULE", "MAX_GROUPS_PER_STAGE", "MAX_WAIT_SECONDS", "AutoUpgradeConfig",
+    "FleetConfig", "FleetHubConfig", "FleetMembershipConfig", "FleetStackConfig", "GroupName", "MemberName", "StackName",
+    "UpdateStageConfig", "UpdateStrategyConfig", "duplicate_problems", "is_fleet_data", "member_name_problem",
+    "raw_duplicate_problems",
+]

@@ -15,7 +15,7 @@ from .driver import DraDriverConfig
 from .errors import Problem
 from .extended_resources import ExtendedResourcesConfig, mig_profiles, nvidia_gpu_values
 from .extended_rules import nvidia_gpu_choices, offered
-from .fleet import FleetMembershipConfig, member_name_problem
+from .fleet_membership import FleetMembershipConfig, member_name_problem
 from .monitoring import MonitoringConfig
 from .nvidia_gpu_hints import nvidia_gpu_refusal
 from .pools import GpuPoolConfig

@@ -14,7 +14,7 @@ from .driver import DraDriverConfig, nodes_driver_problems, sharing_problems
 from .errors import KeyedProblemsError
 from .extended_resources import ExtendedResourcesConfig
 from .extended_rules import extended_problems
-from .fleet import FleetMembershipConfig, member_name_problem
+from .fleet_membership import FleetMembershipConfig, member_name_problem
 from .limits import derived_name_problem, derived_names, merged_tag_problems, pool_count_problem
 from .mig_pools import driver_mig_problems
 from .monitoring import MonitoringConfig
