@@ -202,3 +202,22 @@ def all_waits(plan: Any, urn: str) -> set[str]:
                 seen.add(link)
                 todo.append(link)
     return seen
+
+
+@pytest.fixture(scope="module")
+def arm():
+    """One fake ARM (Compute usages and SKUs, tests.fake_compute) per test module that asks for it."""
+    from tests.fake_compute import FakeCompute
+
+    with FakeCompute() as fake:
+        yield fake
+
+
+@pytest.fixture
+def arm_token(monkeypatch):
+    """The held ARM token the fake expects, and no subscription from the environment."""
+    from tests.fake_compute import TOKEN
+
+    monkeypatch.setenv("ARM_ACCESS_TOKEN", TOKEN)
+    for name in ("ARM_SUBSCRIPTION_ID", "AZURE_SUBSCRIPTION_ID"):
+        monkeypatch.delenv(name, raising=False)

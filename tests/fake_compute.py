@@ -160,3 +160,4 @@ class FakeCompute(LoopbackServer):
     def asked(self, kind: str, subscription: str) -> list[dict[str, list[str]]]:
         """The queries of every request of `kind` (USAGES or SKUS) for a subscription."""
         return [q for p, q, _ in self.requests if p.startswith(f"/subscriptions/{subscription}/") and p.endswith(kind)]
+

@@ -29,17 +29,9 @@ def sub(n: int) -> str:
     return f"00000000-0000-0000-0000-{n:012d}"
 
 
-@pytest.fixture(scope="module")
-def arm():
-    with FakeCompute() as fake:
-        yield fake
-
-
 @pytest.fixture(autouse=True)
-def _token(monkeypatch):
-    monkeypatch.setenv("ARM_ACCESS_TOKEN", TOKEN)
-    for name in ("ARM_SUBSCRIPTION_ID", "AZURE_SUBSCRIPTION_ID"):
-        monkeypatch.delenv(name, raising=False)
+def _token(arm_token):
+    """Every test here authenticates with the held token (tests.fake_compute)."""
 
 
 def dev_skus(region: str = WEU, **a10: Any) -> list[dict[str, Any]]:

@@ -19,17 +19,9 @@ from tests.fake_compute import TOKEN, FakeCompute, Scenario
 from tests.test_preflight import WEU, dev_skus, quotas, sub
 
 
-@pytest.fixture(scope="module")
-def arm():
-    with FakeCompute() as fake:
-        yield fake
-
-
 @pytest.fixture(autouse=True)
-def _env(monkeypatch):
-    monkeypatch.setenv("ARM_ACCESS_TOKEN", TOKEN)
-    for name in ("ARM_SUBSCRIPTION_ID", "AZURE_SUBSCRIPTION_ID"):
-        monkeypatch.delenv(name, raising=False)
+def _token(arm_token):
+    """Every test here authenticates with the held token (tests.fake_compute)."""
 
 
 def fine() -> Scenario:

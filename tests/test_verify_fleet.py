@@ -162,7 +162,7 @@ def kubeconfig(tmp_path: Path, servers: dict[str, str]) -> Path:
 @pytest.fixture
 def fleet_of(monkeypatch):
     def install(*members: Member) -> None:
-        monkeypatch.setattr("components.cli.verify_fleet.load_fleet_set",
+        monkeypatch.setattr("components.cli.fleet.load_fleet_set",
                             lambda project_dir, name: FleetSet(name, list(members)))
     return install
 
