@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-END = 1_760_000_400  # a multiple of the 15-minute subquery step (and of the scrape), in October 2025: older than any Prometheus head
+END = 1_760_000_400  # October 2025 (older than any head), a multiple of the 15-minute subquery step and the scrape
 SCRAPE = 600  # seconds between samples (the server's lookback is 15 minutes)
 WEEK = 7 * 86400
 FIRST = END - (WEEK // SCRAPE - 1) * SCRAPE  # the window (END - 7d, END] holds 1008 samples per series

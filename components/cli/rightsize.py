@@ -135,7 +135,7 @@ def _measure(args: argparse.Namespace, found: dict[str, Any], deadline: float) -
 
     place, window = found["endpoint"], found["window"]
     try:
-        token = token_for(place, max(0.0, deadline - time.monotonic()))
+        token = token_for(place, args.timeout)  # the first wait of the command's time: all of it is left
     except ValueError as exc:
         raise BadInputError([str(exc)]) from None
     reader = PrometheusReader(place, token, deadline, args.timeout)

@@ -123,8 +123,8 @@ class PrometheusReader:
                     "prometheusQueryEndpoint`)")
         if _looks_html(raw, exc.headers.get("Content-Type", "") if exc.headers else ""):
             return f"{self.place.url} answered {status} with an HTML page, not Prometheus' JSON: check --prometheus"
-        error = _prometheus_error(raw)
-        if status == 503 and "timeout" in error.lower():
+        kind, error = _prometheus_error(raw)
+        if kind == "timeout" or "timed out" in error:
             return (f"{self.place.url} gave up on the {name} query ({error}): give more seconds with --timeout, or "
                     "a shorter --window")
         if error:
@@ -154,11 +154,13 @@ def _looks_html(body: bytes, content_type: str) -> bool:
     return "html" in content_type.lower() or body.lstrip()[:1] == b"<"
 
 
-def _prometheus_error(raw: bytes) -> str:
+def _prometheus_error(raw: bytes) -> tuple[str, str]:
+    """Prometheus' own `errorType` and `error` of a refusal (`{"status": "error", ...}`), or empty texts."""
     try:
         doc = json.loads(raw)
     except ValueError:
-        return ""
+        return "", ""
     if isinstance(doc, dict) and doc.get("status") == "error":
-        return " ".join(str(doc.get("error") or doc.get("errorType") or "").split())[:300]
-    return ""
+        error = " ".join(str(doc.get("error") or doc.get("errorType") or "").split())[:300]
+        return str(doc.get("errorType") or ""), error
+    return "", ""
