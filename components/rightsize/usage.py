@@ -122,14 +122,26 @@ def measurements(answers: dict[str, list[dict[str, Any]]]) -> Measurements:
         if value is not None and value > 0:
             key = _device(_labels(item))
             framebuffer[key] = max(value, framebuffer.get(key, 0.0))
-    owners = {}
+    owners: dict[tuple[str, str, str], Owner] = {}
     for item in answers.get("owners", []):
         labels = _labels(item)
         if labels.get("pod") and labels.get("workload"):
-            owners[(labels.get("cluster", ""), labels.get("namespace", ""), labels["pod"])] = Owner(
-                labels["workload"], labels.get("workload_type", ""))
+            key = (labels.get("cluster", ""), labels.get("namespace", ""), labels["pod"])
+            found = Owner(labels["workload"], labels.get("workload_type", ""))
+            if key not in owners or _rank(found) < _rank(owners[key]):  # one owner per pod, the same whatever the order
+                owners[key] = found
     return Measurements(sorted(rows, key=lambda r: (r.device, r.namespace, r.pod)), framebuffer, owners,
                         frozenset(seen))
+
+
+# The rule's workload types, the controller a person names first: kubernetes-mixin's version of the rule (rules/
+# apps.libsonnet, k8s.rules.pod_owner) has more types than AKS's four (replicaset, barepod, staticpod, a Job's owner).
+_PREFERRED = ("deployment", "statefulset", "daemonset", "job")
+
+
+def _rank(owner: Owner) -> tuple[int, str, str]:
+    kind = owner.kind
+    return (_PREFERRED.index(kind) if kind in _PREFERRED else len(_PREFERRED)), kind, owner.workload
 
 
 def missing(found: Measurements, where: str) -> str | None:
