@@ -14,6 +14,8 @@ import json
 import math
 import sys
 import time
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .output import EXIT_BAD_INPUT, BadInputError, printable, write
@@ -72,15 +74,30 @@ def cmd_rightsize(args: argparse.Namespace) -> int:
         raise
 
 
-def _inputs(args: argparse.Namespace) -> dict[str, Any]:
-    """Every flag checked, and the stack and prices read, before anything is sent: all problems at once."""
+@dataclass
+class Inputs:
+    """Every flag checked, the stack read and the prices found: what the command needs before it sends anything."""
+
+    window: Any  # rightsize.window.Window
+    endpoint: Any  # rightsize.endpoint.Endpoint
+    out: Path | None
+    cluster: str | None
+    stack: Any  # config.StackConfig, or None
+    prices: Any  # sizing.prices.PriceTable
+    price_note: str | None
+    margin: int
+    device_class: str
+
+
+def _inputs(args: argparse.Namespace) -> Inputs:
+    """The command line checked, the stack and prices read, before anything is sent: every problem at once."""
     from ..config import ConfigError, SamplesConfig
     from ..rightsize.endpoint import cluster_name, endpoint
     from ..rightsize.window import parse_time, parse_window
     from ..rightsize.workloads_file import check_writable
 
     problems: list[str] = []
-    found: dict[str, Any] = {"stack": None, "out": None, "end": time.time()}
+    found: dict[str, Any] = {"end": time.time()}
     for key, check in (("end", lambda: parse_time(args.at) if args.at else found["end"]),
                        ("window", lambda: parse_window(args.window, found["end"])),
                        ("endpoint", lambda: endpoint(args.prometheus, args.entra)),
@@ -91,16 +108,16 @@ def _inputs(args: argparse.Namespace) -> dict[str, Any]:
         except ValueError as exc:
             problems.append(str(exc))
     try:
-        found["stack"], found["prices"], found["price_note"] = _prices(args)
+        stack, prices, note = _prices(args)
     except ConfigError as exc:
         from .running import in_stack_file
 
         problems += in_stack_file(exc.problems, args.project_dir, args.stack)
     if problems:
         raise BadInputError(problems)
-    samples = found["stack"].samples if found["stack"] else SamplesConfig()
-    found["margin"], found["device_class"] = samples.memory_margin_percent, samples.device_class_name
-    return found
+    samples = stack.samples if stack else SamplesConfig()
+    return Inputs(found["window"], found["endpoint"], found["out"], found["cluster"], stack, prices, note,
+                  samples.memory_margin_percent, samples.device_class_name)
 
 
 def _prices(args: argparse.Namespace) -> tuple[Any, Any, str | None]:
@@ -124,26 +141,26 @@ def _prices(args: argparse.Namespace) -> tuple[Any, Any, str | None]:
                          "yours.")
 
 
-def _measure(args: argparse.Namespace, found: dict[str, Any], deadline: float) -> tuple[Any, Any]:
-    """The queries' answers as Measurements (a BadInputError for an endpoint that cannot be read or lacks what the
-    report needs), and the reader (its byte counts)."""
+def _measure(args: argparse.Namespace, found: Inputs, deadline: float) -> Any:
+    """The queries' answers as Measurements; a BadInputError for an endpoint that cannot be read or lacks what the
+    report needs."""
     from ..observability.usage_queries import usage_queries
     from ..rightsize.endpoint import token_for
     from ..rightsize.prometheus import PrometheusError, PrometheusReader
     from ..rightsize.usage import measurements, missing
     from ..rightsize.window import iso
 
-    place, window = found["endpoint"], found["window"]
+    place, window = found.endpoint, found.window
     try:
         token = token_for(place, args.timeout)  # the first wait of the command's time: all of it is left
     except ValueError as exc:
         raise BadInputError([str(exc)]) from None
     reader = PrometheusReader(place, token, deadline, args.timeout)
-    cluster = f"of cluster {found['cluster']!r} " if found["cluster"] else ""
+    cluster = f"of cluster {found.cluster!r} " if found.cluster else ""
     where = f"{cluster}between {iso(window.start)} and {iso(window.end)} at {place.url}"
     answers: dict[str, list[dict[str, Any]]] = {}
     try:
-        for query in usage_queries(window.promql, window.step, found["cluster"]):
+        for query in usage_queries(window.promql, window.step, found.cluster):
             answers[query.name] = reader.query(query.name, query.expr, window.end)
             # Without exporter rows, or without the slices' sizes, the other queries would be asked for nothing.
             if (query.name == "peak" and not answers["peak"]) or query.name == "framebuffer":
@@ -152,57 +169,33 @@ def _measure(args: argparse.Namespace, found: dict[str, Any], deadline: float) -
                     raise BadInputError([problem])
     except PrometheusError as exc:
         raise BadInputError([str(exc)]) from None
-    measured = measurements(answers)
-    return measured, reader
+    return measurements(answers)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..rightsize.cost import cost, idle_cost, namespaces
-    from ..rightsize.report import IdleLine, Report, to_json, to_text
-    from ..rightsize.units import MIG_SLICE, POD, SHARED, units
-    from ..rightsize.verdicts import assess, slice_of
+    from ..rightsize.cost import cost, idle_lines, namespaces
+    from ..rightsize.report import Report, notes, to_json, to_text
+    from ..rightsize.units import units
+    from ..rightsize.verdicts import assess
     from ..rightsize.window import iso
     from ..rightsize.workloads_file import WorkloadsFileError, workloads_text, write_atomically
 
     found = _inputs(args)
-    deadline = time.monotonic() + args.timeout
-    measured, _ = _measure(args, found, deadline)
-    window, margin = found["window"], found["margin"]
-    pools = found["stack"].gpu_pools if found["stack"] else []
+    measured = _measure(args, found, time.monotonic() + args.timeout)
+    window, margin, prices = found.window, found.margin, found.prices
+    pools = found.stack.gpu_pools if found.stack else []
     held, idle = units(measured)
-    costed = [cost(assess(unit, measured, margin, window.step_s), found["prices"], pools) for unit in held]
-    idle_lines = []
-    for device in idle:
-        kind = slice_of(device.rows[0], measured.framebuffer.get(device.device), margin)
-        hourly, hours = idle_cost(device, kind, found["prices"], pools, window.step_s)
-        idle_lines.append(IdleLine(device, kind, hourly, hours))
-    report = Report(found["endpoint"].url, window, found["prices"], margin, found["device_class"], costed, idle_lines,
-                    namespaces(costed), _notes(held, found.get("price_note"), MIG_SLICE, POD, SHARED))
-    if found["out"] is not None:
-        header = (f"Written by `python -m components rightsize` from {found['endpoint'].url}: GPU memory measured over "
-                  f"{window.text} to {iso(window.end)}.\nUse: python -m components size --workloads "
-                  f"{found['out']} [--stack STACK]")
+    costed = [cost(assess(unit, measured, margin, window.step_s), prices, pools) for unit in held]
+    report = Report(found.endpoint.url, window, prices, margin, found.device_class, costed,
+                    idle_lines(idle, measured, prices, pools, margin, window.step_s), namespaces(costed),
+                    notes(held, found.price_note))
+    if found.out is not None:
+        header = (f"Written by `python -m components rightsize` from {found.endpoint.url}: GPU memory measured over "
+                  f"{window.text} to {iso(window.end)}.\nUse: python -m components size --workloads {found.out} "
+                  "[--stack STACK]")
         try:
-            write_atomically(found["out"], workloads_text(costed, margin, header))
+            write_atomically(found.out, workloads_text(costed, margin, header))
         except WorkloadsFileError as exc:
             raise BadInputError([str(exc)]) from None
     write(sys.stdout, to_json(report) if args.json else to_text(report))
     return report.exit
-
-
-def _notes(held: list[Any], price_note: str | None, mig: str, pod: str, shared: str) -> list[str]:
-    """What the reader of the report should know about what could not be measured."""
-    notes = [price_note] if price_note else []
-    count = {kind: sum(1 for u in held if u.kind == kind) for kind in (mig, pod, shared)}
-    if count[mig]:
-        notes.append(f"{count[mig]} MIG slice(s) are named by node, GPU and GPU instance: dcgm-exporter puts no pod on "
-                     "MIG rows (docs/observability.md), so who holds them is not known here; `kubectl get "
-                     "resourceclaims -A -o wide` says which claim holds each device.")
-    if count[pod]:
-        notes.append(f"{count[pod]} pod(s) have no workload in namespace_workload_pod:kube_pod_owner:relabel (a bare "
-                     "pod, or a Prometheus without AKS's recording rules): each is reported under its own name.")
-    if count[shared]:
-        notes.append(f"{count[shared]} shared claim(s): the exporter reports a shared slice's whole framebuffer for each "
-                     "pod on it, so memory per process inside a shared slice cannot be measured; the claim is "
-                     "right-sized as one.")
-    return notes

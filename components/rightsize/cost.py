@@ -18,7 +18,8 @@ from ..kubernetes.selectors import vm_sizes_of_class
 from ..kubernetes.slice_kinds import Slice, devices_per_node, slice_of_pool
 from ..sizing.prices import PriceTable
 from .units import IdleDevice
-from .verdicts import IDLE, Assessment, intervals
+from .usage import Measurements
+from .verdicts import IDLE, Assessment, intervals, slice_of
 
 
 @dataclass(frozen=True)
@@ -78,13 +79,27 @@ def cost(found: Assessment, prices: PriceTable, pools: Sequence[Any] = ()) -> Co
     return Costed(found, now, hourly_now, recommended, window)
 
 
-def idle_cost(device: IdleDevice, kind: Slice | None, prices: PriceTable, pools: Sequence[Any], step_s: int
-              ) -> tuple[float | None, float]:
-    """An idle device's price per hour and the hours it was published in the window."""
-    spans = intervals(device.rows, step_s)
-    hours = sum(end - start for found in spans.values() for start, end in found) / 3600
-    price = slice_price(kind, prices, pools) if kind else None
-    return (price.hourly if price else None), hours
+@dataclass(frozen=True)
+class IdleLine:
+    """An idle device, its slice, its price per hour and the hours it was published in the window."""
+
+    device: IdleDevice
+    kind: Slice | None
+    hourly: float | None
+    hours: float
+
+
+def idle_lines(idle: Sequence[IdleDevice], found: Measurements, prices: PriceTable, pools: Sequence[Any],
+               margin_percent: int, step_s: int) -> list[IdleLine]:
+    """Each idle device with its slice, its price per hour and the hours it was published."""
+    lines = []
+    for device in idle:
+        kind = slice_of(device.rows[0], found.framebuffer.get(device.device), margin_percent)
+        price = slice_price(kind, prices, pools) if kind else None
+        spans = intervals(device.rows, step_s)
+        hours = sum(end - start for found_spans in spans.values() for start, end in found_spans) / 3600
+        lines.append(IdleLine(device, kind, price.hourly if price else None, hours))
+    return lines
 
 
 def namespaces(costed: Sequence[Costed]) -> list[tuple[str, str, float, float | None]]:

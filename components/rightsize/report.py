@@ -13,26 +13,16 @@ from typing import Any
 
 from ..kubernetes.claim_specs import claim_template_name
 from ..kubernetes.mig_claims import mig_template_name
-from ..kubernetes.slice_kinds import Slice, usable_memory_gib
+from ..kubernetes.slice_kinds import usable_memory_gib
 from ..sizing.cost_text import rounded
 from ..sizing.prices import PriceTable
 from ..sizing.tables import text_table
-from .cost import Costed
-from .units import MIG_SLICE, POD, SHARED, IdleDevice
+from .cost import Costed, IdleLine
+from .units import MIG_SLICE, POD, SHARED, Unit
 from .verdicts import CHANGES, IDLE, INSUFFICIENT_DATA, KEEP, PREALLOCATED, slice_name
 from .window import Window, iso
 
 EXIT_ALL_KEEP, EXIT_CHANGE = 0, 3
-
-
-@dataclass(frozen=True)
-class IdleLine:
-    """An idle device, its slice, its price per hour and the hours it was published."""
-
-    device: IdleDevice
-    kind: Slice | None
-    hourly: float | None
-    hours: float
 
 
 @dataclass
@@ -54,6 +44,24 @@ class Report:
         """0 when every unit keeps its slice (or has too little data to say), 3 when something should change."""
         change = any(c.assessment.verdict in CHANGES for c in self.costed) or bool(self.idle)
         return EXIT_CHANGE if change else EXIT_ALL_KEEP
+
+
+def notes(held: list[Unit], price_note: str | None) -> list[str]:
+    """What the reader should know about what could not be measured, and a price table that fell back."""
+    found = [price_note] if price_note else []
+    count = {kind: sum(1 for u in held if u.kind == kind) for kind in (MIG_SLICE, POD, SHARED)}
+    if count[MIG_SLICE]:
+        found.append(f"{count[MIG_SLICE]} MIG slice(s) are named by node, GPU and GPU instance: dcgm-exporter puts no "
+                     "pod on MIG rows (docs/observability.md), so who holds them is not known here; `kubectl get "
+                     "resourceclaims -A -o wide` says which claim holds each device.")
+    if count[POD]:
+        found.append(f"{count[POD]} pod(s) have no workload in namespace_workload_pod:kube_pod_owner:relabel (a bare "
+                     "pod, or a Prometheus without AKS's recording rules): each is reported under its own name.")
+    if count[SHARED]:
+        found.append(f"{count[SHARED]} shared claim(s): the exporter reports a shared slice's whole framebuffer for each "
+                     "pod on it, so memory per process inside a shared slice cannot be measured; the claim is "
+                     "right-sized as one.")
+    return found
 
 
 def _sum(values: list[float | None]) -> float | None:
@@ -162,8 +170,11 @@ def to_text(report: Report) -> str:
              f"{report.margin_percent} %", ""]
     lines += text_table(header, rows) if rows else ["  no workload held a GPU slice in the window"]
     sums = totals(report)
+    saving = sums["monthlySaving"]
+    change = "no change" if saving is None or abs(saving) < 0.005 else (
+        f"{_money(saving, cur)} saved" if saving > 0 else f"{_money(-saving, cur)} more")
     lines += ["", f"Total per hour: {_money(sums['hourlyNow'], cur)} now, {_money(sums['hourlyRecommended'], cur)} "
-              f"recommended; per month {_money(sums['monthlySaving'], cur)} saved"]
+              f"recommended; per month {change}"]
     if report.idle:
         lines += ["", f"Idle capacity (published, never allocated in the window): {len(report.idle)} device(s), "
                   f"{_money(sums['idleCapacityHourly'], cur)} per hour"]
