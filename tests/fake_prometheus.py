@@ -52,9 +52,11 @@ def gzipped(answer: Callable[[dict[str, str], dict[str, str]], Answer]) -> Calla
 
 
 class FakePrometheus(LoopbackServer):
-    """`answer` served at /api/v1/query (anything else: 404); `delay` seconds of silence before each answer."""
+    """`answer` served at /api/v1/query (anything else: 404); `delay` seconds of silence before each answer, and with
+    `trickle` the body sent 64 bytes at a time, that many seconds apart."""
 
-    def __init__(self, answer: Callable[[dict[str, str], dict[str, str]], Answer], delay: float = 0.0):
+    def __init__(self, answer: Callable[[dict[str, str], dict[str, str]], Answer], delay: float = 0.0,
+                 trickle: float = 0.0):
         self.requests: list[tuple[dict[str, str], dict[str, str]]] = []
         fake = self
 
@@ -80,7 +82,10 @@ class FakePrometheus(LoopbackServer):
                     for key, value in extra.items():
                         self.send_header(key, value)
                     self.end_headers()
-                    self.wfile.write(body)
+                    for start in range(0, len(body), 64 if trickle else len(body) or 1):
+                        self.wfile.write(body[start:start + (64 if trickle else len(body))])
+                        self.wfile.flush()
+                        time.sleep(trickle)
                 except OSError:  # the client gave up first (a --timeout test)
                     pass
 

@@ -106,6 +106,16 @@ def test_a_silent_endpoint_is_bounded_by_the_timeout(capsys) -> None:
                    "and is it a Prometheus? (give more seconds with --timeout)\n")
 
 
+def test_an_answer_that_trickles_in_is_bounded_by_the_timeout_too(capsys) -> None:
+    rows = [row for i in range(20) for row in a10_row(f"GPU-{i}", 7987, 3000, claim=f"c{i}", pod=f"p{i}")]
+    with FakePrometheus(vectors(rows), trickle=0.1) as slow:  # every read answers within the socket's wait
+        started = time.monotonic()
+        code, out, err = run(capsys, slow.url, "--timeout", "0.8")
+        took = time.monotonic() - started
+    assert (code, out) == (2, "") and took < 2.5
+    assert err.startswith(f"no answer from {slow.url} to the peak query within --timeout 0.8 s")
+
+
 @pytest.mark.parametrize("status, kind, body, says", [
     (200, "text/html", b"<!DOCTYPE html><html>Sign in</html>", "answered an HTML page (a sign-in page or a proxy's?), "
                                                                "not Prometheus' JSON"),

@@ -13,6 +13,7 @@ or not, is cut off and said so, never held whole. Every message passes `online.m
 from __future__ import annotations
 
 import json
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -62,21 +63,36 @@ class PrometheusReader:
             headers["Authorization"] = f"Bearer {self.token}"
         request = urllib.request.Request(f"{self.place.url}/api/v1/query", method="POST", headers=headers,
                                          data=urllib.parse.urlencode(form).encode())
+        # A socket timeout bounds each wait, not their sum: an answer that trickles in a byte at a time would outlast
+        # it. So the request runs in a thread the command waits for no longer than what is left of its time.
+        found: dict[str, Any] = {}
+        worker = threading.Thread(target=self._fetch, args=(request, left, name, found), name="prometheus",
+                                  daemon=True)
+        worker.start()
+        worker.join(left)
+        if worker.is_alive():
+            raise self._fail(self._silent(name))
+        if "error" in found:
+            raise found["error"]
+        return self._vector(found["body"], found["kind"], name)
+
+    def _fetch(self, request: urllib.request.Request, left: float, name: str, found: dict[str, Any]) -> None:
+        """The answer's body and content type into `found`, or the PrometheusError saying why not."""
         try:
             with urllib.request.urlopen(request, timeout=left) as response:
-                body = self._read(response, name)
-                kind = response.headers.get("Content-Type", "")
+                found["body"] = self._read(response, name)
+                found["kind"] = response.headers.get("Content-Type", "")
+        except PrometheusError as exc:
+            found["error"] = exc
         except urllib.error.HTTPError as exc:
-            raise self._fail(self._refusal(exc, name)) from None
+            found["error"] = self._fail(self._refusal(exc, name))
         except TimeoutError:  # socket.timeout is TimeoutError from Python 3.10
-            raise self._fail(self._silent(name)) from None
+            found["error"] = self._fail(self._silent(name))
         except urllib.error.URLError as exc:
-            if isinstance(exc.reason, TimeoutError):
-                raise self._fail(self._silent(name)) from None
-            raise self._fail(f"cannot reach {self.place.url} ({exc.reason}): check --prometheus") from None
-        except OSError as exc:
-            raise self._fail(f"cannot read {self.place.url} ({exc}): check --prometheus") from None
-        return self._vector(body, kind, name)
+            found["error"] = self._fail(self._silent(name) if isinstance(exc.reason, TimeoutError) else
+                                        f"cannot reach {self.place.url} ({exc.reason}): check --prometheus")
+        except (OSError, ValueError) as exc:  # a connection reset, a malformed answer's framing
+            found["error"] = self._fail(f"cannot read {self.place.url} ({exc}): check --prometheus")
 
     def _silent(self, name: str) -> str:
         return (f"no answer from {self.place.url} to the {name} query within --timeout {self.timeout:g} s: is it "
@@ -96,7 +112,9 @@ class PrometheusReader:
             if size > self.max_bytes:
                 raise self._too_large(name)
 
-        while chunk := response.read(CHUNK):
+        while chunk := response.read1(CHUNK):
+            if self.clock() > self.deadline:  # each read waits at most what was left; a trickle must not go on
+                raise self._fail(self._silent(name))
             self.wire_bytes += len(chunk)
             keep(inflate.decompress(chunk, self.max_bytes + 1 - size) if inflate else chunk)
         if inflate:
