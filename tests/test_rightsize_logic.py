@@ -153,3 +153,13 @@ def test_workload_names_fit_size(namespace, name, cluster, expected) -> None:
 
 def test_the_subquery_step_keeps_the_answer_the_same_size() -> None:
     assert [parse_window(w, END).step for w in ("1h", "1d", "7d", "30d")] == ["1m", "3m", "15m", "65m"]
+
+
+def test_a_bare_pod_named_like_a_workload_gets_a_name_of_its_own() -> None:
+    from components.rightsize.cost import cost
+
+    rows = [row("GPU-1", 3000, pod="chat-1", claim="a"), row("GPU-2", 3000, pod="chat", claim="b")]
+    found = measured(rows, owners={("", "ml", "chat-1"): Owner("chat", "deployment")})
+    items = [cost(assess(unit, found, 10, STEP), PRICES) for unit in units(found)[0]]
+    names = [line.split('"')[1] for line in workloads_text(items, 10, "h").splitlines() if "name:" in line]
+    assert names[0] == "ml.chat" and names[1].startswith("ml.chat-") and len(set(names)) == 2

@@ -80,10 +80,16 @@ def workloads_text(costed: list[Costed], margin_percent: int, header: str) -> st
     """The file's text: a comment saying where it comes from, then one entry per unit (idle ones as comments)."""
     lines = [f"# {line}" for line in header.splitlines()]
     lines.append("workloads:")
-    skipped = []
+    skipped: list[str] = []
+    taken: set[str] = set()
     for item in costed:
         found = item.assessment
         name = entry_name(item)
+        if name in taken:  # a bare pod named like a workload of its namespace: `size` wants names unique
+            unit = found.unit
+            which = f"{unit.cluster}/{unit.namespace}/{unit.name}/{unit.kind}".encode()
+            name = f"{name[:NAME_LIMIT - 9]}-{hashlib.sha256(which).hexdigest()[:8]}"
+        taken.add(name)
         if found.verdict == IDLE:
             skipped.append(name)
             continue
