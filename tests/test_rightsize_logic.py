@@ -22,6 +22,7 @@ from components.rightsize.verdicts import (
     mig_slice_of,
     most_at_once,
     slice_name,
+    sustained,
 )
 from components.rightsize.window import parse_window
 from components.rightsize.workloads_file import entry_name, workloads_text
@@ -163,3 +164,17 @@ def test_a_bare_pod_named_like_a_workload_gets_a_name_of_its_own() -> None:
     items = [cost(assess(unit, found, 10, STEP), PRICES) for unit in units(found)[0]]
     names = [line.split('"')[1] for line in workloads_text(items, 10, "h").splitlines() if "name:" in line]
     assert names[0] == "ml.chat" and names[1].startswith("ml.chat-") and len(set(names)) == 2
+
+
+def test_a_rolling_updates_surge_is_not_two_devices() -> None:
+    hour = 3600
+    old_pod, new_pod = row("GPU-1", 10, pod="a-1", first=0, last=10 * hour), row("GPU-2", 10, pod="a-2",
+                                                                                 first=10 * hour - STEP, last=20 * hour)
+    spans = intervals((old_pod, new_pod), STEP)
+    assert most_at_once(spans) == 2  # for the step they overlap
+    assert most_at_once(spans, sustained(STEP)) == 1  # not for an hour
+    replicas = intervals((old_pod, row("GPU-2", 10, pod="a-2", first=5 * hour, last=20 * hour)), STEP)
+    assert most_at_once(replicas, sustained(STEP)) == 2  # together for five hours
+    short = intervals((row("GPU-1", 10, first=0, last=STEP), row("GPU-2", 10, first=0, last=STEP)), STEP)
+    assert most_at_once(short, sustained(STEP)) == 2  # seen for less than an hour at all: the most at any moment
+    assert sustained(STEP) == 3600 and sustained(65 * 60) == 2 * 65 * 60

@@ -144,10 +144,10 @@ def _prices(args: argparse.Namespace) -> tuple[Any, Any, str | None]:
 def _measure(args: argparse.Namespace, found: Inputs, deadline: float) -> Any:
     """The queries' answers as Measurements; a BadInputError for an endpoint that cannot be read or lacks what the
     report needs."""
-    from ..observability.usage_queries import usage_queries
+    from ..observability.usage_queries import owners, usage_queries
     from ..rightsize.endpoint import token_for
     from ..rightsize.prometheus import PrometheusError, PrometheusReader
-    from ..rightsize.usage import measurements, missing
+    from ..rightsize.usage import claimed_namespaces, measurements, missing
     from ..rightsize.window import iso
 
     place, window = found.endpoint, found.window
@@ -167,6 +167,10 @@ def _measure(args: argparse.Namespace, found: Inputs, deadline: float) -> Any:
                 problem = missing(measurements(answers), where)
                 if problem:
                     raise BadInputError([problem])
+        spaces = claimed_namespaces(measurements(answers))
+        if spaces:  # the owners of the pods that held a claim, by their namespaces
+            query = owners(window.promql, spaces, found.cluster)
+            answers[query.name] = reader.query(query.name, query.expr, window.end)
     except PrometheusError as exc:
         raise BadInputError([str(exc)]) from None
     return measurements(answers)

@@ -75,7 +75,11 @@ def _exporter(metric: str, cluster: str | None, *more: str) -> str:
 
 def usage_queries(window: str, step: str, cluster: str | None = None) -> tuple[UsageQuery, ...]:
     """The queries `rightsize` runs for a window (`7d`, or Grafana's `$__range`), a subquery step (`15m`) and,
-    optionally, one cluster."""
+    optionally, one cluster; the owners of the pods they name come after (`owners`).
+
+    Only the peak reads every sample (a spike between two steps must not be missed). The rest read the series at the
+    subquery's steps, whose number is the same whatever the window and the scrape interval: when each series was first
+    and last seen, its framebuffer, the low end of its use and its utilisation."""
     rows = _by((*DEVICE_LABELS, *USER_LABELS))
     used = _exporter(FB_USED, cluster)
     # The step's own time wherever the series has a sample within the lookback: when it was first and last seen, to
@@ -83,13 +87,12 @@ def usage_queries(window: str, step: str, cluster: str | None = None) -> tuple[U
     seen = f"(time() + 0 * {used})"
     return (
         UsageQuery("peak", peak_used(window, cluster), FB_USED),
-        UsageQuery("framebuffer", framebuffer(window, cluster), FB_FREE),
-        UsageQuery("low", f"max by ({rows}) (quantile_over_time({LOW_QUANTILE}, {used}[{window}]))", FB_USED),
+        UsageQuery("framebuffer", framebuffer(window, cluster, step), FB_FREE),
         UsageQuery("first", f"min by ({rows}) (min_over_time({seen}[{window}:{step}]))", FB_USED),
         UsageQuery("last", f"max by ({rows}) (max_over_time({seen}[{window}:{step}]))", FB_USED),
-        UsageQuery("utilisation", f"max by ({rows}) (avg_over_time({_exporter(GPU_UTIL, cluster)}[{window}]))",
+        UsageQuery("low", f"max by ({rows}) (quantile_over_time({LOW_QUANTILE}, {used}[{window}:{step}]))", FB_USED),
+        UsageQuery("utilisation", f"max by ({rows}) (avg_over_time({_exporter(GPU_UTIL, cluster)}[{window}:{step}]))",
                    GPU_UTIL),
-        UsageQuery("owners", owners(window, cluster), OWNER_RULE),
     )
 
 
@@ -100,18 +103,20 @@ def peak_used(window: str, cluster: str | None = None, claimed: bool = False) ->
     return f"max by ({_by((*DEVICE_LABELS, *USER_LABELS))}) (max_over_time({selector}[{window}]))"
 
 
-def framebuffer(window: str, cluster: str | None = None) -> str:
-    """Each device's framebuffer (MiB): used + free at its last sample, a constant of the slice."""
-    return (f"max by ({_by(DEVICE_LABELS)}) (last_over_time({_exporter(FB_USED, cluster)}[{window}]) + "
-            f"last_over_time({_exporter(FB_FREE, cluster)}[{window}]))")
+def framebuffer(window: str, cluster: str | None = None, step: str | None = None) -> str:
+    """Each device's framebuffer (MiB): used + free at its last sample (at the last step, with `step`), a constant
+    of the slice."""
+    over = f"[{window}:{step}]" if step else f"[{window}]"
+    return (f"max by ({_by(DEVICE_LABELS)}) (last_over_time({_exporter(FB_USED, cluster)}{over}) + "
+            f"last_over_time({_exporter(FB_FREE, cluster)}{over}))")
 
 
-def owners(window: str, cluster: str | None = None) -> str:
-    """The workload of every pod that held a GPU through a claim in the window (only those: not every pod of the
-    cluster, nor the exporter's own pod, whose name the scrape object puts on the rows of devices nobody uses)."""
-    rule = f'{OWNER_RULE}{{cluster="{cluster}"}}' if cluster else OWNER_RULE
-    return (f"max by ({_by(OWNER_LABELS)}) (max_over_time({rule}[{window}])) "
-            f"and on (cluster, namespace, pod) max_over_time({_exporter(FB_USED, cluster, CLAIMED)}[{window}])")
+def owners(window: str, namespaces: tuple[str, ...], cluster: str | None = None) -> UsageQuery:
+    """The workloads of the pods in these namespaces (those whose pods held a claim: not the whole cluster's). A
+    namespace is a DNS label (letters, digits, '-'), so the alternatives need no escaping."""
+    matchers = f'namespace=~"{"|".join(namespaces)}"' + _in(cluster)
+    expr = f"max by ({_by(OWNER_LABELS)}) (max_over_time({OWNER_RULE}{{{matchers}}}[{window}]))"
+    return UsageQuery("owners", expr, OWNER_RULE)
 
 
 # --- the dashboard's row: the same pieces, joined on the server --------------------------------------------------------

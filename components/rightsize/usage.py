@@ -6,6 +6,7 @@ FB_FREE, no DRA attribution), never touching the network."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,6 +133,14 @@ def measurements(answers: dict[str, list[dict[str, Any]]]) -> Measurements:
                 owners[key] = found
     return Measurements(sorted(rows, key=lambda r: (r.device, r.namespace, r.pod)), framebuffer, owners,
                         frozenset(seen))
+
+
+_NAMESPACE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", re.ASCII)  # a DNS label, as Kubernetes names namespaces
+
+
+def claimed_namespaces(found: Measurements) -> tuple[str, ...]:
+    """The namespaces of the pods that held a claim, whose owners the report needs (sorted, each a DNS label)."""
+    return tuple(sorted({r.namespace for r in found.rows if r.used and _NAMESPACE.fullmatch(r.namespace)}))
 
 
 # The rule's workload types, the controller a person names first: kubernetes-mixin's version of the rule (rules/

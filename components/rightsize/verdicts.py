@@ -8,7 +8,8 @@
   recommender takes a percentile of CPU): a framebuffer that overflows kills the process instead of slowing it.
 - The slice it needs: the smallest whose usable memory (nominal less the stack's `memoryMarginPercent`) holds the peak
   (`slice_kinds.smallest_holding`, the rule `size` places by), in the family and on the GPU model it runs on.
-- Devices held at once: each device's time in use (first to last sample, to the subquery step), swept per unit.
+- Devices held at once: each device's time in use (first to last sample, to the subquery step), swept per unit; only
+  what is held together for an hour or more counts (a rolling update's surge does not).
 """
 
 from __future__ import annotations
@@ -93,14 +94,35 @@ def intervals(rows: tuple[UsageRow, ...], step_s: int) -> dict[DeviceKey, list[t
     return merged
 
 
-def most_at_once(spans: dict[DeviceKey, list[tuple[float, float]]]) -> int:
-    """The most devices in use at one time (an interval's end before another's start at the same moment)."""
+def most_at_once(spans: dict[DeviceKey, list[tuple[float, float]]], sustain: float = 0.0) -> int:
+    """The most devices in use together for at least `sustain` seconds (an interval's end before another's start at the
+    same moment): a rolling update's surge, the new pod up before the old one ends, is not a need. Where nothing lasted
+    that long (a unit seen for less), the most at any moment."""
     events = sorted((t, delta) for found in spans.values() for start, end in found for t, delta in ((start, 1), (end, -1)))
-    most = now = 0
-    for _, delta in events:
+    segments: list[tuple[float, float, int]] = []  # (start, end, devices in use)
+    now = 0
+    for (t, delta), following in zip(events, [*events[1:], None], strict=True):
         now += delta
-        most = max(most, now)
+        if following is not None and following[0] > t:
+            segments.append((t, following[0], now))
+    most = max((count for _, _, count in segments), default=0)
+    for level in range(most, 0, -1):
+        start = end = None
+        for a, b, count in segments:
+            if count < level:
+                start = None
+                continue
+            start = a if start is None or a != end else start
+            end = b
+            if end - start >= sustain:
+                return level
     return most
+
+
+def sustained(step_s: int) -> float:
+    """How long devices must be held together to count as held at once: an hour, or two steps where a step is longer
+    (a pod is seen to the step, so one step's overlap may be a moment's)."""
+    return max(3600.0, 2.0 * step_s)
 
 
 def assess(unit: Unit, found: Measurements, margin_percent: int, step_s: int) -> Assessment:
@@ -119,7 +141,8 @@ def assess(unit: Unit, found: Measurements, margin_percent: int, step_s: int) ->
     utils = [r.utilisation for r in rows if r.utilisation is not None and not r.mig]
     peak = max(r.peak_mib for r in rows)
     verdict, recommended, reason = _verdict(unit, found, held, framebuffer, peak, span, margin_percent)
-    return Assessment(unit, held, framebuffer, max(1, most_at_once(spans)), max(len(d) for d in pods.values()), peak,
+    at_once = most_at_once(spans, sustained(step_s))
+    return Assessment(unit, held, framebuffer, max(1, at_once), max(len(d) for d in pods.values()), peak,
                       sum(utils) / len(utils) if utils else None,
                       sum(end - start for found_spans in spans.values() for start, end in found_spans) / 3600,
                       span / 3600, recommended, verdict, reason)
