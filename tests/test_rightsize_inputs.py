@@ -180,8 +180,8 @@ def test_rows_of_an_older_exporter_name_the_image_that_attributes_them(capsys) -
     with FakePrometheus(vectors(rows)) as server:
         code, _, err = run(capsys, server.url)
     assert code == 2
-    assert "carries the DRA labels (dra_claim_name) though the rows carry the `Hostname` label of exporter 4.8.2 and " \
-        "older: attribution to ResourceClaims is off" in err
+    assert "carries the DRA labels (dra_claim_name) though 1 device row(s) show framebuffer in use: attribution to " \
+        "ResourceClaims is off (an exporter older than 4.4.0, the first with it, or kubernetesDRA off)" in err
     assert "run dcgm-exporter 4.6.0-4.8.3-distroless (gpuMetrics.imageTag, the package's default) with " \
         "kubernetesDRA.enabled" in err
 

@@ -87,11 +87,13 @@ class Inputs:
     price_note: str | None
     margin: int
     device_class: str
+    node_label: str  # the exporter image's node label: the stack's, else the default image's
 
 
 def _inputs(args: argparse.Namespace) -> Inputs:
     """The command line checked, the stack and prices read, before anything is sent: every problem at once."""
     from ..config import ConfigError, SamplesConfig
+    from ..config.monitoring import GpuMetricsConfig
     from ..rightsize.endpoint import cluster_name, endpoint
     from ..rightsize.window import parse_time, parse_window
     from ..rightsize.workloads_file import check_writable
@@ -116,8 +118,9 @@ def _inputs(args: argparse.Namespace) -> Inputs:
     if problems:
         raise BadInputError(problems)
     samples = stack.samples if stack else SamplesConfig()
+    metrics = stack.cluster.monitoring.gpu_metrics if stack else GpuMetricsConfig()
     return Inputs(found["window"], found["endpoint"], found["out"], found["cluster"], stack, prices, note,
-                  samples.memory_margin_percent, samples.device_class_name)
+                  samples.memory_margin_percent, samples.device_class_name, metrics.node_label)
 
 
 def _prices(args: argparse.Namespace) -> tuple[Any, Any, str | None]:
@@ -160,7 +163,7 @@ def _measure(args: argparse.Namespace, found: Inputs, deadline: float) -> Any:
     where = f"{cluster}between {iso(window.start)} and {iso(window.end)} at {place.url}"
     answers: dict[str, list[dict[str, Any]]] = {}
     try:
-        for query in usage_queries(window.promql, window.step, found.cluster):
+        for query in usage_queries(window.promql, window.step, found.cluster, found.node_label):
             answers[query.name] = reader.query(query.name, query.expr, window.end)
             # Without exporter rows, or without the slices' sizes, the other queries would be asked for nothing.
             if (query.name == "peak" and not answers["peak"]) or query.name == "framebuffer":

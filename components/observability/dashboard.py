@@ -96,7 +96,7 @@ def panels(alerts: AlertsConfig | None = None, node_label: str = DEFAULT_NODE_LA
                [(_m("modelname_profile:gpu_mig_slices:count"), "{{modelName}} {{GPU_I_PROFILE}}")],
                description="MIG slices the exporter sees, per GPU model and profile (recorded where the stack has MIG "
                "pools). Allocated or free is not known for MIG slices from the exporter's rows."),
-        *rightsizing_row(36),
+        *rightsizing_row(36, node_label),
     ]
 
 
@@ -108,11 +108,11 @@ def _queried(expr: str) -> str:
     return expr
 
 
-def rightsizing_row(top: int) -> list[dict[str, Any]]:
+def rightsizing_row(top: int, node_label: str = DEFAULT_NODE_LABEL) -> list[dict[str, Any]]:
     """The right-sizing row: per workload, its peak framebuffer used against its slice over the dashboard's range,
     from the same PromQL `python -m components rightsize` reads (`usage_queries`; docs/rightsizing.md)."""
     ratio = _panel(11, "bargauge", "Peak framebuffer used per workload, % of its slice", (0, top + 1, 12, 8),
-                   [(f"100 * {_queried(workload_peak_ratio(RANGE))}", "{{namespace}}/{{workload}}")], unit="percent",
+                   [(f"100 * {_queried(workload_peak_ratio(RANGE, node_label))}", "{{namespace}}/{{workload}}")], unit="percent",
                    description="The most framebuffer any of a workload's slices showed over the time range, against "
                    "that slice's size (used + free). At the default 10 % margin, above 90 % the workload is one "
                    "allocation from out-of-memory; far below, a smaller slice holds it. Workloads as AKS's recording "
@@ -121,7 +121,8 @@ def rightsizing_row(top: int) -> list[dict[str, Any]]:
     ratio["fieldConfig"]["defaults"].update(min=0, max=100, thresholds={"mode": "absolute", "steps": [
         {"color": "blue", "value": None}, {"color": "green", "value": 25}, {"color": "red", "value": 90}]})
     table = _panel(12, "table", "Peak and slice per workload (MiB)", (12, top + 1, 12, 8), [
-        (_queried(workload_peak_mib(RANGE)), "peak"), (_queried(workload_slice_mib(RANGE)), "slice")], unit="mbytes",
+        (_queried(workload_peak_mib(RANGE, node_label)), "peak"), (_queried(workload_slice_mib(RANGE, node_label)),
+                                                                  "slice")], unit="mbytes",
         description="Peak framebuffer used and the framebuffer of the largest slice held, per workload, over the "
         "time range.")
     for target in table["targets"]:

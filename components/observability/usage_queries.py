@@ -16,9 +16,9 @@ Where each name comes from:
   (internal/pkg/transformation/const.go and kubernetes.go, `Process`: one copy of a device's row per pod using it);
   A10 slices carry them, MIG rows do not (docs/observability.md). The scrape object keeps them over the target's own
   (`honorLabels`, `scrape.py`).
-- `node` and `job="gpu-metrics"`: the package's scrape object (`scrape.py`, `_relabelings`), whatever the image; the
-  image's own node label is `hostname` from exporter 4.8.3 and `Hostname` before (catalog/dcgm_exporter.py,
-  `node_label`): both are kept, so an older exporter shows by its label.
+- `node` and `job="gpu-metrics"`: the package's scrape object (`scrape.py`, `_relabelings`), whatever the image; and
+  the image's own node label, `hostname` from exporter 4.8.3 and `Hostname` before (`GpuMetricsConfig.node_label`,
+  catalog/dcgm_exporter.py `node_label`), for a Prometheus that scrapes the exporter its own way.
 - `cluster`: set on every series AKS's managed Prometheus collects (AKS's own recording rules group by it,
   Azure/prometheus-collector AddonArmTemplate); absent elsewhere, where grouping by it changes nothing.
 - `namespace_workload_pod:kube_pod_owner:relabel{namespace, pod, workload, workload_type}`: AKS's recording rules,
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..config.monitoring import GpuMetricsConfig
 from .counters import DEVICE_LABEL, MIG_LABELS, MODEL_LABEL
 from .scrape import EXPORTER_JOB
 
@@ -36,11 +37,9 @@ FB_USED = "DCGM_FI_DEV_FB_USED"
 FB_FREE = "DCGM_FI_DEV_FB_FREE"
 GPU_UTIL = "DCGM_FI_DEV_GPU_UTIL"
 OWNER_RULE = "namespace_workload_pod:kube_pod_owner:relabel"
-NODE_LABELS = ("node", "hostname", "Hostname")
-DEVICE_LABELS = ("cluster", *NODE_LABELS, DEVICE_LABEL, *MIG_LABELS, MODEL_LABEL)
-"""What names one device (a slice): its cluster, node, GPU and, for MIG, GPU instance and profile."""
+DEFAULT_NODE_LABEL = GpuMetricsConfig().node_label
 USER_LABELS = ("namespace", "pod", "dra_claim_name", "dra_claim_namespace")
-"""Who uses it: the pod and the ResourceClaim that allocated the device (empty on a row no pod uses)."""
+"""Who uses a device: the pod and the ResourceClaim that allocated it (no claim on a row nobody uses)."""
 OWNER_LABELS = ("cluster", "namespace", "pod", "workload", "workload_type")
 LOW_QUANTILE = 0.05
 """The low end of a series' use: a preallocating engine sits high from its first minutes, so even this is high."""
@@ -63,6 +62,16 @@ def _by(labels: tuple[str, ...]) -> str:
     return ", ".join(labels)
 
 
+def device_labels(node_label: str = DEFAULT_NODE_LABEL) -> tuple[str, ...]:
+    """What names one device (a slice): its cluster, node (the scrape object's `node` and the image's own label), GPU
+    and, for MIG, GPU instance and profile; and its model."""
+    return ("cluster", "node", node_label, DEVICE_LABEL, *MIG_LABELS, MODEL_LABEL)
+
+
+def _rows(node_label: str) -> str:
+    return _by((*device_labels(node_label), *USER_LABELS))
+
+
 def _in(cluster: str | None) -> str:
     """The matcher that keeps one cluster's series (a workspace may hold several), or nothing. The name is one AKS
     allows (letters, digits, '-', '_'), checked by the caller, so it needs no escaping."""
@@ -73,21 +82,22 @@ def _exporter(metric: str, cluster: str | None, *more: str) -> str:
     return f"{metric}{{{', '.join((_JOB, *more))}{_in(cluster)}}}"
 
 
-def usage_queries(window: str, step: str, cluster: str | None = None) -> tuple[UsageQuery, ...]:
-    """The queries `rightsize` runs for a window (`7d`, or Grafana's `$__range`), a subquery step (`15m`) and,
-    optionally, one cluster; the owners of the pods they name come after (`owners`).
+def usage_queries(window: str, step: str, cluster: str | None = None,
+                  node_label: str = DEFAULT_NODE_LABEL) -> tuple[UsageQuery, ...]:
+    """The queries `rightsize` runs for a window (`7d`), a subquery step (`15m`), optionally one cluster, and the
+    exporter image's node label; the owners of the pods they name come after (`owners`).
 
     Only the peak reads every sample (a spike between two steps must not be missed). The rest read the series at the
     subquery's steps, whose number is the same whatever the window and the scrape interval: when each series was first
     and last seen, its framebuffer, the low end of its use and its utilisation."""
-    rows = _by((*DEVICE_LABELS, *USER_LABELS))
+    rows = _rows(node_label)
     used = _exporter(FB_USED, cluster)
     # The step's own time wherever the series has a sample within the lookback: when it was first and last seen, to
     # the step (`timestamp()` would give the samples' own times, and costs ten times as much in a subquery).
     seen = f"(time() + 0 * {used})"
     return (
-        UsageQuery("peak", peak_used(window, cluster), FB_USED),
-        UsageQuery("framebuffer", framebuffer(window, cluster, step), FB_FREE),
+        UsageQuery("peak", peak_used(window, cluster, node_label=node_label), FB_USED),
+        UsageQuery("framebuffer", framebuffer(window, cluster, step, node_label), FB_FREE),
         UsageQuery("first", f"min by ({rows}) (min_over_time({seen}[{window}:{step}]))", FB_USED),
         UsageQuery("last", f"max by ({rows}) (max_over_time({seen}[{window}:{step}]))", FB_USED),
         UsageQuery("low", f"max by ({rows}) (quantile_over_time({LOW_QUANTILE}, {used}[{window}:{step}]))", FB_USED),
@@ -96,18 +106,20 @@ def usage_queries(window: str, step: str, cluster: str | None = None) -> tuple[U
     )
 
 
-def peak_used(window: str, cluster: str | None = None, claimed: bool = False) -> str:
+def peak_used(window: str, cluster: str | None = None, claimed: bool = False,
+              node_label: str = DEFAULT_NODE_LABEL) -> str:
     """The most framebuffer (MiB) each device showed for each pod using it (a row without a claim: nobody's);
     `claimed`: only rows a ResourceClaim holds."""
     selector = _exporter(FB_USED, cluster, *((CLAIMED,) if claimed else ()))
-    return f"max by ({_by((*DEVICE_LABELS, *USER_LABELS))}) (max_over_time({selector}[{window}]))"
+    return f"max by ({_rows(node_label)}) (max_over_time({selector}[{window}]))"
 
 
-def framebuffer(window: str, cluster: str | None = None, step: str | None = None) -> str:
+def framebuffer(window: str, cluster: str | None = None, step: str | None = None,
+                node_label: str = DEFAULT_NODE_LABEL) -> str:
     """Each device's framebuffer (MiB): used + free at its last sample (at the last step, with `step`), a constant
     of the slice."""
     over = f"[{window}:{step}]" if step else f"[{window}]"
-    return (f"max by ({_by(DEVICE_LABELS)}) (last_over_time({_exporter(FB_USED, cluster)}{over}) + "
+    return (f"max by ({_by(device_labels(node_label))}) (last_over_time({_exporter(FB_USED, cluster)}{over}) + "
             f"last_over_time({_exporter(FB_FREE, cluster)}{over}))")
 
 
@@ -130,18 +142,18 @@ def _per_workload(per_pod: str, window: str) -> str:
             f"* on (cluster, namespace, pod) group_left (workload) {owner_map(window)})")
 
 
-def workload_peak_mib(window: str) -> str:
+def workload_peak_mib(window: str, node_label: str = DEFAULT_NODE_LABEL) -> str:
     """Per workload, its peak framebuffer used (MiB)."""
-    return _per_workload(peak_used(window, claimed=True), window)
+    return _per_workload(peak_used(window, claimed=True, node_label=node_label), window)
 
 
-def workload_slice_mib(window: str) -> str:
+def workload_slice_mib(window: str, node_label: str = DEFAULT_NODE_LABEL) -> str:
     """Per workload, the framebuffer (MiB) of the largest slice it held."""
-    return _per_workload(f"({peak_used(window, claimed=True)} * 0 + on ({DEVICE}) group_left () "
-                         f"{framebuffer(window)})", window)
+    return _per_workload(f"({peak_used(window, claimed=True, node_label=node_label)} * 0 + on ({DEVICE}) "
+                         f"group_left () {framebuffer(window, node_label=node_label)})", window)
 
 
-def workload_peak_ratio(window: str) -> str:
+def workload_peak_ratio(window: str, node_label: str = DEFAULT_NODE_LABEL) -> str:
     """Per workload, its peak framebuffer used as a fraction of its slice's framebuffer."""
-    return _per_workload(f"({peak_used(window, claimed=True)} / on ({DEVICE}) group_left () {framebuffer(window)})",
-                         window)
+    return _per_workload(f"({peak_used(window, claimed=True, node_label=node_label)} / on ({DEVICE}) group_left () "
+                         f"{framebuffer(window, node_label=node_label)})", window)

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..catalog import DCGM_EXPORTER_CHARTS, DEFAULT_DCGM_EXPORTER_CHART
 from ..observability.scrape import EXPORTER_JOB
-from ..observability.usage_queries import DEVICE_LABELS, FB_FREE, FB_USED, NODE_LABELS, USER_LABELS
+from ..observability.usage_queries import FB_FREE, FB_USED
 
 FIXED_IMAGE = DCGM_EXPORTER_CHARTS[DEFAULT_DCGM_EXPORTER_CHART]
 """The exporter image the package pins: DRA labels read through resource.k8s.io/v1, node label `hostname`."""
@@ -72,7 +72,6 @@ class Measurements:
     rows: list[UsageRow]
     framebuffer: dict[DeviceKey, float]  # MiB, used + free
     owners: dict[tuple[str, str, str], Owner]  # (cluster, namespace, pod) -> workload
-    node_labels: frozenset[str] = field(default_factory=frozenset)  # node labels seen on the rows
 
 
 def _value(item: dict[str, Any]) -> float | None:
@@ -89,30 +88,31 @@ def _labels(item: dict[str, Any]) -> dict[str, str]:
 
 
 def _device(labels: dict[str, str]) -> DeviceKey:
-    node = next((labels[n] for n in NODE_LABELS if labels.get(n)), "")
+    """The device a row is: `node` (the scrape object's) or the image's own node label, whichever the row has."""
+    node = labels.get("node") or labels.get("hostname") or labels.get("Hostname") or ""
     return DeviceKey(labels.get("cluster", ""), node, labels.get("UUID", ""), labels.get("GPU_I_ID", ""))
 
 
-def _row_key(labels: dict[str, str]) -> tuple[str, ...]:
-    return tuple(labels.get(name, "") for name in (*DEVICE_LABELS, *USER_LABELS))
+def _row_key(labels: dict[str, str]) -> frozenset[tuple[str, str]]:
+    """A row's labels: every per-row query groups by the same ones, so equal label sets are one row."""
+    return frozenset(labels.items())
 
 
 def measurements(answers: dict[str, list[dict[str, Any]]]) -> Measurements:
     """The answers of `usage_queries`, by query name, as Measurements."""
-    extra: dict[str, dict[tuple[str, ...], float]] = {}
+    extra: dict[str, dict[frozenset[tuple[str, str]], float]] = {}
     for name in ("low", "first", "last", "utilisation"):
         extra[name] = {}
         for item in answers.get(name, []):
             value = _value(item)
             if value is not None:
                 extra[name][_row_key(_labels(item))] = value
-    rows, seen = [], set()
+    rows = []
     for item in answers.get("peak", []):
         labels, value = _labels(item), _value(item)
         if value is None:
             continue
         key = _row_key(labels)
-        seen |= {n for n in NODE_LABELS if labels.get(n)}
         rows.append(UsageRow(
             _device(labels), labels.get("GPU_I_PROFILE", ""), labels.get("modelName", ""), labels.get("namespace", ""),
             labels.get("pod", ""), labels.get("dra_claim_name", ""), labels.get("dra_claim_namespace", ""), value,
@@ -131,8 +131,7 @@ def measurements(answers: dict[str, list[dict[str, Any]]]) -> Measurements:
             found = Owner(labels["workload"], labels.get("workload_type", ""))
             if key not in owners or _rank(found) < _rank(owners[key]):  # one owner per pod, the same whatever the order
                 owners[key] = found
-    return Measurements(sorted(rows, key=lambda r: (r.device, r.namespace, r.pod)), framebuffer, owners,
-                        frozenset(seen))
+    return Measurements(sorted(rows, key=lambda r: (r.device, r.namespace, r.pod)), framebuffer, owners)
 
 
 _NAMESPACE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", re.ASCII)  # a DNS label, as Kubernetes names namespaces
@@ -165,14 +164,10 @@ def missing(found: Measurements, where: str) -> str | None:
                 f"free): keep {FB_FREE} in the exporter's counter list (the package's own list has it: "
                 "gpuMetrics.enabled)")
     a10 = [r for r in found.rows if not r.mig]
-    if a10 and not any(r.used for r in a10):
-        old = "Hostname" in found.node_labels  # exporter 4.8.2 and older (catalog/dcgm_exporter.py, node_label)
-        busy = [r for r in a10 if r.peak_mib > BUSY_FRACTION * found.framebuffer.get(r.device, math.inf)]
-        if old or busy:
-            why = ("the rows carry the `Hostname` label of exporter 4.8.2 and older" if old else
-                   f"{len(busy)} device row(s) show framebuffer in use")
-            return (f"no GPU row {where} carries the DRA labels (dra_claim_name) though {why}: attribution to "
-                    f"ResourceClaims is off, so no workload can be told; run dcgm-exporter {FIXED_IMAGE} "
-                    "(gpuMetrics.imageTag, the package's default) with kubernetesDRA.enabled, as gpuMetrics.enabled "
-                    "sets it")
+    busy = [r for r in a10 if r.peak_mib > BUSY_FRACTION * found.framebuffer.get(r.device, math.inf)]
+    if a10 and busy and not any(r.used for r in a10):
+        return (f"no GPU row {where} carries the DRA labels (dra_claim_name) though {len(busy)} device row(s) show "
+                "framebuffer in use: attribution to ResourceClaims is off (an exporter older than 4.4.0, the first with "
+                f"it, or kubernetesDRA off), so no workload can be told; run dcgm-exporter {FIXED_IMAGE} "
+                "(gpuMetrics.imageTag, the package's default) with kubernetesDRA.enabled, as gpuMetrics.enabled sets it")
     return None

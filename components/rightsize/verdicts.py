@@ -1,8 +1,9 @@
 """What each unit holds, what it used, what it needs, and the verdict. Pure.
 
 - The slice held: a MIG slice by its `GPU_I_PROFILE` on its parent GPU (`modelName`); an A10 slice by the device's
-  framebuffer (used + free, which reads a little under nominal: DOMAIN §2), sorted into a size class with the same
-  bands and margin the claim templates select devices by (`selectors.size_class_of`). Where a unit held several kinds
+  framebuffer (used + free: the guest's framebuffer, which reads a little under nominal, as the driver's published
+  memory does), sorted into a size class with the same bands and margin the claim templates select devices by
+  (`selectors.size_class_of`). Where a unit held several kinds
   of slice in the window, the one it held last counts.
 - The peak: the most framebuffer any of its devices showed. The base is the peak, not a percentile (VPA's
   recommender takes a percentile of CPU): a framebuffer that overflows kills the process instead of slowing it.
