@@ -161,15 +161,12 @@ def _measure(args: argparse.Namespace, found: Inputs, deadline: float) -> Any:
     reader = PrometheusReader(place, token, deadline, args.timeout)
     cluster = f"of cluster {found.cluster!r} " if found.cluster else ""
     where = f"{cluster}between {iso(window.start)} and {iso(window.end)} at {place.url}"
-    answers: dict[str, list[dict[str, Any]]] = {}
     try:
-        for query in usage_queries(window.promql, window.step, found.cluster, found.node_label):
-            answers[query.name] = reader.query(query.name, query.expr, window.end)
-            # Without exporter rows, or without the slices' sizes, the other queries would be asked for nothing.
-            if (query.name == "peak" and not answers["peak"]) or query.name == "framebuffer":
-                problem = missing(measurements(answers), where)
-                if problem:
-                    raise BadInputError([problem])
+        asked = usage_queries(window.promql, window.step, found.cluster, found.node_label)
+        answers = reader.query_all([(q.name, q.expr) for q in asked], window.end)
+        problem = missing(measurements(answers), where)  # no exporter rows, no slice sizes, no DRA labels
+        if problem:
+            raise BadInputError([problem])
         spaces = claimed_namespaces(measurements(answers))
         if spaces:  # the owners of the pods that held a claim, by their namespaces
             query = owners(window.promql, spaces, found.cluster)
