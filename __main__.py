@@ -68,6 +68,8 @@ def declare_platform() -> tuple[StackConfig, GpuPlatform]:
     # What importing the GPU dashboard needs (docs/observability.md): the workspace it reads and the Grafana to import into.
     if platform.monitor_workspace_id is not None:
         pulumi.export("monitorWorkspaceId", platform.monitor_workspace_id)
+    if platform.prometheus_query_endpoint is not None:  # what `rightsize --prometheus` reads (docs/rightsizing.md)
+        pulumi.export("prometheusQueryEndpoint", platform.prometheus_query_endpoint)
     if platform.grafana_endpoint is not None:
         pulumi.export("grafanaEndpoint", platform.grafana_endpoint)
     if platform.fleet_member_name is not None:

@@ -52,6 +52,10 @@ class GpuPlatformOutputs(ClusterOutputs):
     monitor_workspace_id: pulumi.Output[str] | None = output(
         "The Azure Monitor workspace managed Prometheus writes to, when monitoring.managedPrometheus is true."
     )
+    prometheus_query_endpoint: pulumi.Output[str] | None = output(
+        "The Azure Monitor workspace's Prometheus query endpoint, what `python -m components rightsize --prometheus` "
+        "reads, when monitoring.managedPrometheus is true and the package creates the workspace."
+    )
     gpu_metrics_release: pulumi.Output[str] | None = output(
         "The dcgm-exporter Helm release name, when monitoring.gpuMetrics is enabled."
     )
@@ -205,6 +209,7 @@ class GpuPlatform(GpuPlatformOutputs, pulumi.ComponentResource):
         prometheus = observed.prometheus if observed else None
         gpu_metrics = observed.gpu_metrics if observed else None
         self.monitor_workspace_id = prometheus.workspace_id if prometheus else None
+        self.prometheus_query_endpoint = prometheus.query_endpoint if prometheus else None
         self.gpu_metrics_release = gpu_metrics.release_name if gpu_metrics else None
         self.grafana_endpoint = prometheus.grafana_endpoint if prometheus else None
         register_declared(self)

@@ -21,13 +21,16 @@ ROOT = Path(__file__).resolve().parent.parent
 ROW = 0.45  # inches per Grafana grid row
 COLUMN = 0.62  # inches per Grafana grid column (24 columns)
 PROFILES = ["NVIDIA A10-4Q", "NVIDIA A10-8Q", "NVIDIA A10-24Q"]
+WORKLOADS = ["ml/chat", "research/finetune", "serving/vllm"]
 
 
 def _draw(ax: plt.Axes, panel: dict, seed: int) -> None:
     kind, targets = panel["type"], panel["targets"]
+    per_workload = "workload" in json.dumps(targets)  # the right-sizing row
     if kind == "bargauge":
-        values = [(seed * 3 + i * 5) % 7 + 1 for i in range(len(PROFILES))]
-        ax.barh(PROFILES, values, color="#73bf69")
+        names = WORKLOADS if per_workload else PROFILES
+        values = [(seed * 3 + i * 5) % 7 + 1 for i in range(len(names))]
+        ax.barh(names, [v * 14 for v in values] if per_workload else values, color="#73bf69")
         ax.tick_params(labelsize=7)
     elif kind == "stat":
         for i, target in enumerate(targets):
@@ -39,6 +42,9 @@ def _draw(ax: plt.Axes, panel: dict, seed: int) -> None:
         columns = ["dra_claim_namespace", "dra_claim_name", "pod", "hostname", "modelName", "Value"]
         rows = [["team-a", "infer-0", "infer-0-7c9f", "aks-a10third-0", "NVIDIA A10-8Q", "63"],
                 ["team-b", "train", "train-0", "aks-a10full-1", "NVIDIA A10-24Q", "91"]]
+        if per_workload:
+            columns = ["namespace", "workload", "peak", "slice"]
+            rows = [["ml", "chat", "3000", "7987"], ["research", "finetune", "5000", "24000"]]
         table = ax.table(cellText=rows, colLabels=columns, loc="center", cellLoc="left")
         table.auto_set_font_size(False)
         table.set_fontsize(7)
@@ -63,6 +69,9 @@ def render(source: Path, out: Path) -> None:
         g = panel["gridPos"]
         left, width = g["x"] / 24, g["w"] / 24
         bottom, height = 0.955 - 0.94 * (g["y"] + g["h"]) / rows, 0.94 * g["h"] / rows
+        if panel["type"] == "row":  # a row is its title across the dashboard
+            fig.text(left + 0.005, bottom + height / 2, panel["title"], fontsize=11, weight="bold")
+            continue
         inset = 0.07 if panel["type"] == "bargauge" else 0.035  # room for the profile names
         ax = fig.add_axes((left + inset, bottom + 0.03, width - inset - 0.015, height - 0.07))
         ax.set_facecolor("#fafafa")

@@ -85,6 +85,7 @@ def scratch_project(folder: Path) -> Path:
 # take the tail of another's, so long tests at the end of the order would leave a core idle at the end of the run.
 SLOW_FIRST = (
     "test_contract.py",
+    "test_rightsize_prometheus.py",
     "test_docs_snippets.py",
     "test_package.py",
     "test_watchdog.py",

@@ -158,8 +158,8 @@ def test_gpu_platform_and_aks_cluster_build_the_cluster_and_return_every_declare
     assert plan.one("azure-native:containerservice:AgentPool").inputs["vmSize"] == "Standard_NV6ads_A10_v5"
     # Every declared output but the monitoring ones (this platform has monitoring off: those stay unregistered).
     # No fleetMembership either: no FleetMember and no fleetMemberName; no extendedResources: no class map.
-    monitoring = {"monitorWorkspaceId", "gpuMetricsRelease", "grafanaEndpoint", "fleetMemberName",
-                  "extendedResourceClasses"}
+    monitoring = {"monitorWorkspaceId", "prometheusQueryEndpoint", "gpuMetricsRelease", "grafanaEndpoint",
+                  "fleetMemberName", "extendedResourceClasses"}
     assert set(state) == set(resource(schema, "GpuPlatform")["properties"]) - monitoring
     assert len(state["gpuPools"]) == 1
 

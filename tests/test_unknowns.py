@@ -32,6 +32,7 @@ def test_prod_grafana_reader_waits_for_the_grafanas_identity(shipped_plan):
     assert role.inputs["principalId"] == UNKNOWN
     assert grafana.urn in role.dependencies
     assert plan.outputs["grafanaEndpoint"] == UNKNOWN and plan.outputs["monitorWorkspaceId"] == UNKNOWN
+    assert plan.outputs["prometheusQueryEndpoint"] == UNKNOWN  # Azure sets the workspace's `metrics` on create
 
 
 def test_after_create_the_principal_and_endpoint_have_values(shipped_plan):
@@ -41,6 +42,9 @@ def test_after_create_the_principal_and_endpoint_have_values(shipped_plan):
     assert grafana.urn in role.dependencies
     assert plan.outputs["grafanaEndpoint"].startswith("https://")
     assert plan.outputs["monitorWorkspaceId"].startswith("/subscriptions/")
+    # what `rightsize --prometheus` reads: the workspace's query endpoint, a host under prometheus.monitor.azure.com
+    assert re.fullmatch(r"https://[a-z0-9-]+\.westeurope\.prometheus\.monitor\.azure\.com",
+                        plan.outputs["prometheusQueryEndpoint"])
 
 
 def test_the_graph_has_the_edge():

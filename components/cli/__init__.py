@@ -11,7 +11,7 @@ program's own output never reaches stdout.
 
 Thin, on top of everything: one module per subcommand (`plan`, `render`, `diff`, `size`, `verify`, `regenerate` for `docs`;
 `fleet` for `plan --fleet` and `diff --fleet`; `verify_fleet` for `verify --fleet`; `rollout` for `fleet-rollout`;
-`preflight`),
+`preflight`; `rightsize`),
 what they share (`output`, `problems`, `running`, `findings`), the `watchdog` process that ends a program past `--timeout`, and
 `docs` (the files made from the code). Nothing of the package imports it but `__main__`.
 """
@@ -44,6 +44,7 @@ from .preflight import add_preflight_arguments, cmd_preflight
 from .problems import Interrupted
 from .regenerate import cmd_docs
 from .render import cmd_render
+from .rightsize import add_rightsize_arguments, cmd_rightsize
 from .rollout import add_rollout_arguments, cmd_rollout
 from .size import cmd_size
 from .verify import add_verify_arguments
@@ -96,7 +97,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Preview, size and check what a stack declares. Offline (no cloud credentials, no Pulumi CLI, "
         "nothing leaves the machine): plan, render, diff, size (unless --subscription), docs. Online: verify (reads, "
         "and with --smoke writes to, a cluster through a kubeconfig), fleet-rollout (Azure Resource Manager with a "
-        "token, and the canary's clusters) and preflight (reads quota and VM sizes from Azure Resource Manager). "
+        "token, and the canary's clusters), preflight (reads quota and VM sizes from Azure Resource Manager) and "
+        "rightsize (reads a Prometheus query API). "
         "Ambient PULUMI_* environment variables are hidden from the program: the plan depends only on the "
         "project and its stack file. PULUMI_CONFIG and PULUMI_CONFIG_<KEY> are ignored with a warning (the Pulumi CLI "
         "sets them itself for the program it runs, so a value in the shell belongs to another run, not to this stack's "
@@ -197,6 +199,15 @@ def _parser() -> argparse.ArgumentParser:
         "to file), 2 bad input, no credential, or ARM refused or unreachable. Docs: docs/production.md.")
     add_preflight_arguments(preflight)
 
+    rightsize = sub.add_parser(
+        "rightsize", help="what each workload used of its GPU slices, read from Prometheus: the slice it needs and what "
+        "that saves (exit 3 something to change)",
+        description="Read a window of GPU metrics (dcgm-exporter's, per DRA claim) from a Prometheus query API, self-"
+        "hosted or Azure Monitor's, and say per workload the slice it holds, its peak GPU memory, the smallest slice "
+        "that holds the peak, a verdict, and the cost per hour now and recommended. Exit 0 every workload keeps its "
+        "slice, 3 something should change, 2 bad input or an endpoint that cannot be read. Docs: docs/rightsizing.md.")
+    add_rightsize_arguments(rightsize)
+
     docs = sub.add_parser("docs", help="regenerate the docs made from the code (config reference, stack schema, sizing, "
                           "graph; offline)",
                           description="Regenerate the files made from the code (offline): the configuration "
@@ -208,7 +219,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 COMMANDS = {"plan": cmd_plan, "render": cmd_render, "diff": cmd_diff, "size": cmd_size, "docs": cmd_docs,
-            "verify": cmd_verify_or_fleet, "fleet-rollout": cmd_rollout, "preflight": cmd_preflight}
+            "verify": cmd_verify_or_fleet, "fleet-rollout": cmd_rollout, "preflight": cmd_preflight,
+            "rightsize": cmd_rightsize}
 """Each subcommand's function, in a module of its own."""
 
 

@@ -17,11 +17,12 @@ product name is not used: the catalog marks it unverified on Azure's nodes.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
-from ..catalog import A10_SIZES, GPU_DRIVER_NAME
+from ..catalog import A10_SIZES, GPU_DRIVER_NAME, SIZE_CLASSES
 from ..catalog.mig import MIG_SIZES, MigGpu, MigSlice, mig_slice
 from .selectors import holds as nominal_holds
 from .selectors import min_memory_mib as nominal_min_memory_mib
@@ -119,6 +120,17 @@ def mig_kinds() -> tuple[Slice, ...]:
 def order(kind: Slice) -> tuple[int, int, str, str]:
     """Best fit first: less memory, then less compute, then by name (stable)."""
     return kind.memory_gib, kind.compute_units, kind.gpu_model, kind.profile
+
+
+def a10_kinds() -> tuple[Slice, ...]:
+    """Every A10 size class as a slice, smallest first."""
+    return tuple(a10_slice(size) for size in SIZE_CLASSES)
+
+
+def smallest_holding(kinds: Iterable[Slice], margin_percent: int, memory_gib: float) -> Slice | None:
+    """The best-fit slice of `kinds` whose usable memory holds `memory_gib` at the margin, or None: the one answer to
+    "which slice does this need?" that `size` places stated needs by and `rightsize` recommends measured peaks by."""
+    return min((k for k in kinds if holds(k, margin_percent, memory_gib)), key=order, default=None)
 
 
 # --- memory ----------------------------------------------------------------------------------------------------------

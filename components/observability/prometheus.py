@@ -64,6 +64,8 @@ class ManagedPrometheus(pulumi.ComponentResource):
 
     workspace_id: pulumi.Output[str]
     """The Azure Monitor workspace's ARM ID."""
+    query_endpoint: pulumi.Output[str] | None
+    """The workspace's Prometheus query endpoint (`rightsize --prometheus`), when the package creates the workspace."""
     data_collection_rule_id: pulumi.Output[str]
     """The data collection rule's ARM ID."""
     grafana_endpoint: pulumi.Output[str] | None
@@ -99,9 +101,13 @@ class ManagedPrometheus(pulumi.ComponentResource):
                 opts=child,
             )
             self.workspace_id = workspace.id
+            # metrics.prometheusQueryEndpoint: read-only, set by Azure on create (pulumi-azure-native monitor
+            # AzureMonitorWorkspaceResponseMetrics; azure-rest-api-specs monitor AzureMonitorWorkspace `metrics`).
+            self.query_endpoint = workspace.metrics.apply(lambda m: m.prometheus_query_endpoint if m else "")
             region = location
         else:
             self.workspace_id = pulumi.Output.from_input(config.workspace_id)
+            self.query_endpoint = None  # someone else's workspace: its Overview page (or `az monitor account show`)
             region = config.workspace_location or location
         # The endpoint and the rule as AKS's onboarding makes them: in the workspace's region, for Linux nodes.
         onboarded = {"resource_group_name": resource_group_name, "location": region, "kind": "Linux", "tags": tags,
@@ -173,6 +179,8 @@ class ManagedPrometheus(pulumi.ComponentResource):
         if config.grafana.enabled:
             self.grafana_endpoint = self._grafana(name, config, cluster_name, resource_group_name, location, tags)
         outputs: dict[str, Any] = {"workspaceId": self.workspace_id, "dataCollectionRuleId": self.data_collection_rule_id}
+        if self.query_endpoint is not None:
+            outputs["queryEndpoint"] = self.query_endpoint
         if self.grafana_endpoint is not None:
             outputs["grafanaEndpoint"] = self.grafana_endpoint
         self.register_outputs(outputs)

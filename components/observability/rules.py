@@ -93,6 +93,9 @@ def gpu_recording(mig: bool = False) -> RuleGroup:
                      + ("; MIG slices per GPU model and profile" if mig else ""), tuple(rules))
 
 
+AKS_RECORDED_METRICS = frozenset(r.record for g in aks_recording_groups() for r in g.rules if r.record)
+"""What AKS's own recording rules record (the package creates them with managed Prometheus): pods to workloads among
+them, which the dashboard's right-sizing row joins on."""
 GPU_RECORDING = gpu_recording()
 """The recording rules of a stack without MIG pools."""
 RECORDED_METRICS = frozenset(r.record for r in gpu_recording(mig=True).rules if r.record)

@@ -250,6 +250,10 @@ class OfflineProviders:
                 resource_id = f"/subscriptions/{SUBSCRIPTION}/offline/{name}"
             short = resource_id.rsplit("/", 1)[-1]
             outputs = {**inputs, "name": short, "azureApiVersion": "offline"}
+            if type_ == "azure-native:monitor:AzureMonitorWorkspace":  # read-only `metrics`, set by Azure on create
+                region = inputs.get("location", "offline")
+                outputs["metrics"] = {"prometheusQueryEndpoint": f"https://{short}-offline.{region}.prometheus.monitor."
+                                      "azure.com", "internalId": f"mac_{uuid.uuid5(uuid.NAMESPACE_URL, resource_id)}"}
             if type_ == "azure-native:containerservice:ManagedCluster":
                 outputs["fqdn"] = f"{inputs.get('dnsPrefix', short)}.hcp.{inputs.get('location', 'offline')}.azmk8s.io"
                 # Stable per cluster id here; in Azure a new one for every cluster created, even under the same name.

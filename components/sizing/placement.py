@@ -22,7 +22,7 @@ from ..catalog.mig import mig_slice
 from ..config import GpuPoolConfig
 from ..kubernetes.claim_templates import PAIR_SIZE, claim_template_name, pair_template_name
 from ..kubernetes.selectors import SIZE_CLASSES, holds, usable_memory_gib, vm_sizes_of_class
-from ..kubernetes.slice_kinds import devices_per_node
+from ..kubernetes.slice_kinds import a10_kinds, devices_per_node, smallest_holding
 from ..kubernetes.tolerations import pool_tolerations
 from .model import UNIT, Finding, Placement, Workload
 
@@ -33,8 +33,9 @@ def a_slice(gib: int) -> str:
 
 
 def size_class_for(memory_gib: float, margin_percent: int) -> int | None:
-    """The smallest size class whose usable memory holds this much, or None."""
-    return next((s for s in SIZE_CLASSES if holds(s, margin_percent, memory_gib)), None)
+    """The smallest size class whose usable memory holds this much, or None (`slice_kinds.smallest_holding`)."""
+    kind = smallest_holding(a10_kinds(), margin_percent, memory_gib)
+    return kind.memory_gib if kind else None
 
 
 def named_size_class(workload: Workload, margin_percent: int, pools: list[GpuPoolConfig]) -> int | None:
