@@ -17,8 +17,8 @@ def test_the_top_line_says_which_commands_go_online(capsys) -> None:
     out = help_of(capsys)
     assert "Offline (no cloud credentials, no Pulumi CLI, nothing leaves the machine): plan, render, diff, size (unless " \
            "--subscription), docs. Online: verify (reads, and with --smoke writes to, a cluster through a kubeconfig), " \
-           "fleet-rollout (Azure Resource Manager with a token, and the canary's clusters) and preflight (reads quota " \
-           "and VM sizes from Azure Resource Manager)" in out
+           "fleet-rollout (Azure Resource Manager with a token, and the canary's clusters), preflight (reads quota " \
+           "and VM sizes from Azure Resource Manager) and rightsize (reads a Prometheus query API)" in out
     assert "offline: no cloud credentials" not in out
 
 
