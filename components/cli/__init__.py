@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import argparse
 import functools
-import math
 import os
 from typing import NoReturn
 
 from ..catalog.sdk_versions import unsupported
 from ..sizing.arguments import add_size_arguments
 from .diff import cmd_diff
+from .durations import seconds
 from .output import (
     EXIT_BAD_INPUT,
     EXIT_CHANGES,
@@ -76,16 +76,6 @@ class _Parser(argparse.ArgumentParser):
         raise BadInputError([f"{self.prog}: {message} (see --help)"])
 
 
-def _timeout(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or not 0 < value <= MAX_TIMEOUT:
-        raise argparse.ArgumentTypeError(f"{text!r}: give seconds above 0 and at most {MAX_TIMEOUT:g}")
-    return value
-
-
 @functools.cache
 def _parser() -> argparse.ArgumentParser:
     """The command line's parser, built once per process: it is the same every time (no choice or default read from
@@ -118,7 +108,7 @@ def _parser() -> argparse.ArgumentParser:
         else:
             p.add_argument("--stack", required=True, help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml")
         p.add_argument("--project-dir", default=".", help="the Pulumi project's folder (default: current folder)")
-        p.add_argument("--timeout", type=_timeout, default=DEFAULT_TIMEOUT,
+        p.add_argument("--timeout", type=seconds(MAX_TIMEOUT), default=DEFAULT_TIMEOUT,
                        help=f"seconds the program may run, Outputs included, before the plan gives up with exit 2 "
                        f"(default: {DEFAULT_TIMEOUT:g})")
 

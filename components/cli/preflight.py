@@ -20,6 +20,7 @@ import sys
 import time
 from typing import Any
 
+from .durations import seconds
 from .output import EXIT_BAD_INPUT, BadInputError, printable, printable_lines, write
 
 SUBSCRIPTION_ENVS = ("ARM_SUBSCRIPTION_ID", "AZURE_SUBSCRIPTION_ID")
@@ -27,16 +28,6 @@ SUBSCRIPTION_KEY = "azure-native:subscriptionId"
 GUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 3600.0
-
-
-def _timeout(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < value <= MAX_TIMEOUT:
-        raise argparse.ArgumentTypeError(f"{text!r}: give seconds above 0 and at most {MAX_TIMEOUT:g}")
-    return value
 
 
 def add_preflight_arguments(p: argparse.ArgumentParser) -> None:
@@ -51,7 +42,7 @@ def add_preflight_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--arm-endpoint", default="https://management.azure.com", help="Azure Resource Manager's URL "
                    "(another cloud's, or a test double's: plain http only on loopback); the credential is azure-identity's "
                    "(az login, managed or workload identity, environment), or $ARM_ACCESS_TOKEN")
-    p.add_argument("--timeout", type=_timeout, default=DEFAULT_TIMEOUT, metavar="S", help="bound on every wait, the "
+    p.add_argument("--timeout", type=seconds(MAX_TIMEOUT), default=DEFAULT_TIMEOUT, metavar="S", help="bound on every wait, the "
                    f"token and throttling pauses included (default: {DEFAULT_TIMEOUT:g})")
     p.add_argument("--json", action="store_true", help="print the report as JSON: {ok, exit, families[], skus[], "
                    "stacks[], notes[]}")

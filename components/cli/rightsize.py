@@ -11,27 +11,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .durations import seconds
 from .output import EXIT_BAD_INPUT, BadInputError, printable, write
 
 DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 3600.0
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or not 0 < value <= MAX_TIMEOUT:
-        raise argparse.ArgumentTypeError(f"{text!r}: give seconds above 0 and at most {MAX_TIMEOUT:g}")
-    return value
 
 
 def add_rightsize_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,7 +46,7 @@ def add_rightsize_arguments(parser: argparse.ArgumentParser) -> None:
                         "its host is not *.prometheus.monitor.azure.com (a private endpoint's name, a proxy)")
     parser.add_argument("--workloads-out", metavar="FILE", help="also write the measured needs as a `size --workloads` "
                         "file (written whole or not at all), for `size --stack STACK --workloads FILE`")
-    parser.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT,
+    parser.add_argument("--timeout", type=seconds(MAX_TIMEOUT), default=DEFAULT_TIMEOUT,
                         help=f"seconds for everything online, token and queries (default: {DEFAULT_TIMEOUT:g})")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--at", help=argparse.SUPPRESS)  # the window's end (tests: data backfilled in the past)

@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from .output import BadInputError, printable, printable_lines, write
-from .verify import _seconds
+from .verify import SECONDS
 from .verify_fleet import context_pairs
 
 SUBSCRIPTION_ENVS = ("ARM_SUBSCRIPTION_ID", "AZURE_SUBSCRIPTION_ID")
@@ -58,15 +58,15 @@ def add_rollout_arguments(p: argparse.ArgumentParser) -> None:
                    "is not the cluster's name; repeat for several")
     p.add_argument("--no-smoke", action="store_true", help="skip the smoke (by default a canary member whose stack has "
                    "claim templates is also verified with --smoke: a pod claims a slice of each size, then is deleted)")
-    p.add_argument("--verify-wait", type=_seconds, default=DEFAULT_VERIFY_WAIT, metavar="S", help="re-check a canary "
+    p.add_argument("--verify-wait", type=SECONDS, default=DEFAULT_VERIFY_WAIT, metavar="S", help="re-check a canary "
                    f"member for up to S seconds while it settles after its upgrade (default: {DEFAULT_VERIFY_WAIT:g})")
     p.add_argument("--on-failure", choices=["hold", "stop"], default="hold", help="when the canary is not proven: "
                    "leave the gate Pending (hold, default) or stop the run (stop)")
     p.add_argument("--no-follow", action="store_true", help="return once the gate is approved instead of following "
                    "the run to its end")
-    p.add_argument("--poll", type=_seconds, default=DEFAULT_POLL, metavar="S", help=f"seconds between reads of the run "
+    p.add_argument("--poll", type=SECONDS, default=DEFAULT_POLL, metavar="S", help=f"seconds between reads of the run "
                    f"(default: {DEFAULT_POLL:g})")
-    p.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="S", help="bound on the whole command "
+    p.add_argument("--timeout", type=SECONDS, default=DEFAULT_TIMEOUT, metavar="S", help="bound on the whole command "
                    f"(default: {DEFAULT_TIMEOUT:g}); the run is left as it is when it runs out")
     p.add_argument("--json", action="store_true", help="print the outcome as JSON: {run, state, action, exit, message, "
                    "canaryMembers, verify}")

@@ -14,20 +14,13 @@ import sys
 from pathlib import Path
 
 from ..catalog import SIZE_CLASSES
+from .durations import seconds
 from .output import BadInputError, printable, printable_lines, write
 
 DEFAULT_TIMEOUT = 300.0
 MAX_SECONDS = 86400.0
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 <= value <= MAX_SECONDS:
-        raise argparse.ArgumentTypeError(f"{text!r}: give seconds from 0 to {MAX_SECONDS:g}")
-    return value
+SECONDS = seconds(MAX_SECONDS, zero=True)
+"""--wait and --timeout (verify, fleet-rollout): seconds from 0."""
 
 
 def _size(text: str) -> int:
@@ -56,9 +49,9 @@ def add_verify_arguments(p: argparse.ArgumentParser) -> None:
                    f"({', '.join(map(str, SIZE_CLASSES))}); repeat for several")
     p.add_argument("--image", help="with --smoke: the pod's image (default: a pinned CUDA base image; nvidia-smi "
                    "comes from the host driver)")
-    p.add_argument("--wait", type=_seconds, default=0.0, metavar="S", help="re-check for up to S seconds while "
+    p.add_argument("--wait", type=SECONDS, default=0.0, metavar="S", help="re-check for up to S seconds while "
                    "something is not there yet (exit 3)")
-    p.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="S",
+    p.add_argument("--timeout", type=SECONDS, default=DEFAULT_TIMEOUT, metavar="S",
                    help=f"bound on the whole run, smoke included (default: {DEFAULT_TIMEOUT:g})")
     p.add_argument("--json", action="store_true", help="print the report as JSON: {checks: [{check, subject, status, "
                    "message}], summary}")
