@@ -6,26 +6,16 @@ Never the value: `config.credentials` decides what looks like a credential and w
 
 from __future__ import annotations
 
-import re
 import shlex
 
 from .credentials import SECRET_SHOWN, Credential, hides, key_looks_like, shown_path
-
-_PLAIN_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]*")
+from .syntax import property_path
 
 
 def config_path(parts: tuple[str | int, ...]) -> str:
     """A path as `pulumi config set --path` parses it: a key that is not a plain name in brackets and quotes, a quote
     inside it escaped (pulumi/pulumi `sdk/go/common/resource/properties_path.go`, ParsePropertyPath)."""
-    shown = ""
-    for part in parts:
-        if isinstance(part, int):
-            shown += f"[{part}]"
-        elif _PLAIN_NAME.fullmatch(part):
-            shown += f".{part}" if shown else part
-        else:
-            shown += '["' + part.replace('"', '\\"') + '"]'
-    return shown
+    return property_path(parts)
 
 
 def shell_quoted(text: str) -> str:

@@ -6,7 +6,7 @@ Every rule matches the whole text (``fullmatch``) in ASCII only: a trailing newl
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,3 +152,20 @@ def value_at(data: Any, path: Sequence[str], stop: Callable[[Any], bool] | None 
         node = node[part]
     return node
 
+
+_PLAIN_PROPERTY = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]*")
+
+
+def property_path(parts: Iterable[Any], as_index: Callable[[Any], bool] = lambda part: isinstance(part, int)) -> str:
+    """Pulumi's property-path syntax: a plain name after a dot, an index (what `as_index` says is one) in brackets,
+    any other key quoted in brackets with its quotes escaped (pulumi/pulumi sdk/go/common/resource/properties_path.go,
+    ParsePropertyPath): what `pulumi config set --path` and replaceOnChanges read."""
+    text = ""
+    for part in parts:
+        if as_index(part):
+            text += f"[{part}]"
+        elif _PLAIN_PROPERTY.fullmatch(part):
+            text += f".{part}" if text else part
+        else:
+            text += '["' + part.replace('"', '\\"') + '"]'
+    return text

@@ -20,6 +20,7 @@ from __future__ import annotations
 import fnmatch
 import re
 
+from ..config.syntax import property_path
 from .rules import IN_PLACE, RULES
 from .rules.engine import PROVIDER_CHANGED, replace_on_changes_rule
 from .rules.impacts import IMPACTS, Impact
@@ -55,20 +56,12 @@ def parse_path(text: str) -> tuple[PathPart, ...]:
     return tuple(parts)
 
 
-_PLAIN_KEY = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*\Z")  # \Z: `$` would pass a key ending in a newline
 
 
 def format_path(parts: tuple[PathPart, ...]) -> str:
-    """The inverse of parse_path: ``networkProfile.podCidr``, ``nodeTaints[1]``, ``nodeLabels["nvidia.com/gpu.present"]``."""
-    text = ""
-    for part in parts:
-        if isinstance(part, (int, Item)) or part == "*":  # an Item: a list entry named by its identity
-            text += f"[{part}]"
-        elif _PLAIN_KEY.match(part):
-            text += f".{part}" if text else part
-        else:
-            text += '["' + part.replace('"', '\\"') + '"]'
-    return text
+    """The inverse of parse_path: ``networkProfile.podCidr``, ``nodeTaints[1]``, ``nodeLabels["nvidia.com/gpu.present"]``
+    (an Item, a list entry named by its identity, and the wildcard in brackets)."""
+    return property_path(parts, lambda part: isinstance(part, (int, Item)) or part == "*")
 
 
 def is_prefix(pattern: tuple[PathPart, ...], path: tuple[PathPart, ...]) -> bool:
