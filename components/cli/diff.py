@@ -5,20 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .output import BadInputError, bad_input_document, printable_lines, write
+from .output import BadInputError, bad_input_document, json_on_bad_input, printable_lines, write
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
     """`diff`: added / changed / replaced / deleted resources between two plans (`--fleet`: two folders of them); with
     --json, bad input is a JSON document too (and its lines on stderr)."""
-    try:
-        return _diff(args)
-    except BadInputError as exc:
-        if args.json:
-            import json
-
-            write(sys.stdout, json.dumps(bad_input_document(exc.lines), indent=2, sort_keys=True) + "\n")
-        raise
+    return json_on_bad_input(_diff, bad_input_document, sort_keys=True)(args)
 
 
 def _diff(args: argparse.Namespace) -> int:

@@ -3,7 +3,9 @@ line printable, control characters escaped)."""
 
 from __future__ import annotations
 
+import json
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_CHANGES, EXIT_POLICY = 0, 1, 2, 3, 4
@@ -61,3 +63,20 @@ def bad_input_document(lines: list[str]) -> dict[str, Any]:
     """`--json`'s document for input a command refused before it had a result of its own (plan, diff): the exit
     status and the problems, and no key of a result, so nothing reads it as an empty one."""
     return {"exit": EXIT_BAD_INPUT, "problems": bad_input_problems(lines)}
+
+
+def json_on_bad_input(run: Callable[[Any], int], document: Callable[[list[str]], dict[str, Any]],
+                      sort_keys: bool = False) -> Callable[[Any], int]:
+    """The command `run`, whose refused input is, with --json, also a document on stdout (`document` of its lines,
+    each printable); the lines still go to stderr, one each, as for every command."""
+
+    def command(args: Any) -> int:
+        try:
+            return run(args)
+        except BadInputError as exc:
+            if getattr(args, "json", False):
+                doc = document([printable(line) for line in exc.lines])
+                write(sys.stdout, json.dumps(doc, indent=2, sort_keys=sort_keys) + "\n")
+            raise
+
+    return command

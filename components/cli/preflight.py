@@ -21,7 +21,7 @@ import time
 from typing import Any
 
 from .durations import seconds
-from .output import EXIT_BAD_INPUT, BadInputError, printable, printable_lines, write
+from .output import EXIT_BAD_INPUT, BadInputError, json_on_bad_input, printable_lines, write
 
 SUBSCRIPTION_ENVS = ("ARM_SUBSCRIPTION_ID", "AZURE_SUBSCRIPTION_ID")
 SUBSCRIPTION_KEY = "azure-native:subscriptionId"
@@ -114,12 +114,7 @@ def failure_document(lines: list[str]) -> dict[str, Any]:
 
 def cmd_preflight(args: argparse.Namespace) -> int:
     """`preflight`: the report and its exit status (with --json, a document on failure too)."""
-    try:
-        return run_preflight(args)
-    except BadInputError as exc:
-        if args.json:
-            write(sys.stdout, json.dumps(failure_document([printable(line) for line in exc.lines]), indent=2) + "\n")
-        raise
+    return json_on_bad_input(run_preflight, failure_document)(args)
 
 
 def run_preflight(args: argparse.Namespace, clock: Any = time.monotonic, sleep: Any = time.sleep,

@@ -169,15 +169,9 @@ def failure_document(lines: list[str], exit_status: int) -> dict[str, Any]:
 
 def cmd_rollout(args: argparse.Namespace) -> int:
     """`fleet-rollout`: the outcome, and its exit status (with --json, a document on failure too)."""
-    from .output import EXIT_BAD_INPUT
+    from .output import EXIT_BAD_INPUT, json_on_bad_input
 
-    try:
-        return _rollout(args)
-    except BadInputError as exc:
-        if args.json:
-            doc = failure_document([printable(line) for line in exc.lines], EXIT_BAD_INPUT)
-            write(sys.stdout, json.dumps(doc, indent=2) + "\n")
-        raise
+    return json_on_bad_input(_rollout, lambda lines: failure_document(lines, EXIT_BAD_INPUT))(args)
 
 
 def _rollout(args: argparse.Namespace) -> int:

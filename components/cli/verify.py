@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..catalog import SIZE_CLASSES
 from .durations import seconds
-from .output import BadInputError, printable, printable_lines, write
+from .output import BadInputError, json_on_bad_input, printable, printable_lines, write
 
 DEFAULT_TIMEOUT = 300.0
 MAX_SECONDS = 86400.0
@@ -79,14 +79,13 @@ def read_stack(project_dir: str, stack: str):
 def cmd_verify(args: argparse.Namespace) -> int:
     """`verify`: the report, and its exit status; with --json, a bad input is a JSON document too (and its line on
     stderr)."""
-    try:
-        return _verify(args)
-    except BadInputError as exc:
-        if args.json:
-            from ..verify.report import error_report
+    return json_on_bad_input(_verify, _error_report)(args)
 
-            write(sys.stdout, json.dumps(error_report([printable(line) for line in exc.lines]), indent=2) + "\n")
-        raise
+
+def _error_report(lines: list[str]) -> dict[str, object]:
+    from ..verify.report import error_report  # verify's modules load only when the command runs
+
+    return error_report(lines)
 
 
 def _verify(args: argparse.Namespace) -> int:
