@@ -68,4 +68,6 @@ def test_garbage_collection_settings_are_restored_even_after_a_failure():
     with pytest.raises(ValueError):
         capture(lambda: (_ for _ in ()).throw(ValueError("boom")))
     assert gc.get_threshold() == before
-    assert gc.get_freeze_count() == frozen  # capture leaves nothing frozen
+    # capture leaves nothing frozen: the count never grows (it may shrink, when a frozen object another test left
+    # reachable is freed meanwhile)
+    assert gc.get_freeze_count() <= frozen
