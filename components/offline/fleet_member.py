@@ -7,13 +7,13 @@ from typing import Any
 
 from .fleet_stacks import fleet_outputs, load_fleet, referenced_fleet
 from .project import Project, StackFileError
-from .stack_file import StackFile, in_file, reads_our_settings
+from .stack_file import StackFile, in_file
 
 
 def referenced_outputs(project: Project, found: StackFile) -> dict[str, dict[str, Any]]:
     """The outputs of the fleet stack a member stack's fleetMembership names, read from its file in this project, by
     the name its StackReference uses (organization/project/stack); none for any other stack."""
-    if not reads_our_settings(project):
+    if not project.reads_our_settings:
         return {}
     from .capture import ORGANIZATION
 
@@ -30,7 +30,7 @@ def fleet_problems(found: StackFile, project: Project, stack: str) -> list[str]:
     whose fleet stack cannot be read, why; none for any other stack."""
     from ..config import ConfigError, is_fleet_stack
 
-    if not reads_our_settings(project):
+    if not project.reads_our_settings:
         return []
     if is_fleet_stack(found.config, project.name):
         fleet, concerned = stack, None

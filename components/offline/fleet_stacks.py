@@ -30,8 +30,9 @@ from ..config.upgrades import UpgradesConfig
 from ..config.validation import validated_or_none as _part
 from .mocks import SUBSCRIPTION
 from .project import Project, StackFileError, load_project, stack_name
-from .stack_file import StackFile, in_file, pool_named, read_stack_file
+from .stack_file import StackFile, in_file, read_stack_file
 from .stack_identities import declared_cluster, declared_fleet, twice_declared
+from .stack_settings import pool_named
 
 
 @dataclass(frozen=True)
