@@ -17,16 +17,12 @@ from .running import run_plan
 
 def load_fleet_set(project_dir: str, fleet_stack: str) -> Any:
     """The fleet stack and its member stacks, validated (`plan --fleet`, `diff --fleet`, `verify --fleet`,
-    `fleet-rollout`); BadInputError with one line per problem across the stacks."""
-    from ..offline import load_project
-    from ..offline.fleet_stacks import fleet_stacks, load_fleet
+    `fleet-rollout`); BadInputError with one line per problem across the stacks (an empty name too: it lists the
+    project's fleet stacks)."""
+    from ..offline.fleet_stacks import load_fleet
 
     with program_problems(Path(project_dir)):
-        if not fleet_stack.strip():
-            known = ", ".join(fleet_stacks(load_project(project_dir))) or "none"
-            raise BadInputError([f"--fleet {fleet_stack!r}: empty; name a fleet stack (fleet stacks of this project: "
-                                 f"{known})"])
-        return load_fleet(Path(project_dir), fleet_stack)
+        return load_fleet(project_dir, fleet_stack)
 
 
 def cmd_plan_fleet(args: argparse.Namespace) -> int:
@@ -38,9 +34,8 @@ def cmd_plan_fleet(args: argparse.Namespace) -> int:
     for line in fleet.warnings:
         write(sys.stderr, printable(f"warning: {line}") + "\n")
     # `load_fleet` checked the rules across the fleet's stacks once: each stack's plan does not check them again.
-    plans = {fleet.stack: run_plan(args.project_dir, fleet.stack, args.timeout, fleet_checked=True)}
-    for member in fleet.members:
-        plans[member.stack] = run_plan(args.project_dir, member.stack, args.timeout, fleet_checked=True)
+    plans = {stack: run_plan(args.project_dir, stack, args.timeout, fleet_checked=True)
+             for stack in (fleet.stack, *(member.stack for member in fleet.members))}
     lines = [member_line(m.stack, m.member_name, m.config, m.group, fleet.fleet, len(plans[m.stack].resources))
              for m in fleet.members]
     if args.out:

@@ -18,9 +18,7 @@ from .loading import (
     NEAR_MISS_CUTOFF,
     PROJECT,
     STACK_KEYS,
-    _decode,
-    credential_texts,
-    redact,
+    decoded,
     running_config,
     unknown_keys_warning,
     warn_plain_credentials,
@@ -44,7 +42,7 @@ def fleet_config_from_mapping(
         if namespace != project:
             continue
         if key == FLEET_KEY:
-            raw = _decode(value)
+            raw = decoded(value)
         elif key in STACK_KEYS:
             problems.append(Problem(key, f"a fleet stack (it has the '{FLEET_KEY}' section) declares no platform; move "
                                     f"'{key}' to a member stack, which joins the fleet with fleetMembership"))
@@ -59,6 +57,8 @@ def fleet_config_from_mapping(
         problems += [p for key, message in raw_duplicate_problems(strategy)
                      if (p := Problem(f"{FLEET_KEY}.updateStrategy.{key}", message)) not in problems]
     if problems:
+        from .redaction import credential_texts, redact  # only once a problem is told
+
         secret = f"{project}:{FLEET_KEY}" in secret_keys
         raise ConfigError(redact(problems, ([raw] if secret else []) + credential_texts({FLEET_KEY: raw}))) from None
     return fleet

@@ -13,6 +13,13 @@ report every mistake of every stack at once. Sources:
   which moves node images by itself just as Fleet's runs do (every Fleet channel moves node images: NodeImage, and
   Stable/Rapid as "Full" upgrades of "the control plane and all agent pools", fleets.json ``ManagedClusterUpgradeType``).
 - at most 1,000 members per fleet (articles/kubernetes-fleet/faq.md: "supports joining up to 1,000 Kubernetes clusters").
+- one Azure resource in two stack files (`twice_declared`): a Fleet or an AKS cluster that two stack files of one project
+  both declare, each `pulumi up` undoing the other's (and a cluster joined to a fleet twice is counted twice). A
+  resource is its ARM ID: subscription, resource group, provider type and name (Azure/azure-rest-api-specs
+  containerservice/.../managedClusters.json ``managedClusters/{resourceName}``, fleets.json ``fleets/{fleetName}``), and
+  "resource and resource group names are case-insensitive unless noted" (learn.microsoft.com, Azure Resource Manager,
+  resource-name-rules). A stack that sets no ``azure-native:subscriptionId`` deploys to the caller's subscription: two
+  such stacks are taken to share it.
 - waits (warnings, `fleet_warnings`): ARM takes any int32 of seconds (68 years); a wait past a week holds the later
   stages longer than a canary needs proving. The NodeImage channel's runs come "on a weekly cadence"
   (articles/kubernetes-fleet/concepts-update-orchestration.md, "NodeImage channel": member nodes are updated with a
@@ -22,6 +29,7 @@ report every mistake of every stack at once. Sources:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .errors import Problem
@@ -42,6 +50,16 @@ class MemberView:
     member_name: str | None
     member_key: str  # where the name comes from: fleetMembership.memberName, or cluster.name by default
     upgrades: UpgradesConfig | None
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One Azure resource a stack file declares, as ARM names it (lowercased), and where the file names it."""
+
+    file: str
+    key: str  # the config key path that names it: fleet.name, cluster.name
+    identity: tuple[str, str, str]  # (subscription or '', resource group, name), casefolded
+    shown: tuple[str, str]  # (name, resource group) as written
 
 
 def at(file: str, key: str, message: str) -> Problem:
@@ -126,6 +144,30 @@ def _upgrade_conflicts(fleet_file: str, profile: AutoUpgradeConfig, member: Memb
         problems.append(at(member.file, "cluster.upgrades.nodeOsChannel",
                            f"{shown} lets AKS move this member's node images by itself, but {why}: set 'None', or "
                            "'SecurityPatch' for security patches only"))
+    return problems
+
+
+def twice_declared(declared: list[Declared], what: str, concerned: set[str] | None = None,
+                   members: Mapping[str, str] | None = None) -> list[Problem]:
+    """Each resource declared by more than one stack file, said at every later file naming the first (only those where
+    one of the files is in `concerned`, when given); `members` (file -> member name) says a cluster joined twice."""
+    first: dict[tuple[str, str, str], Declared] = {}
+    problems = []
+    for item in declared:
+        seen = first.setdefault(item.identity, item)
+        if seen is item or (concerned is not None and not {seen.file, item.file} & concerned):
+            continue
+        if concerned is not None and item.file not in concerned:  # said at the file this review is about
+            seen, item = item, seen
+        name, group = item.shown
+        joined = ""
+        if members and seen.file in members and item.file in members:
+            joined = (f"; the fleet would join it twice (as members '{members[seen.file]}' and '{members[item.file]}') "
+                      "and count its cost twice")
+        problems.append(at(item.file, item.key, (
+            f"{what} '{name}' in resource group '{group}' is also declared by {seen.file} ({seen.key}): both stacks "
+            f"would manage one Azure resource (ARM names are case-insensitive), each `pulumi up` undoing the other's"
+            f"{joined}; give each stack its own, or keep one of them")))
     return problems
 
 

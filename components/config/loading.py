@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,7 +74,7 @@ def stack_config_from_mapping(
         if namespace != project:
             continue  # provider settings (azure-native:location, …) are the providers' business
         if key in STACK_KEYS:
-            data[key] = _decode(raw)
+            data[key] = decoded(raw)
             continue
         close = near_miss(key)
         if close is None and difflib.get_close_matches(key, ["fleet"], n=1, cutoff=NEAR_MISS_CUTOFF):
@@ -96,20 +95,13 @@ def stack_config_from_mapping(
         problems += [p for p in dict.fromkeys(partial_problems(data, exc.problems)) if p not in problems]
         stack = None
     if problems:
+        from .redaction import credential_texts, redact  # only once a problem is told
+
         raise ConfigError(redact(problems, [data[key] for key in sorted(secret)] + credential_texts(data))) from None
     return stack.with_secret_sections(secret)
 
 
-def credential_texts(data: Mapping[str, Any]) -> list[Any]:
-    """Every plain value of the sections that looks like a credential, every key that does, and everything under a
-    key that names one: a problem never quotes them (a connection string pasted under cluster.name is refused without
-    being shown, a numeric password's type error says '[secret]'), as plan and diff never show a credential."""
-    from .credentials import never_shown
-
-    return never_shown(dict(data))
-
-
-def _decode(raw: Any) -> Any:
+def decoded(raw: Any) -> Any:
     """Pulumi hands object values over as JSON strings; plain strings stay as they are (also JSON that is not data:
     NaN, or nested too deeply to read)."""
     if isinstance(raw, str):
@@ -123,63 +115,12 @@ def _decode(raw: Any) -> Any:
 def decoded_section(raw: Any) -> dict[str, Any]:
     """A stack-config section as a mapping (Pulumi's JSON text decoded as `load_stack_config` decodes it), or {} when
     it is not one."""
-    value = _decode(raw)
+    value = decoded(raw)
     return value if isinstance(value, dict) else {}
 
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
-
-
-MIN_BARE = 4  # a secret text this long is hidden wherever it appears; a shorter one only where a message quotes it
-
-
-def _leaves(value: Any) -> Iterator[Any]:
-    """Every text and every number inside a value (booleans and null carry no secret worth hiding); the placeholder
-    of a value the offline engine never decrypted is hidden already."""
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Mapping):
-            stack.extend(node.values())
-        elif isinstance(node, (list, tuple)):
-            stack.extend(node)
-        elif (isinstance(node, str) and node and node != SECRET_SHOWN) or (
-            isinstance(node, (int, float)) and not isinstance(node, bool)
-        ):
-            yield node
-
-
-def _patterns(leaf: Any) -> list[str]:
-    """Where a message shows this value: quoted as a message quotes a value ('v', "v", JSON-escaped), after 'got ' for
-    a number, and anywhere for a text long enough not to be a word of the message itself (a bound, a unit, a zone)."""
-    if not isinstance(leaf, str):
-        number = re.escape(json.dumps(leaf))
-        return [rf"(?<=got ){number}(?![0-9.])", rf"(?<=[\[,:] ){number}(?![0-9.])", rf"(?<=[\[]){number}(?![0-9.])"]
-    forms = {leaf, json.dumps(leaf)[1:-1], repr(leaf)[1:-1]}
-    found = [rf"(?<=')({re.escape(f)})(?=')" for f in forms] + [rf'(?<=")({re.escape(f)})(?=")' for f in forms]
-    if len(leaf) >= MIN_BARE:
-        found += [rf"(?<![A-Za-z0-9_]){re.escape(f)}(?![A-Za-z0-9_])" for f in forms]
-    return found
-
-
-def redact(problems: list[Problem], secrets: list[Any]) -> list[Problem]:
-    """The problems with each value of `secrets` shown as ``[secret]`` where a message quotes it, and a long text
-    wherever it appears: masked by value, never by neighbourhood (a bound or a short word of the message that happens
-    to equal some value of a secret section stays as it is)."""
-    leaves = [leaf for value in secrets for leaf in _leaves(value)]
-    patterns = {p for leaf in leaves for p in _patterns(leaf)}
-    if not patterns:
-        return problems
-    # Longest first, so a value is hidden whole rather than around a shorter one inside it.
-    pattern = re.compile("|".join(sorted(patterns, key=len, reverse=True)))
-    from .credentials import key_looks_like
-
-    # A path holds keys, never values: of these, only a key that looks like a credential is hidden there.
-    keys = {p for leaf in leaves if key_looks_like(leaf) for p in _patterns(leaf)}
-    in_path = re.compile("|".join(sorted(keys, key=len, reverse=True))) if keys else None
-    return [Problem(in_path.sub(SECRET_SHOWN, p.path) if in_path else p.path, pattern.sub(SECRET_SHOWN, p.message))
-            for p in problems]
 
 
 def load_stack_config(project: str | None = None, others: Collection[str] = ()) -> StackConfig:

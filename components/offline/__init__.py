@@ -4,10 +4,12 @@
   engine names resources (the plan's urns, read back by the review)
 - ``capture``: the in-process resource monitor and engine; ``capture(program)`` runs a program as the language host does
 - ``mocks``: what Azure, AKS and Kubernetes would answer (a first preview knows only the inputs)
-- ``project``: Pulumi projects on disk (``Pulumi.yaml``); a stack file read in one pass: ``stack_file`` (the file, its
-  sections decoded), ``stack_settings`` (this package's settings in it validated), ``fleet_stacks`` (a fleet stack and
-  its member stacks: a reader of several stack files, ``load_fleet``), ``fleet_member`` (what one stack's plan needs of
-  its fleet); ``stacks``: ``run_project``, on top of them all (no module imports one that imports it);
+- ``project``: Pulumi projects on disk (``Pulumi.yaml``, where each stack file is); a stack file read in one pass:
+  ``stack_file`` (the file, its sections decoded), ``stack_settings`` (this package's settings in it validated); a
+  project's stacks read as a pipeline that visits each step once: ``project_stacks`` (every stack file read, its
+  sections decoded), ``fleet_settings`` (a fleet's stacks validated), then the rules across them (``fleet_stacks``:
+  ``load_fleet``, a fleet stack and its member stacks); ``fleet_member`` (what one stack's plan needs of its fleet);
+  ``stacks``: ``run_project``, on top of them all (no module imports one that imports it);
   ``safe_yaml`` (with ``yaml_loader``, ``yaml_scalars``, ``yaml_bounds``, ``yaml_values``) reads YAML as Pulumi does;
   ``files`` reads within bounds
 - ``render``: the manifests a plan would apply, written into a folder of render's own (``output_dir``)

@@ -1,4 +1,6 @@
-"""Pulumi projects on disk: ``Pulumi.yaml`` (name, runtime, program, stack folder, config declarations) and stack names.
+"""Pulumi projects on disk: ``Pulumi.yaml`` (name, runtime, program, stack folder, config declarations), stack names,
+where each stack's file is (or why it cannot be opened), and whether the program reads this package's settings: what
+is known of the files before any stack file is read (`stack_file`).
 
 Files are read as the Pulumi CLI reads them (pulumi/pulumi `sdk/go/common/workspace`: `loaders.go`, `paths.go`,
 `project.go`; `sdk/go/common/resource/config`: `key.go`, `object.go`) and within the bounds of `safe_yaml`. Where the
@@ -8,6 +10,8 @@ mistake (a misspelt namespace), the offline engine refuses with one line naming 
 
 from __future__ import annotations
 
+import errno
+import functools
 import json
 import os
 import re
@@ -46,6 +50,20 @@ class Project:
         path = self.stack_file(stack)
         return path.relative_to(self.directory).as_posix() if path.is_relative_to(self.directory) else str(path)
 
+    @functools.cached_property
+    def reads_our_settings(self) -> bool:
+        """Whether the project's config sections are this package's settings: the package's own project, or a program
+        that loads them with `load_stack_config` (another program's `cluster` key may mean something else). Read from
+        the program once."""
+        from ..config import PROJECT
+
+        if self.name == PROJECT:
+            return True
+        try:
+            return "load_stack_config" in self.main.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return False
+
     def stacks(self) -> list[str]:
         """The stacks that have a settings file."""
         suffix = self.extension
@@ -72,6 +90,30 @@ def stack_name(text: str, project: str | None = None) -> str:
     if len(parts) > 1 and project is not None and parts[-2] != project:
         raise StackFileError(f"--stack {shown}: names project '{parts[-2]}', but this project is '{project}'")
     return parts[-1]
+
+
+def located_stack_file(project: Project, stack: str) -> tuple[str, Path, str]:
+    """The stack's own name (`stack_name`), its settings file and that file as messages name it; StackFileError when
+    the name is not one Pulumi accepts or the file cannot be opened (none there, or a symbolic link that leads
+    nowhere)."""
+    stack = stack_name(stack, project.name)
+    path = project.stack_file(stack)
+    shown = project.shown_stack_file(stack)
+    if not path.exists():
+        raise StackFileError(_missing(project, path, shown))
+    return stack, path, shown
+
+
+def _missing(project: Project, path: Path, shown: str) -> str:
+    """Why a stack file named in the project cannot be opened: none there, or a symbolic link that leads nowhere."""
+    known = ", ".join(project.stacks()) or "none"
+    if path.is_symlink():
+        try:
+            os.stat(path)
+        except OSError as exc:
+            why = "a symbolic link loop" if exc.errno == errno.ELOOP else "a symbolic link to a missing file"
+            return f"{shown}: is {why} ({os.readlink(path)}); point it at a stack file or remove it"
+    return f"{shown}: no such stack file in {path.parent}; stacks: {known}"
 
 
 def _find_project_file(directory: Path) -> Path:
@@ -166,74 +208,13 @@ def full_key(project: str, key: Any, where: str) -> str:
     return ":".join(parts)
 
 
-def read_yaml(path: Path, shown: str, project: str | None = None) -> Any:
-    """A project or stack file's one document; StackFileError (one line) when it cannot be read. A problem in one value
-    of a stack file's ``config:`` names the config key path first (``cluster.location: ...``), then the file and line."""
+def read_yaml(path: Path, shown: str) -> Any:
+    """The project file's one document; StackFileError (one line) when it cannot be read (a value whose words might
+    show a credential said as `config.credential_advice` says it)."""
     try:
         return safe_yaml.read(path, shown)
     except safe_yaml.YamlInputError as exc:
-        raise StackFileError(_keyed(exc, project)) from None
+        from ..config.credential_advice import hidden_problem  # the settings' package, only once a problem is told
 
-
-def read_yaml_collecting(path: Path, shown: str, project: str) -> tuple[Any, list[tuple[str, str]]]:
-    """A stack file's one document without the values that cannot be read, and (key path, line) for each of those: the
-    key path as the model names it (`keyed_path`, '' outside ``config:``) and the one-line problem. StackFileError
-    when the file as a whole cannot be read."""
-    try:
-        doc, problems = safe_yaml.read_collecting(path, shown)
-    except safe_yaml.YamlInputError as exc:
-        raise StackFileError(_keyed(exc, project)) from None
-    return doc, [(keyed_path(exc, project), _keyed(exc, project)) for exc in problems]
-
-
-def keyed_path(exc: safe_yaml.YamlInputError, project: str) -> str:
-    """The config key path a value's problem is at (``cluster.protect``), or '' when it is not inside ``config:``."""
-    path = exc.path
-    if len(path) < 2 or path[0] != "config" or not isinstance(path[1], str):
-        return ""
-    try:
-        full = full_key(project, path[1], exc.where)
-    except StackFileError:
-        return ""
-    return key_path(project, full, path[2:])
-
-
-def _keyed(exc: safe_yaml.YamlInputError, project: str | None) -> str:
-    from ..config.credential_advice import hidden_problem  # the settings' package, only once a problem is told
-
-    path = exc.path
-    if project is None or len(path) < 2 or path[0] != "config" or not isinstance(path[1], str):
-        hidden = hidden_problem(path)
-        return f"{exc.where}: {hidden}" if hidden else str(exc)
-    try:
-        full = full_key(project, path[1], exc.where)
-    except StackFileError:
-        hidden = hidden_problem(path)
-        return f"{exc.where}: {hidden}" if hidden else str(exc)
-    return f"{exc.where}: {problem_text(project, full, path[2:], exc.problem)}"
-
-
-def problem_text(project: str, full: str, where: tuple[str | int, ...], problem: str) -> str:
-    """``key.path: problem`` for a value of the config key `full`; where its words might show a credential (a key that
-    looks like one on the path, a value under a key naming one) what `config.credential_advice` says instead."""
-    from ..config.credential_advice import hidden_problem
-
-    namespace, _, key = full.partition(":")
-    hidden = hidden_problem((key, *where), "" if namespace == project else namespace)
-    return hidden or f"{key_path(project, full, where)}: {problem}"
-
-
-def shown_key(project: str, full: str) -> str:
-    """A full config key as messages show it: without the namespace when it is the project's own."""
-    return full.partition(":")[2] if full.startswith(f"{project}:") else full
-
-
-def key_path(project: str, full: str, where: tuple[str | int, ...]) -> str:
-    """The key path as errors show it: ``draDriver.extraValues.x`` for the project's keys, ``ns:key.x`` for others; a
-    key that looks like a credential as ``[secret]``."""
-    from ..config.credentials import SECRET_SHOWN, key_looks_like
-
-    text = shown_key(project, full)
-    for part in where:
-        text += f"[{part}]" if isinstance(part, int) else f".{SECRET_SHOWN if key_looks_like(part) else part}"
-    return text
+        hidden = hidden_problem(exc.path)
+        raise StackFileError(f"{exc.where}: {hidden}" if hidden else str(exc)) from None

@@ -1,6 +1,6 @@
 """A stack file read as the Pulumi CLI reads it, in one pass: the file, then its config sections decoded (namespaced
 keys, secure values never decrypted), each value's problem collected; validation into this package's settings comes
-after (`stack_settings`), and a fleet reads several such files (`fleet_stacks`).
+after (`stack_settings`), and a reader of several stacks reads each such file once (`project_stacks`).
 
 The stack file (``<stackConfigDir>/Pulumi.<stack>.yaml``) is read within the bounds of `safe_yaml` and as pulumi/pulumi
 reads it (`sdk/go/common/workspace/loaders.go`, `project.go`; `sdk/go/common/resource/config`: `key.go`, `object.go`),
@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import copy
 import difflib
-import errno
 import importlib.util
 import json
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,21 +21,11 @@ from typing import Any
 
 from . import safe_yaml
 from .plan import SECRET
-from .project import (
-    Project,
-    StackFileError,
-    full_key,
-    key_path,
-    problem_text,
-    read_yaml_collecting,
-    shown_key,
-    stack_name,
-)
+from .project import Project, StackFileError, full_key, located_stack_file
 
 # The keys of a stack file (pulumi/pulumi `sdk/go/common/workspace/project.go`, ProjectStack).
 STACK_FILE_KEYS = ("config", "environment", "secretsprovider", "encryptedkey", "encryptionsalt")
 NAMESPACE_CUTOFF = 0.8
-POOL_PATH = re.compile(r"gpuPools\[(\d+)\]")
 # A line that names its file first already: a stack file (this one or another: a member's fleet stack), or Pulumi.yaml.
 NAMES_A_FILE = re.compile(r"(?:[^\s:]*/)?Pulumi(?:\.[^\s:/]+)?\.ya?ml[:]")
 
@@ -72,26 +60,6 @@ def in_file(file: str, line: str) -> str:
     return f"{file}: {line}"
 
 
-def pool_named(path: str, config: dict[str, Any], project: str) -> str:
-    """A key path with the GPU pool it is in named beside its index (``gpuPools[2] (h100mig).gpuInstanceProfile``),
-    when the pool has a readable name: a message says which pool, not only where it sits in the list."""
-    match = POOL_PATH.match(path)
-    if match is None:
-        return path
-    pools = config.get(f"{project}:gpuPools")
-    if isinstance(pools, str):
-        try:
-            pools = json.loads(pools)
-        except ValueError:
-            return path
-    index = int(match.group(1))
-    pool = pools[index] if isinstance(pools, list) and index < len(pools) else None
-    name = pool.get("name") if isinstance(pool, dict) else None
-    if not isinstance(name, str) or not name.isprintable() or len(name) > 40:
-        return path
-    return f"{match.group(0)} ({name}){path[match.end():]}"
-
-
 def read_stack_config(project: Project, stack: str) -> tuple[dict[str, Any], list[str]]:
     """The stack file's config map with keys namespaced as the CLI does, and the keys that are secrets; StackFileError
     listing every problem of the file (`read_stack_file` gives them without raising)."""
@@ -109,12 +77,8 @@ def read_stack_file(project: Project, stack: str) -> StackFile:
     decrypted offline: it becomes ``[secret]``, and its whole key is a secret, as Pulumi marks a key whose value contains
     a secure string (`object.go`, Secure).
     """
-    stack = stack_name(stack, project.name)
-    path = project.stack_file(stack)
-    shown = project.shown_stack_file(stack)
-    if not path.exists():
-        raise StackFileError(_missing(project, path, shown))
-    doc, problems = read_yaml_collecting(path, shown, project.name)
+    stack, path, shown = located_stack_file(project, stack)
+    doc, problems = _read_document(path, shown, project.name)
     if doc is None:
         doc = {}
     if not isinstance(doc, dict):
@@ -156,16 +120,59 @@ def read_stack_file(project: Project, stack: str) -> StackFile:
     return StackFile(config, sorted(secrets), problems, as_written, shown)
 
 
-def _missing(project: Project, path: Path, shown: str) -> str:
-    """Why a stack file named in the project cannot be opened: none there, or a symbolic link that leads nowhere."""
-    known = ", ".join(project.stacks()) or "none"
-    if path.is_symlink():
+def _read_document(path: Path, shown: str, project: str) -> tuple[Any, list[tuple[str, str]]]:
+    """The stack file's one document without the values that cannot be read, and (key path, line) for each of those
+    (`_yaml_problem`). StackFileError when the file as a whole cannot be read."""
+    try:
+        doc, problems = safe_yaml.read_collecting(path, shown)
+    except safe_yaml.YamlInputError as exc:
+        raise StackFileError(_yaml_problem(exc, project)[1]) from None
+    return doc, [_yaml_problem(exc, project) for exc in problems]
+
+
+def _yaml_problem(exc: safe_yaml.YamlInputError, project: str) -> tuple[str, str]:
+    """A problem of the file's YAML as (the config key path it is at, as the model names it: ``cluster.protect``, ''
+    outside ``config:``; its one line). Inside ``config:`` the line names the key path first (`problem_text`), then the
+    file and line; elsewhere, words that might show a credential are said as `config.credential_advice` says them."""
+    path = exc.path
+    full = None
+    if len(path) >= 2 and path[0] == "config" and isinstance(path[1], str):
         try:
-            os.stat(path)
-        except OSError as exc:
-            why = "a symbolic link loop" if exc.errno == errno.ELOOP else "a symbolic link to a missing file"
-            return f"{shown}: is {why} ({os.readlink(path)}); point it at a stack file or remove it"
-    return f"{shown}: no such stack file in {path.parent}; stacks: {known}"
+            full = full_key(project, path[1], exc.where)
+        except StackFileError:
+            full = None
+    if full is None:
+        from ..config.credential_advice import hidden_problem  # the settings' package, only once a problem is told
+
+        hidden = hidden_problem(path)
+        return "", f"{exc.where}: {hidden}" if hidden else str(exc)
+    return key_path(project, full, path[2:]), f"{exc.where}: {problem_text(project, full, path[2:], exc.problem)}"
+
+
+def problem_text(project: str, full: str, where: tuple[str | int, ...], problem: str) -> str:
+    """``key.path: problem`` for a value of the config key `full`; where its words might show a credential (a key that
+    looks like one on the path, a value under a key naming one) what `config.credential_advice` says instead."""
+    from ..config.credential_advice import hidden_problem
+
+    namespace, _, key = full.partition(":")
+    hidden = hidden_problem((key, *where), "" if namespace == project else namespace)
+    return hidden or f"{key_path(project, full, where)}: {problem}"
+
+
+def shown_key(project: str, full: str) -> str:
+    """A full config key as messages show it: without the namespace when it is the project's own."""
+    return full.partition(":")[2] if full.startswith(f"{project}:") else full
+
+
+def key_path(project: str, full: str, where: tuple[str | int, ...]) -> str:
+    """The key path as errors show it: ``draDriver.extraValues.x`` for the project's keys, ``ns:key.x`` for others; a
+    key that looks like a credential as ``[secret]``."""
+    from ..config.credentials import SECRET_SHOWN, key_looks_like
+
+    text = shown_key(project, full)
+    for part in where:
+        text += f"[{part}]" if isinstance(part, int) else f".{SECRET_SHOWN if key_looks_like(part) else part}"
+    return text
 
 
 def _without(value: Any, where: tuple[str | int, ...]) -> Any:
@@ -249,8 +256,6 @@ def _apply_project_config(
     return problems
 
 
-
-
 def expects(project: Project, full: str) -> Callable[[tuple[str | int, ...]], str | None] | None:
     """What each key path inside the package's section `full` takes (its config model says), for messages about a
     value of the wrong shape; None for other keys, and for a program that does not read the package's settings."""
@@ -258,19 +263,6 @@ def expects(project: Project, full: str) -> Callable[[tuple[str | int, ...]], st
     from ..config.model_paths import expected_shape
 
     namespace, _, key = full.partition(":")
-    if namespace != project.name or key not in STACK_KEYS or not reads_our_settings(project):
+    if namespace != project.name or key not in STACK_KEYS or not project.reads_our_settings:
         return None
     return lambda where: expected_shape(StackConfig, (key, *where))
-
-
-def reads_our_settings(project: Project) -> bool:
-    """Whether the project's config sections are this package's settings: the package's own project, or a program
-    that loads them with `load_stack_config` (another program's `cluster` key may mean something else)."""
-    from ..config import PROJECT
-
-    if project.name == PROJECT:
-        return True
-    try:
-        return "load_stack_config" in project.main.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
