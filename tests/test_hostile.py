@@ -191,6 +191,8 @@ STACK_FILES: list[Case] = [
     case("namespace-underscores", MIN + "  aks_dra_vgpu:samples: {}\n", "aks_dra_vgpu:samples:", "did you mean"),
     case("namespace-extra-letter", MIN + "  aks-dra-vgpus:samples: {}\n", "aks-dra-vgpus:samples:", "did you mean"),
     case("namespace-missing-letter", MIN + "  aks-dra-vgp:samples: {}\n", "aks-dra-vgp:samples:", "did you mean"),
+    # a dot in the namespace: no package `pulumi_aks.dra_vgpu` can exist (its parent is none), so still a typo
+    case("namespace-with-a-dot", MIN + "  aks.dra-vgpu:samples: {}\n", "aks.dra-vgpu:samples:", "did you mean"),
     # --- values Pulumi config cannot carry as written ------------------------------------------------------------------
     case("date-value", MIN.replace("aks-min", "2024-01-01"), "cluster.name:", "as a date", "quote it"),
     case("datetime-value", extra("{when: 2024-01-01T10:00:00Z}"), "draDriver.extraValues.when:", "as a date"),

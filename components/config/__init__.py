@@ -17,7 +17,8 @@ plugin's schema are all generated from these models. Imports only `catalog` of t
   ``args``: a component's arguments as given (its Args class or a dict of them)
 - ``loading``: the stack's sections from Pulumi config; ``schema``, ``reference``: the JSON Schema and the reference
 - ``credentials``: what looks like a credential written in plain text (a value, a map's key) and what an error never
-  quotes; ``credential_advice``: what each is told (the `pulumi config set --secret` command, quoted for a shell)
+  quotes; ``credential_advice``: what each is told (the `pulumi config set --secret` command, quoted for a shell);
+  ``redaction``: what a problem never quotes (the credentials of the stack it is about)
 """
 
 from typing import TYPE_CHECKING

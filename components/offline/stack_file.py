@@ -209,6 +209,15 @@ def _without_ciphertext(value: Any) -> tuple[Any, bool]:
     return value, False
 
 
+def _installed(module: str) -> bool:
+    """Whether a module of that name can be imported; a dotted name whose parent is no package (`pulumi_aks.dra_vgpu`,
+    from the namespace `aks.dra-vgpu`) is none, not a ModuleNotFoundError."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def _namespace_typos(project: str, config: dict[str, Any]) -> list[tuple[str, str]]:
     """A namespace that is almost the project's name is a typo, unless a Pulumi package of that name is installed
     (Python SDKs are ``pulumi_<name>``): Pulumi would pass its keys to no one."""
@@ -219,7 +228,7 @@ def _namespace_typos(project: str, config: dict[str, Any]) -> list[tuple[str, st
             continue
         alike = (namespace.casefold() == project.casefold()
                  or difflib.SequenceMatcher(None, namespace, project).ratio() >= NAMESPACE_CUTOFF)
-        if alike and importlib.util.find_spec(f"pulumi_{namespace.replace('-', '_')}") is None:
+        if alike and not _installed(f"pulumi_{namespace.replace('-', '_')}"):
             # The key the writer meant is then missing from the project's: this problem says so already.
             problems.append((full.partition(":")[2], f"{full}: unknown namespace '{namespace}' (did you mean "
                              f"'{project}'?); this project's keys are {project}:<key>, and no installed package is "
