@@ -10,9 +10,9 @@ import sys
 
 import pulumi
 
-from components import GpuFleet, GpuPlatform, StackConfig, load_stack_config
+from components import GpuPlatform, StackConfig, load_stack_config
 from components.config import ConfigError
-from components.config.fleet_loading import load_fleet_config, running_fleet_stack
+from components.config.fleet_membership import running_fleet_stack
 from components.host.plugin import serve, started_as_plugin
 
 if started_as_plugin():
@@ -23,6 +23,10 @@ if started_as_plugin():
 def declare_fleet() -> None:
     """A fleet stack (docs/fleet.md): the Fleet, its update strategy and auto-upgrade profile; its member stacks read
     these outputs through a StackReference."""
+    # The fleet's models load here, for a fleet stack alone: a platform stack's run never builds them.
+    from components import GpuFleet
+    from components.config.fleet_loading import load_fleet_config
+
     try:
         fleet_config = load_fleet_config()
     except ConfigError as error:

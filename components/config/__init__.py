@@ -28,7 +28,7 @@ from .base import Model, PoolName, Zones
 from .cluster import ClusterConfig, ResourceGroupConfig, SystemPoolConfig
 from .driver import DraDriverConfig
 from .errors import ConfigError, KeyedProblemsError, Problem
-from .fleet_membership import FleetMembershipConfig
+from .fleet_membership import FleetMembershipConfig, is_fleet_stack
 from .loading import PROJECT, STACK_KEYS, load_stack_config, near_miss, stack_config_from_mapping
 from .monitoring import MonitoringConfig
 from .pool_parts import AutoscalingConfig, SpotConfig
@@ -99,12 +99,12 @@ __all__ = [
 
 if TYPE_CHECKING:
     from .fleet import AutoUpgradeConfig, FleetConfig, FleetHubConfig, UpdateStageConfig, UpdateStrategyConfig
-    from .fleet_loading import fleet_config_from_mapping, is_fleet_stack, load_fleet_config
+    from .fleet_loading import fleet_config_from_mapping, load_fleet_config
 
 # A fleet stack's models and readers load on first use: a platform stack's plan never builds them.
 _LAZY = {
     "AutoUpgradeConfig": ".fleet", "FleetConfig": ".fleet", "FleetHubConfig": ".fleet", "UpdateStageConfig": ".fleet",
-    "UpdateStrategyConfig": ".fleet", "fleet_config_from_mapping": ".fleet_loading", "is_fleet_stack": ".fleet_loading",
+    "UpdateStrategyConfig": ".fleet", "fleet_config_from_mapping": ".fleet_loading",
     "load_fleet_config": ".fleet_loading",
 }
 

@@ -26,11 +26,6 @@ from .loading import (
 from .validation import validate
 
 
-def is_fleet_stack(config: Mapping[str, Any], project: str = PROJECT) -> bool:
-    """Whether a flat Pulumi config map (``project:key`` -> value) is a fleet stack's: it sets the `fleet` section."""
-    return f"{project}:{FLEET_KEY}" in config
-
-
 def fleet_config_from_mapping(
     config: Mapping[str, Any], project: str = PROJECT, secret_keys: Collection[str] = ()
 ) -> FleetConfig:
@@ -81,9 +76,3 @@ def _refused(key: str) -> bool:
     """Whether a fleet stack's loading refuses this key (a platform's section, or a near miss of 'fleet')."""
     return key in STACK_KEYS or bool(difflib.get_close_matches(key, [FLEET_KEY], n=1, cutoff=NEAR_MISS_CUTOFF)) \
         or key.lower() == FLEET_KEY
-
-
-def running_fleet_stack(project: str | None = None) -> bool:
-    """Whether the running Pulumi program's stack is a fleet stack (its config sets the `fleet` section)."""
-    namespace = project or pulumi.get_project()
-    return pulumi.runtime.get_config(f"{namespace}:{FLEET_KEY}") is not None

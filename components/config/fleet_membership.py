@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from .base import Model, matching, unset
-from .syntax import FLEET_PART_NAME, STACK_NAME
+from .syntax import FLEET_PART_NAME, PROJECT, STACK_NAME
 
 FLEET_PART_RULE = "use 1-50 lowercase letters, digits and '-', starting and ending with a letter or digit"
 GroupName = Annotated[str, matching(FLEET_PART_NAME, f"is not a fleet group name; {FLEET_PART_RULE}")]
@@ -43,6 +43,19 @@ def member_name_problem(membership: FleetMembershipConfig, cluster_name: str) ->
 
 FLEET_KEY = "fleet"
 FLEET_MEMBERSHIP_KEY = "fleetMembership"
+
+
+def is_fleet_stack(config: Mapping[str, Any], project: str = PROJECT) -> bool:
+    """Whether a flat Pulumi config map (``project:key`` -> value) is a fleet stack's: it sets the `fleet` section."""
+    return f"{project}:{FLEET_KEY}" in config
+
+
+def running_fleet_stack(project: str | None = None) -> bool:
+    """Whether the running Pulumi program's stack is a fleet stack (its config sets the `fleet` section)."""
+    import pulumi
+
+    namespace = project or pulumi.get_project()
+    return pulumi.runtime.get_config(f"{namespace}:{FLEET_KEY}") is not None
 
 
 def is_fleet_data(data: Mapping[str, Any]) -> bool:

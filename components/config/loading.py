@@ -22,9 +22,9 @@ import pulumi
 from .errors import ConfigError, Problem
 from .partial import partial_problems
 from .stack import StackConfig
+from .syntax import PROJECT
 from .validation import validate
 
-PROJECT = "aks-dra-vgpu"
 STACK_KEYS = tuple(f.alias or name for name, f in StackConfig.model_fields.items())
 NEAR_MISS_CUTOFF = 0.75
 SECRET_SHOWN = "[secret]"

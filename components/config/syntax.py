@@ -12,6 +12,9 @@ from typing import Any
 
 import pulumi
 
+PROJECT = "aks-dra-vgpu"
+"""The package's config namespace: the Pulumi project name its stack files' keys start with."""
+
 
 def _rule(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.ASCII)

@@ -62,7 +62,7 @@ def fleet_problems(found: StackFile, project: Project, stack: str) -> list[str]:
 def referenced_fleet(project: Project, config: Mapping[str, Any]) -> tuple[str, FleetConfig] | None:
     """The fleet stack a member stack's config map names, and its settings, read from its file in the project (None
     when the config names none); StackFileError when it names a stack that is not a valid fleet stack."""
-    from ..config.fleet import FLEET_MEMBERSHIP_KEY
+    from ..config.fleet_membership import FLEET_MEMBERSHIP_KEY
     from ..config.loading import decoded_section
 
     raw = decoded_section(config.get(f"{project.name}:{FLEET_MEMBERSHIP_KEY}"))
@@ -74,7 +74,8 @@ def referenced_fleet(project: Project, config: Mapping[str, Any]) -> tuple[str, 
     except StackFileError:
         return None  # the membership's own validation says what is wrong with the name
     from ..config import ConfigError
-    from ..config.fleet_loading import fleet_config_from_mapping, is_fleet_stack
+    from ..config.fleet_loading import fleet_config_from_mapping
+    from ..config.fleet_membership import is_fleet_stack
     from ..config.fleet_rules import at
     from .fleet_settings import fleet_stack_names, not_a_fleet
     from .project_stacks import ReadStack, read_stacks

@@ -22,7 +22,8 @@ from ..config.fleet import (
     UpdateStageConfig,
     UpdateStrategyConfig,
 )
-from ..config.fleet_loading import fleet_config_from_mapping, is_fleet_stack
+from ..config.fleet_loading import fleet_config_from_mapping
+from ..config.fleet_membership import is_fleet_stack
 from ..config.fleet_rules import Declared, MemberView, at
 from ..config.syntax import CLUSTER_NAME
 from ..config.upgrades import UpgradesConfig

@@ -22,10 +22,12 @@ def settings_problems(found: StackFile, project: Project, file: str) -> list[str
     No value is hidden from them: offline, a secret is never decrypted (it is ``[secret]`` already), and every other
     value is the file's own plain text, so a message quotes exactly what the file shows (masked by value, never by
     the section a secret sits in)."""
-    from ..config import STACK_KEYS, ConfigError, fleet_config_from_mapping, is_fleet_stack, stack_config_from_mapping
+    from ..config import STACK_KEYS, ConfigError, is_fleet_stack, stack_config_from_mapping
     from ..config.loading import NoSettings
 
     if is_fleet_stack(found.config, project.name) and project.reads_our_settings:
+        from ..config.fleet_loading import fleet_config_from_mapping  # a fleet stack's models load for it alone
+
         try:
             fleet_config_from_mapping(found.config, project.name)
         except ConfigError as exc:

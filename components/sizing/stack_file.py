@@ -13,7 +13,7 @@ from ..config import (
     StackConfig,
     stack_config_from_mapping,
 )
-from ..config.fleet_loading import is_fleet_stack
+from ..config.fleet_membership import is_fleet_stack
 
 
 def read_stack_file(project_dir: str, stack: str) -> tuple[StackConfig, list[dict[str, Any]] | None]:
