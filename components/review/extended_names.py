@@ -24,11 +24,11 @@ from typing import Any
 from ..catalog import DRIVER_CHARTS, GPU_DEVICE_CLASS
 from ..config.extended_rules import chart_extended_names
 from ..config.samples import EXTENDED_RESOURCE_FROM
-from ..config.syntax import MISSING, parse_k8s_version, value_at
+from ..config.syntax import parse_k8s_version
 from ..kubernetes.chart_upgrades import chart_name
 from ..kubernetes.extended_classes import fix_command
 from ..offline.urns import local_urn
-from .extended_texts import RULE, causes, chart_waits, selects, served_text, while_running
+from .extended_texts import RULE, at, causes, chart_waits, selects, served_text, while_running
 from .rules.model import CLUSTER, DEVICE_CLASS, RELEASE
 from .scheduler_cache import Event, LiveClass, Slots, run, steady
 
@@ -37,12 +37,6 @@ __all__ = ["RULE", "extended_name_warnings", "fix_command", "selects"]
 _DRIVER_CHARTS = frozenset(chart.chart for chart in DRIVER_CHARTS.values())
 Index = dict[str, dict[str, Any]]  # plan resources by local URN, types canonical
 Steps = dict[str, tuple[str, bool]]  # key -> (operation, delete first): what the diff does to each resource
-
-
-def at(value: Any, *keys: str) -> Any:
-    """The value under `keys` in nested mappings, or None where a level is missing or no mapping (hand-made plans)."""
-    found = value_at(value, keys)
-    return None if found is MISSING else found
 
 
 def _release(index: Index) -> tuple[str, dict[str, Any]] | None:

@@ -23,7 +23,8 @@ _PROFILE = re.compile(r"\.profile == '([^']+)'")
 ANY_GPU = "any GPU device, whatever its size"
 
 
-def _at(value: Any, *keys: str) -> Any:
+def at(value: Any, *keys: str) -> Any:
+    """The value under `keys` in nested mappings, or None where a level is missing or no mapping (hand-made plans)."""
     found = value_at(value, keys)
     return None if found is MISSING else found
 
@@ -32,8 +33,8 @@ def selects(class_name: str, spec: Any) -> str:
     """What a DeviceClass gives a pod, read from its selectors: an A10 size band, MIG profiles, nothing, or any GPU."""
     if class_name == GPU_DEVICE_CLASS:
         return ANY_GPU
-    selectors = _at(spec, "selectors")
-    cel = " ".join(str(_at(s, "cel", "expression") or "") for s in (selectors if isinstance(selectors, list) else []))
+    selectors = at(spec, "selectors")
+    cel = " ".join(str(at(s, "cel", "expression") or "") for s in (selectors if isinstance(selectors, list) else []))
     if cel.strip() == "false":
         return "nothing (such pods stay Pending)"
     if cel.strip() == ANY_GPU_SELECTOR:
@@ -62,9 +63,9 @@ def causes(name: str, before: dict[str, LiveClass], after: dict[str, LiveClass],
            new_index: dict[str, Any], steps: dict[str, tuple[str, bool]], old_off: bool, new_off: bool) -> list[str]:
     """What in the update moves `name`: the Kubernetes version, the driver chart or Release, a class made or removed."""
     found = []
-    old_version = _at(next((r for r in old_index.values() if r.get("type", "").endswith("ManagedCluster")), None),
+    old_version = at(next((r for r in old_index.values() if r.get("type", "").endswith("ManagedCluster")), None),
                       "inputs", "kubernetesVersion")
-    new_version = _at(next((r for r in new_index.values() if r.get("type", "").endswith("ManagedCluster")), None),
+    new_version = at(next((r for r in new_index.values() if r.get("type", "").endswith("ManagedCluster")), None),
                       "inputs", "kubernetesVersion")
     if old_off != new_off:
         found.append(f"Kubernetes {old_version} -> {new_version}: the DRAExtendedResource gate is on from {_FROM} "
@@ -80,7 +81,7 @@ def causes(name: str, before: dict[str, LiveClass], after: dict[str, LiveClass],
                              f"the chart's {GPU_DEVICE_CLASS} is deleted and created again, newer than every class left "
                              "in place")
             elif was is not None and now is not None and was.mapped != now.mapped and not (old_off or new_off):
-                chart = (_at(old_index.get(key), "inputs", "version"), _at(new_index.get(key), "inputs", "version"))
+                chart = (at(old_index.get(key), "inputs", "version"), at(new_index.get(key), "inputs", "version"))
                 found.append(f"driver chart {chart[0]} -> {chart[1]}: the chart's {GPU_DEVICE_CLASS} "
                              f"{'now maps' if now.mapped == name else 'no longer maps'} {name} here")
             elif now is None and was is not None:

@@ -105,7 +105,8 @@ def check_slices(snap: Snapshot, exp: Expected, plugin: dict[str, str]) -> list[
     return checks
 
 
-def _selectors(spec: Obj | None) -> list[str]:
+def selector_expressions(spec: Obj | None) -> list[str]:
+    """The CEL expressions of a DeviceClass's (or a request's) selectors."""
     return [s["cel"]["expression"] for s in (spec or {}).get("selectors") or [] if (s.get("cel") or {}).get("expression")]
 
 
@@ -137,13 +138,13 @@ def check_device_class(snap: Snapshot, exp: Expected) -> list[Check]:
         return [fail("device-class", exp.device_class, "does not exist: claims naming it never allocate",
                      "deviceclass-missing")]
     checks = []
-    if contains(exp.device_class_spec, live.get("spec")) and len(_selectors(live.get("spec"))) == len(
-            _selectors(exp.device_class_spec)):
+    if contains(exp.device_class_spec, live.get("spec")) and len(selector_expressions(live.get("spec"))) == len(
+            selector_expressions(exp.device_class_spec)):
         checks.append(ok("device-class", exp.device_class, "exists with the selector the stack declares"))
     else:
         checks.append(fail("device-class", exp.device_class, "its selector differs from the one the stack declares "
-                           f"(live: {' && '.join(_selectors(live.get('spec'))) or 'none'})", "deviceclass-drift"))
-    expressions = _selectors(live.get("spec"))
+                           f"(live: {' && '.join(selector_expressions(live.get('spec'))) or 'none'})", "deviceclass-drift"))
+    expressions = selector_expressions(live.get("spec"))
     unmatched, errors = [], []
     for node, device in _gpu_devices(snap, exp):
         try:
@@ -167,7 +168,7 @@ def own_size_selectors(template: Template) -> list[str]:
     """The CEL of a template's first choice (its own size): `exactly`, or the first `firstAvailable` entry."""
     (request,) = template.spec["devices"]["requests"]
     first = request["exactly"] if "exactly" in request else request["firstAvailable"][0]
-    return _selectors(first)
+    return selector_expressions(first)
 
 
 def check_templates(snap: Snapshot, exp: Expected) -> list[Check]:
@@ -176,7 +177,7 @@ def check_templates(snap: Snapshot, exp: Expected) -> list[Check]:
         return []
     checks = []
     live_class = _find(snap.device_classes, exp.device_class or "")
-    class_cel = _selectors((live_class or {}).get("spec")) if live_class else _selectors(exp.device_class_spec)
+    class_cel = selector_expressions((live_class or {}).get("spec") if live_class else exp.device_class_spec)
     for template in exp.templates:
         subject = f"{exp.samples_namespace}/{template.name}"
         live = _find(snap.templates, template.name)
@@ -208,7 +209,7 @@ def _class_selectors(snap: Snapshot, template: Template, class_cel: list[str]) -
     if template.kind is None or template.kind.family == "a10":
         return class_cel
     live = _find(snap.device_classes, MIG_DEVICE_CLASS)
-    return _selectors((live or {}).get("spec")) if live else [MIG_CLASS_CEL]
+    return selector_expressions((live or {}).get("spec")) if live else [MIG_CLASS_CEL]
 
 
 def _offer(snap: Snapshot, exp: Expected, template: Template, subject: str, class_cel: list[str]) -> Check:

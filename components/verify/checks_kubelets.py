@@ -21,7 +21,7 @@ from ..kubernetes.extended_classes import ExtendedClass
 from ..kubernetes.slice_kinds import slice_of_pool
 from .cel import CelError, selects
 from .checks_cluster import gpu_nodes
-from .checks_devices import node_devices
+from .checks_devices import node_devices, selector_expressions
 from .checks_extended import classes_by_name, mapped_name
 from .client import Obj
 from .expected import Expected, parse_version
@@ -37,18 +37,13 @@ def kubelet_version(node: Obj) -> str | None:
     return str(found) if found else None
 
 
-def _selectors(device_class: Obj) -> list[str]:
-    return [str((s.get("cel") or {}).get("expression") or "") for s in (device_class.get("spec") or {}).get("selectors")
-            or [] if isinstance(s, dict)]
-
-
 def names_reaching(devices: list[Obj], live: list[Obj]) -> list[str]:
     """The names whose mapping classes select one of these published devices (their CEL, as the allocator runs it)."""
     found = []
     for device_class in live:
         name = mapped_name(device_class)
         try:
-            if name and any(selects(_selectors(device_class), GPU_DRIVER_NAME, d) for d in devices):
+            if name and any(selects(selector_expressions(device_class.get("spec")), GPU_DRIVER_NAME, d) for d in devices):
                 found.append(name)
         except CelError:
             found.append(name)  # a selector that cannot be read may select it: count it
