@@ -24,7 +24,6 @@ import os
 from typing import NoReturn
 
 from ..catalog.sdk_versions import unsupported
-from ..sizing.arguments import add_size_arguments
 from .diff import cmd_diff
 from .durations import seconds
 from .output import (
@@ -46,7 +45,7 @@ from .regenerate import cmd_docs
 from .render import cmd_render
 from .rightsize import add_rightsize_arguments, cmd_rightsize
 from .rollout import add_rollout_arguments, cmd_rollout
-from .size import cmd_size
+from .size import add_size_arguments, cmd_size
 from .verify import add_verify_arguments
 from .verify_fleet import cmd_verify_or_fleet
 
