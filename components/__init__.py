@@ -1,16 +1,15 @@
 """aks-dra-vgpu: Pulumi components for GPU sharing on AKS with Kubernetes DRA over NVIDIA A10 vGPU slices.
 
 Installed, the package is imported as ``aks_dra_vgpu``; this folder is ``components`` only inside its own repository
-(pyproject.toml maps the name), so every import within the package is relative. Importing the package loads only the
-config layer; a component's module (and its cloud SDK) loads on first use.
+(pyproject.toml maps the name), so every import within the package is relative. Importing the package loads nearly
+nothing: the config layer, a component's module and its cloud SDK load on first use (`python -m components` starts its
+supervising process from here, which must stay small).
 """
 
 from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any
-
-from .config import ConfigError, GpuPoolConfig, StackConfig, load_stack_config
 
 # `verify` is the function: bound here, after its subpackage is imported, it stays the function (the import system binds
 # a subpackage to its parent's attribute of the same name once, when it first loads it). The subpackage's own __init__
@@ -20,6 +19,10 @@ from .verify import verify
 __version__ = "0.2.0"
 
 _LAZY = {
+    "ConfigError": ".config",
+    "GpuPoolConfig": ".config",
+    "StackConfig": ".config",
+    "load_stack_config": ".config",
     "FleetConfig": ".config.fleet",
     "load_fleet_config": ".config.fleet_loading",
     "AksCluster": ".azure.cluster",
@@ -43,10 +46,7 @@ _LAZY = {
     "GpuFleetArgs": ".azure.fleet",
 }
 
-__all__ = [
-    "ConfigError", "FleetConfig", "GpuPoolConfig", "StackConfig", "load_fleet_config", "load_stack_config", "verify",
-    *_LAZY,
-]
+__all__ = ["verify", *_LAZY]
 
 if TYPE_CHECKING:
     from .azure.cluster import AksCluster as AksCluster
@@ -55,6 +55,10 @@ if TYPE_CHECKING:
     from .azure.fleet import GpuFleetArgs as GpuFleetArgs
     from .azure.gpu_pool import GpuNodePool as GpuNodePool
     from .azure.gpu_pool import GpuNodePoolArgs as GpuNodePoolArgs
+    from .config import ConfigError as ConfigError
+    from .config import GpuPoolConfig as GpuPoolConfig
+    from .config import StackConfig as StackConfig
+    from .config import load_stack_config as load_stack_config
     from .config.fleet import FleetConfig as FleetConfig
     from .config.fleet_loading import load_fleet_config as load_fleet_config
     from .kubernetes.claim_templates import DraClaimTemplates as DraClaimTemplates

@@ -4,7 +4,7 @@ runs what `components/__main__.py` runs (the CLI's GC thresholds, `run_watched(m
 What the tests that use it check is what the command does as a process (its exit status, its two output streams, the
 processes it ends at `--timeout` or on Ctrl-C), not how an interpreter starts: the fork gives them the same process
 without the half second to a second each fresh interpreter takes to import the SDKs and the package. A module constant
-the test patches (`cli.watchdog.TERM_GRACE`, ...) holds in the fork as well. Some tests keep a real `python -m
+the test patches (`watchdog.TERM_GRACE`, ...) holds in the fork as well. Some tests keep a real `python -m
 components` (tests/test_program_isolation.py), so the module's own entry point stays covered.
 
 `forked_call` runs any function of a test as such a process (its return value the exit status); `run_with_the_package_of`
@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from components.cli import main
-from components.cli.watchdog import run_watched
+from components.watchdog import run_watched
 
 
 class ForkedCommand:

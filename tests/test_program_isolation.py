@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from components.cli import main, watchdog
+from components import watchdog
+from components.cli import main
 from tests.conftest import ROOT
 from tests.forked_command import forked
 
@@ -226,7 +227,7 @@ def test_a_real_process_keeps_stdout_for_the_plan_whatever_the_program_writes(tm
 
 FOREVER = {
     "sleeps": "import time\ntime.sleep(3600)\n",
-    # One C call that never lets go of the interpreter lock: only the supervising process (cli/watchdog.py) can stop it.
+    # One C call that never lets go of the interpreter lock: only the supervising process (components/watchdog.py) can stop it.
     "regex-backtracking": "import re\nre.match('(a+)+$', 'a' * 64 + 'b')\n",
     "big-sum": "sum(range(10 ** 15))\n",
     "output-never-resolves": "import asyncio, pulumi\nloop = asyncio.get_event_loop()\n"

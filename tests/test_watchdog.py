@@ -1,4 +1,4 @@
-"""The watchdog (cli/watchdog.py) ends every process a program started: at `--timeout`, on Ctrl-C and when it ends.
+"""The watchdog (components/watchdog.py) ends every process a program started: at `--timeout`, on Ctrl-C and when it ends.
 
 Each test's program starts a helper that would live for a minute and holds the command's stderr open, so a reader of
 stderr (here `communicate`) waits until the helper is gone. Every wait is bounded, and the helper is killed after the
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from components.cli import watchdog
+from components import watchdog
 from tests.conftest import ROOT
 from tests.forked_command import ForkedCommand, forked
 from tests.test_program_isolation import EXPORT, project

@@ -9,6 +9,9 @@ of an unknown value, pulumi/pulumi#24500), and the user gets one line naming the
 from __future__ import annotations
 
 import functools
+import os
+import re
+import sys
 from collections.abc import Callable, Iterable
 from importlib import metadata
 
@@ -19,12 +22,43 @@ from packaging.version import InvalidVersion, Version
 DISTRIBUTION = "aks-dra-vgpu"
 
 
-# Each lookup scans sys.path and parses a METADATA file (~10 ms a dependency); what is installed does not change while
-# a process runs, so a process that runs the CLI more than once (the test suite, a plugin host) looks each up once.
+# A requirement that applies only with an extra, as pip and setuptools write it (`pytest>=8; extra == "test"`).
+_EXTRA_ONLY = re.compile(r"""; *extra *== *("[^"]*"|'[^']*') *$""")
+
+
+def _canonical(name: str) -> str:
+    """A distribution name as packaging indexes compare them (PEP 503): ``PyYAML`` and ``pyyaml`` are one."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@functools.cache
+def _dist_info_versions() -> dict[str, str]:
+    """Each installed wheel's version by canonical name, read from its ``<name>-<version>.dist-info`` folder's name (the
+    binary distribution format: neither part holds a '-'): one listing a sys.path folder instead of a METADATA file
+    parsed a dependency. The first folder on sys.path wins, as for an import; anything else is left to metadata."""
+    found: dict[str, str] = {}
+    for folder in sys.path:
+        try:
+            names = os.listdir(folder or ".")
+        except OSError:
+            continue
+        for entry in names:
+            stem = entry.removesuffix(".dist-info")
+            if stem != entry and stem.count("-") == 1:
+                name, version = stem.split("-")
+                found.setdefault(_canonical(name), version)
+    return found
+
+
+# What is installed does not change while a process runs, so a process that runs the CLI more than once (the test suite,
+# a plugin host) looks each up once.
 @functools.cache
 def installed_version(name: str) -> str | None:
     """The installed version of a distribution, or None when it is not installed."""
-    try:
+    listed = _dist_info_versions().get(_canonical(name))
+    if listed is not None:
+        return listed
+    try:  # an egg-info, a folder named otherwise: the metadata itself (it scans sys.path and parses the file)
         return metadata.version(name)
     except metadata.PackageNotFoundError:
         return None
@@ -41,7 +75,8 @@ def _declared_requirements(distribution: str) -> tuple[Requirement, ...]:
         lines = metadata.requires(distribution) or []
     except metadata.PackageNotFoundError:  # run from a checkout that was never installed: nothing declared to check
         return ()
-    requirements = [Requirement(line) for line in lines]
+    # An extra's requirement never applies here: left unparsed (most lines are; each parse costs a fraction of a ms).
+    requirements = [Requirement(line) for line in lines if not _EXTRA_ONLY.search(line)]
     return tuple(r for r in requirements if r.marker is None or r.marker.evaluate({"extra": ""}))
 
 

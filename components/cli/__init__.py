@@ -12,8 +12,8 @@ program's own output never reaches stdout.
 Thin, on top of everything: one module per subcommand (`plan`, `render`, `diff`, `size`, `verify`, `regenerate` for `docs`;
 `fleet` for `plan --fleet` and `diff --fleet`; `verify_fleet` for `verify --fleet`; `rollout` for `fleet-rollout`;
 `preflight`; `rightsize`),
-what they share (`output`, `problems`, `running`, `findings`), the `watchdog` process that ends a program past `--timeout`, and
-`docs` (the files made from the code). Nothing of the package imports it but `__main__`.
+what they share (`output`, `problems`, `running`, `findings`), and `docs` (the files made from the code). Nothing of
+the package imports it but `__main__`, in the child process `components/watchdog.py` supervises.
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ from pathlib import Path
 GRACE = 0.5  # the in-process limit gets this long to report first (if it cannot, this process prints the same line)
 TERM_GRACE = 1.0  # a process of the group gets this long after SIGTERM before SIGKILL
 INTERRUPT_GRACE = 2.0  # after Ctrl-C, the child gets this long to report and end before its group is ended
+EXIT_ERROR = 1  # the CLI's codes (cli/output.py), not imported: this module runs in the parent, which imports no CLI
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 
@@ -57,7 +58,7 @@ def run_watched(run: Callable[[], int]) -> int:
         os.close(read_fd)
         with contextlib.suppress(OSError):
             os.setpgid(0, 0)  # a process group of its own, which whatever the program starts joins
-        from ..offline.running import WATCHERS
+        from .offline.running import WATCHERS
 
         WATCHERS.append(_child_hooks(write_fd))
         return run()
@@ -155,7 +156,25 @@ def end_group(group: int, child: int, status: int | None = None) -> int:
     return os.waitstatus_to_exitcode(status)
 
 
+def _exit_fd(pid: int) -> int | None:
+    """A descriptor that becomes readable once the child has ended (Linux 5.3+ ``pidfd_open``, man 2 pidfd_open), so
+    the parent learns of the end at once instead of at its next poll; None where there is none."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
 def _supervise(pid: int, read_fd: int) -> int:
+    exited = _exit_fd(pid)
+    try:
+        return _supervise_child(pid, read_fd, exited)
+    finally:
+        if exited is not None:
+            os.close(exited)
+
+
+def _supervise_child(pid: int, read_fd: int, exited: int | None) -> int:
     interrupts: list[float] = []
 
     def interrupted(number: int, _frame: object) -> None:
@@ -171,8 +190,8 @@ def _supervise(pid: int, read_fd: int) -> int:
     reading: int | None = read_fd
     while True:
         wait = 0.05 if deadline is None else max(0.0, min(0.05, deadline - time.monotonic()))
-        ready, _, _ = select.select([reading] if reading is not None else [], [], [], wait)
-        if ready:
+        ready, _, _ = select.select([fd for fd in (reading, exited) if fd is not None], [], [], wait)
+        if reading is not None and reading in ready:
             data = os.read(read_fd, 4096)
             if not data:  # the child closed its end (it has exited, or is about to)
                 os.close(read_fd)
@@ -199,7 +218,7 @@ def _supervise(pid: int, read_fd: int) -> int:
         if deadline is not None and time.monotonic() > deadline:
             end_group(pid, pid)
             end_orphans()
-            from ..offline.running import timeout_message
+            from .offline.running import timeout_message
 
             sys.stderr.write(timeout_message(program, limit) + "\n")
             sys.stderr.flush()
