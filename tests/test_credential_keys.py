@@ -130,3 +130,20 @@ def test_diff_never_prints_a_credential_key_and_still_shows_every_other_change()
     assert text.count('tags["[secret]"]: (absent) ->') == 2
     assert 'values.registries[[secret]]: (absent) -> "(not shown: looks like a credential)"' in text
     assert format_diff(diff_plans(old, new)) == text  # the same plans, the same masked diff
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "markdown"])
+def test_size_suggests_the_stacks_pools_without_a_credential_key_or_value(tmp_path, capsys, fmt):
+    # `size --stack` prints the stack's gpuPools as written, for a pull request: a credential a pool's tags carry in
+    # plain text (as a key or as a value) is shown as the mark, and a note says so.
+    added = f"      tags:\n        {GITHUB}: x\n        token: {JWT}\n"
+    project = _project_with(tmp_path, "dev", "      vmSize: Standard_NV6ads_A10_v5\n", added)
+    status, out, err = cli(capsys, "size", "--stack", "dev", "--project-dir", str(project), "--slice", "chat=8x6",
+                           "--format", fmt)
+    assert status in (0, 3), err
+    assert GITHUB not in out + err and JWT not in out + err
+    assert "(not shown: looks like a credential)" in out
+    assert "keep the credential out of plain text" in out
+    if fmt == "json":
+        (pool,) = [p for p in json.loads(out)["gpuPools"] if p["name"] == "a10s"]
+        assert pool["tags"] == {"(not shown: looks like a credential)": "x", "token": "(not shown: looks like a credential)"}

@@ -22,6 +22,7 @@ a credential, whatever it looks like (`never_shown`).
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from collections.abc import Collection, Iterator, Mapping
@@ -31,6 +32,7 @@ from typing import Any
 MIN_PASSWORD = 6
 MIN_RANDOM = 16
 SECRET_SHOWN = "[secret]"
+CREDENTIAL_SHOWN = "(not shown: looks like a credential)"  # in place of one that plain text carries, in a printed value
 
 # (what it looks like, the pattern), checked under any key.
 _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -149,6 +151,27 @@ def plain_credentials(value: Any, path: str) -> list[Credential]:
         if what is not None:
             found.append(Credential(shown_path(parts), what, parts, leaf, is_key))
     return found
+
+
+def without_credentials(value: Any, key: str, mark: str) -> Any:
+    """The value (found under `key`) with every part that looks like a credential written in plain text shown as
+    `mark`, and every map key that does renamed to it (numbered where a map has several): what a diff, a PR comment or
+    a suggested stack section prints must not carry one. The value itself is left as it is."""
+    found = plain_credentials({key: value}, "")
+    if not found:
+        return value
+    holder = {key: copy.deepcopy(value)}
+    # Values first, then keys, the deepest first: a key renamed never moves a credential still to be found under it.
+    for credential in sorted(found, key=lambda c: (c.key, -len(c.parts))):
+        parent: Any = holder
+        for part in credential.parts[1:] if credential.key else credential.parts[1:-1]:
+            parent = parent[part]
+        if credential.key:
+            shown = next(m for n in range(1, len(parent) + 2) if (m := mark if n == 1 else f"{mark} {n}") not in parent)
+            parent[shown] = parent.pop(credential.value)
+        else:
+            parent[credential.parts[-1]] = mark
+    return holder[key]
 
 
 def _leaves(value: Any, parts: tuple[str | int, ...], key: str

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import copy
 import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..config.credentials import key_looks_like, names_credential, plain_credentials
+from ..config.credentials import CREDENTIAL_SHOWN as CREDENTIAL
+from ..config.credentials import key_looks_like, names_credential, without_credentials
 from ..config.syntax import MISSING
 from ..offline.plan import SECRET
 from .replacement import Replacement
@@ -16,7 +16,6 @@ from .rules.model import Item, Refuser, Rule
 Operation = Literal["create", "update", "replace", "refused", "delete"]
 OPERATIONS: tuple[Operation, ...] = ("create", "update", "replace", "refused", "delete")
 HIDDEN = "(not shown: the other side is secret)"
-CREDENTIAL = "(not shown: looks like a credential)"
 # Exit status of `diff`: no change, changes, a change that would fail or must not be applied.
 EXIT_NO_CHANGE, EXIT_CHANGES, EXIT_REFUSED = 0, 3, 4
 
@@ -49,7 +48,7 @@ class ValueChange:
         if old == SECRET and new is not MISSING:
             new = HIDDEN
         key = re.split(r"[.\[]", self.path.rstrip("]"))[-1].strip('"')
-        return _without_credentials(old, key), _without_credentials(new, key)
+        return without_credentials(old, key, CREDENTIAL), without_credentials(new, key, CREDENTIAL)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON shape: absent sides are left out."""
@@ -178,28 +177,6 @@ class DiffResult:
 def rule_dict(rule: Rule) -> dict[str, str]:
     """A rule as the JSON document shows it."""
     return {"effect": rule.effect, "mechanism": rule.mechanism, "why": rule.why, "source": rule.source}
-
-
-def _without_credentials(value: Any, key: str) -> Any:
-    """The value with every part that looks like a credential written in plain text (under its key) not shown, and
-    every map key that does renamed to that mark (numbered where a map has several): a plan made by a program that
-    passed one on in plain text must not put it in a diff or a PR comment."""
-    found = plain_credentials({key: value}, "")
-    if not found:
-        return value
-    holder = {key: copy.deepcopy(value)}
-    # Values first, then keys, the deepest first: a key renamed never moves a credential still to be found under it.
-    for credential in sorted(found, key=lambda c: (c.key, -len(c.parts))):
-        parent: Any = holder
-        for part in credential.parts[1:] if credential.key else credential.parts[1:-1]:
-            parent = parent[part]
-        if credential.key:
-            mark = next(m for n in range(1, len(parent) + 2) if (m := CREDENTIAL if n == 1 else f"{CREDENTIAL} {n}")
-                        not in parent)
-            parent[mark] = parent.pop(credential.value)
-        else:
-            parent[credential.parts[-1]] = CREDENTIAL
-    return holder[key]
 
 
 def masked_path(path: tuple[Any, ...]) -> tuple[Any, ...]:

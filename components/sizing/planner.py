@@ -19,6 +19,7 @@ from typing import Any
 
 from ..catalog import A10_SIZES, MIG_PROFILES, MIG_SIZES
 from ..config import GpuPoolConfig, StackConfig
+from ..config.credentials import CREDENTIAL_SHOWN, without_credentials
 from ..kubernetes.selectors import SIZE_CLASSES
 from ..kubernetes.selectors import usable_memory_gib as a10_usable_gib
 from ..kubernetes.slice_kinds import mig_kinds, usable_memory_gib
@@ -151,6 +152,12 @@ def plan_sizing(
     if stack is not None:
         findings += check_stack(stack, pools, [p.workload for p in placements if p.vm_size is None])
     snippet, changes = suggest_pools(pools, stack, written_pools)
+    shown = without_credentials(snippet, "gpuPools", CREDENTIAL_SHOWN)  # printed, and pasted into PR comments
+    if shown is not snippet:
+        notes.append(f"the suggested gpuPools show a value or key that looks like a credential as '{CREDENTIAL_SHOWN}'; "
+                     "keep the stack file's own there, or better, keep the credential out of plain text (`pulumi "
+                     "config set --secret`)")
+        snippet = shown
     lines = costs(pools, placed, prices)
     shared = None
     if sharing:
