@@ -10,20 +10,11 @@ import yaml
 from components.cli import main
 from components.config import StackConfig
 from components.offline import Plan, Registration, capture
+from components.offline.urns import provider_urn
 from components.platform import GpuPlatform
-from components.review.critical_path import (
-    TYPICAL,
-    Typical,
-    critical_path,
-    floor_minutes,
-    format_critical_path,
-    kind_of,
-    manual_recipe,
-    provider_urn,
-    schedule,
-    unordered_pools,
-    waits_for,
-)
+from components.review.critical_path import Step, critical_path, format_critical_path, schedule
+from components.review.provisioning_times import TYPICAL, Typical, kind_of
+from components.review.waits import waits_for
 from tests.conftest import ROOT
 
 RG, AKS, POOL = "azure-native:resources:ResourceGroup", "azure-native:containerservice:ManagedCluster", (
@@ -54,6 +45,11 @@ def urn(name: str, type_: str) -> str:
 
 def plan_of(*resources: Registration) -> Plan:
     return Plan("p", "t", sorted(resources, key=lambda r: r.urn))
+
+
+def steps_of(plan: Plan) -> dict[str, Step]:
+    """Every custom resource's start and finish, scheduled as `critical_path` schedules them."""
+    return schedule(plan, {r.urn: kind_of(r) for r in plan.resources}, waits_for(plan))
 
 
 def platform(*, pool_waits_for_pool: bool = False, driver_waits_for_pool: bool = False, subnet: str | None = None) -> Plan:
@@ -107,7 +103,7 @@ def test_pools_in_aks_own_network_run_side_by_side_and_a_chain_there_misses_the_
 def test_a_resource_waits_for_its_provider_resource():
     plan = plan_of(res("aks", AKS), res("k8s", K8S, deps=(urn("aks", AKS),)),
                    res("driver", HELM, provider=f"{urn('k8s', K8S)}::some-id"))
-    steps = schedule(plan)
+    steps = steps_of(plan)
     assert steps[urn("driver", HELM)].start == pytest.approx(MINUTES["AKS cluster"])
     assert waits_for(plan)[urn("driver", HELM)] == [urn("k8s", K8S)]
 
@@ -120,7 +116,7 @@ def test_default_providers_outside_the_plan_are_not_waited_for():
 def test_components_take_no_time_and_children_do_not_wait_for_their_parent():
     component = res("platform", "pkg:index:Platform", custom=False)
     plan = plan_of(component, res("rg", RG, parent=component.urn), res("ns", NS, parent=component.urn))
-    steps = schedule(plan)
+    steps = steps_of(plan)
     assert component.urn not in steps
     assert all(s.start == 0 for s in steps.values())
 
@@ -131,7 +127,7 @@ def test_waiting_for_a_component_means_waiting_for_everything_inside_it():
     plan = plan_of(outer, inner, res("aks", AKS, parent=inner.urn), res("rg", RG, parent=outer.urn),
                    res("job", JOB, deps=(outer.urn,)))
     assert waits_for(plan)[urn("job", JOB)] == sorted([urn("aks", AKS), urn("rg", RG)])
-    assert schedule(plan)[urn("job", JOB)].start == pytest.approx(MINUTES["AKS cluster"])
+    assert steps_of(plan)[urn("job", JOB)].start == pytest.approx(MINUTES["AKS cluster"])
 
 
 def test_a_dependency_cycle_is_an_error_not_a_hang():
@@ -176,18 +172,18 @@ def test_pools_on_two_subnets_of_one_vnet_that_may_run_at_once_are_flagged():
     sibling = SUBNET.replace("snet-nodes", "snet-other")
     two = platform(subnet=SUBNET)
     pools = [dataclasses.replace(r, inputs={"vnetSubnetID": sibling}) if r.name == "pool-b" else r for r in two.resources]
-    found = unordered_pools(dataclasses.replace(two, resources=pools))
+    found = critical_path(dataclasses.replace(two, resources=pools)).warnings
     assert len(found) == 1 and "share the virtual network vnet" in found[0] and "VirtualNetworkNotInSucceededState" in found[0]
     other_vnet = SUBNET.replace("virtualNetworks/vnet/", "virtualNetworks/vnet-b/")
     apart = [dataclasses.replace(r, inputs={"vnetSubnetID": other_vnet}) if r.name == "pool-b" else r for r in two.resources]
-    assert unordered_pools(dataclasses.replace(two, resources=apart)) == []
+    assert critical_path(dataclasses.replace(two, resources=apart)).warnings == ()
 
 
 def test_subnet_ids_compare_case_insensitively():
     shouting = platform(subnet=SUBNET)
     pools = [dataclasses.replace(r, inputs={"vnetSubnetID": SUBNET.upper()}) if r.name == "pool-b" else r
              for r in shouting.resources]
-    assert unordered_pools(dataclasses.replace(shouting, resources=pools))
+    assert critical_path(dataclasses.replace(shouting, resources=pools)).warnings
 
 
 def test_a_driver_waiting_for_a_pool_is_caught_when_the_driver_is_slow():
@@ -197,10 +193,10 @@ def test_a_driver_waiting_for_a_pool_is_caught_when_the_driver_is_slow():
 
 
 def test_manual_recipe_runs_every_command_after_the_other():
-    steps = manual_recipe(platform())
-    assert [s.kind for s in steps] == ["resource group", "AKS cluster", "GPU agent pool", "GPU agent pool", "node label",
+    steps = critical_path(platform()).manual
+    assert [s.typical.kind for s in steps] == ["resource group", "AKS cluster", "GPU agent pool", "GPU agent pool", "node label",
                                        "Helm release", "Kubernetes object", "Kubernetes object"]
-    assert critical_path(platform()).manual_minutes == pytest.approx(sum(s.minutes for s in steps))
+    assert critical_path(platform()).manual_minutes == pytest.approx(sum(s.typical.minutes for s in steps))
 
 
 # --- the real prod plan ------------------------------------------------------------------------------------------------
@@ -218,7 +214,7 @@ def test_prod_reaches_the_floor(prod):
         len(pools) * MINUTES["GPU agent pool"],
         MINUTES["Kubernetes provider"] + MINUTES["Helm release"] + _sample_chain(prod),
     )
-    assert floor_minutes(prod) == pytest.approx(expected)
+    assert result.floor_minutes == pytest.approx(expected)
     assert result.minutes == pytest.approx(expected) and result.reaches_floor
     assert [s.kind for s in result.steps] == [
         "resource group", "AKS cluster", *["maintenance configuration"] * len(windows), *["GPU agent pool"] * len(pools)
@@ -275,7 +271,7 @@ def _sample_chain(plan: Plan) -> float:
 def test_prod_pools_on_its_subnet_run_one_after_another_and_the_driver_waits_for_no_pool(prod):
     waits = waits_for(prod)
     pools = {r.urn for r in prod.all(POOL)}
-    assert unordered_pools(prod) == []
+    assert critical_path(prod).warnings == ()
     for r in prod.resources:
         if r.type == HELM:
             assert not set(waits[r.urn]) & pools, f"{r.name} waits for a GPU pool"
@@ -295,7 +291,7 @@ def test_prod_with_its_subnet_chain_broken_is_caught(prod):
     unchained = [dataclasses.replace(r, dependencies=[d for d in r.dependencies if d not in pools]) if r.urn in pools else r
                  for r in prod.resources]
     broken = dataclasses.replace(prod, resources=unchained)
-    assert unordered_pools(broken) and not critical_path(broken).reaches_floor
+    assert critical_path(broken).warnings and not critical_path(broken).reaches_floor
 
 
 def test_prod_beats_the_manual_recipe(prod):

@@ -82,7 +82,7 @@ def critical_path_table(project_dir: Path, stack_plans: StackPlans | None = None
     rows = ["| stack | critical path | floor | manual recipe, one command after the other |", "|---|---|---|---|"]
     for name, plan in plans:
         result = critical_path(plan)
-        pools = sum(1 for s in result.manual if s.kind == "GPU agent pool")
+        pools = sum(1 for s in result.manual if s.typical.kind == "GPU agent pool")
         label = f"{name} ({pools} GPU pool{'s' if pools != 1 else ''})"
         rows.append(f"| {label} | **{_minutes(result.minutes)} min**: {chain_in_words([s.kind for s in result.steps])} "
                     f"| {_minutes(result.floor_minutes)} min | **{_minutes(result.manual_minutes)} min** |")

@@ -12,7 +12,7 @@ from typing import Any
 from .findings import report_findings
 from .output import EXIT_CHANGES, EXIT_OK, EXIT_POLICY, BadInputError, printable, printable_lines, write
 from .problems import program_problems
-from .running import run_plan
+from .running import plan_stack
 
 
 def load_fleet_set(project_dir: str, fleet_stack: str) -> Any:
@@ -34,7 +34,7 @@ def cmd_plan_fleet(args: argparse.Namespace) -> int:
     for line in fleet.warnings:
         write(sys.stderr, printable(f"warning: {line}") + "\n")
     # `load_fleet` checked the rules across the fleet's stacks once: each stack's plan does not check them again.
-    plans = {stack: run_plan(args.project_dir, stack, args.timeout, fleet_checked=True)
+    plans = {stack: plan_stack(fleet.project, stack, args.timeout, fleet_checked=True)
              for stack in (fleet.stack, *(member.stack for member in fleet.members))}
     lines = [member_line(m.stack, m.member_name, m.config, m.group, fleet.fleet, len(plans[m.stack].resources))
              for m in fleet.members]

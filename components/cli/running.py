@@ -13,18 +13,26 @@ from .problems import program_problems
 
 if TYPE_CHECKING:
     from ..config import Problem
+    from ..offline import Plan, Project
 
 
-def run_plan(project_dir: str, stack: str, timeout: float | None, fleet_checked: bool = False):
-    """The stack's plan (a first preview); BadInputError with one line per problem for anything the user can fix
-    (`fleet_checked`: the rules across its fleet's stacks ran already)."""
-    from ..offline import load_project, run_project
+def run_plan(project_dir: str, stack: str, timeout: float | None) -> Plan:
+    """The stack's plan (a first preview); BadInputError with one line per problem for anything the user can fix."""
+    from ..offline import load_project
     from ..offline.project import stack_name
-    from ..offline.running import ambient_config, ambient_config_warning
 
     with program_problems(Path(project_dir)):
         stack_name(stack)
         project = load_project(project_dir)
+    return plan_stack(project, stack, timeout)
+
+
+def plan_stack(project: Project, stack: str, timeout: float | None, fleet_checked: bool = False) -> Plan:
+    """A stack's plan in a project already loaded (`run_plan`, and once per stack of a fleet); `fleet_checked`: the
+    rules across its fleet's stacks ran already."""
+    from ..offline import run_project
+    from ..offline.running import ambient_config, ambient_config_warning
+
     ignored = ambient_config()
     if ignored:  # ignored, not refused: a shell or CI job may carry them from an earlier `pulumi` run
         write(sys.stderr, printable(ambient_config_warning(ignored)) + "\n")

@@ -19,14 +19,16 @@ from ..config.fleet import FleetConfig
 from ..config.fleet_rules import fleet_problems, fleet_warnings, twice_declared
 from .fleet_settings import MemberStack, fleet_settings
 from .mocks import SUBSCRIPTION
-from .project import load_project
+from .project import Project, load_project
 from .project_stacks import read_stacks
 
 
 @dataclass(frozen=True)
 class FleetSet:
-    """A fleet stack and its member stacks, every rule between them checked."""
+    """A fleet stack and its member stacks, every rule between them checked, with the project they were read from (a
+    caller plans its stacks without loading it again)."""
 
+    project: Project
     stack: str
     file: Path
     fleet: FleetConfig
@@ -53,7 +55,7 @@ def load_fleet(project_dir: str | os.PathLike[str], fleet_stack: str) -> FleetSe
     fleet = settings.fleet
     assert fleet is not None
     warnings = tuple(fleet_warnings(settings.shown, fleet.update_strategy, fleet.auto_upgrade))
-    return FleetSet(settings.stack, settings.file, fleet, settings.members, warnings)
+    return FleetSet(project, settings.stack, settings.file, fleet, settings.members, warnings)
 
 
 def fleet_outputs(fleet: FleetConfig, subscription: str = SUBSCRIPTION) -> dict[str, Any]:

@@ -14,15 +14,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..offline.plan import Plan
-from ..offline.urns import provider_urn
-from .pool_order import pool_notes, subnet_of, unordered_pools
+from ..offline.plan import Plan, Registration
+from .pool_order import pool_order
 from .provisioning_times import TYPICAL, Typical, kind_of
 from .waits import waits_for
 
 __all__ = [
-    "TYPICAL", "CriticalPath", "ManualStep", "Step", "Typical", "critical_path", "floor_minutes", "format_critical_path",
-    "kind_of", "longest_chain", "manual_recipe", "provider_urn", "schedule", "unordered_pools", "waits_for",
+    "CriticalPath", "ManualStep", "Step", "critical_path", "floor_minutes", "format_critical_path", "longest_chain",
+    "manual_recipe", "schedule",
 ]
 
 
@@ -45,11 +44,10 @@ class Step:
 
 @dataclass(frozen=True)
 class ManualStep:
-    """One command of the manual recipe and its typical time."""
+    """One command of the manual recipe and the row of the table that prices it."""
 
     what: str
-    kind: str
-    minutes: float
+    typical: Typical
 
 
 @dataclass(frozen=True)
@@ -67,7 +65,7 @@ class CriticalPath:
     @property
     def manual_minutes(self) -> float:
         """The manual recipe, one command after the other."""
-        return sum(s.minutes for s in self.manual)
+        return sum(s.typical.minutes for s in self.manual)
 
     @property
     def reaches_floor(self) -> bool:
@@ -78,6 +76,28 @@ class CriticalPath:
     def chain(self) -> str:
         """The chain by resource name, first to last."""
         return " -> ".join(s.name for s in self.steps)
+
+
+def critical_path(plan: Plan, table: Mapping[str, Typical] = TYPICAL) -> CriticalPath:
+    """The plan's critical path for a first `pulumi up`, its floor and the manual recipe, from typical times. One pass,
+    each stage once: every resource's kind (`provisioning_times`), the wait graph (`waits`), the GPU pools' order
+    (`pool_order`), then the schedule and what is read from it."""
+    kinds = {r.urn: kind_of(r) for r in plan.resources}
+    waits = waits_for(plan)
+    pools = pool_order([r for r in plan.resources if kinds[r.urn] == "GPU agent pool"], waits)
+    steps = schedule(plan, kinds, waits, table)
+    chain = longest_chain(steps, waits)
+    manual = manual_recipe(plan, kinds, steps, table)
+    used = set(kinds.values()) | {s.typical.kind for s in manual}
+    return CriticalPath(
+        steps=chain,
+        minutes=max((s.finish for s in chain), default=0.0),
+        floor_minutes=floor_minutes(steps, waits, pools.networks),
+        manual=manual,
+        table=tuple(t for kind, t in table.items() if kind in used),
+        warnings=pools.warnings,
+        notes=pools.notes,
+    )
 
 
 def _finish_times(waits: Mapping[str, list[str]], minutes: Mapping[str, float]) -> dict[str, float]:
@@ -106,11 +126,12 @@ def _finish_times(waits: Mapping[str, list[str]], minutes: Mapping[str, float]) 
     return finish
 
 
-def schedule(plan: Plan, table: Mapping[str, Typical] = TYPICAL) -> dict[str, Step]:
-    """Earliest start and finish of every custom resource, each starting when all it waits for is done."""
-    kinds = {r.urn: kind_of(r) for r in plan.resources if r.custom}
-    minutes = {urn: table[kind].minutes for urn, kind in kinds.items()}
-    finish = _finish_times(waits_for(plan), minutes)
+def schedule(plan: Plan, kinds: Mapping[str, str], waits: Mapping[str, list[str]],
+             table: Mapping[str, Typical] = TYPICAL) -> dict[str, Step]:
+    """Earliest start and finish of every custom resource (the nodes of `waits`), each starting when all it waits for
+    is done, each taking its kind's typical time."""
+    minutes = {urn: table[kinds[urn]].minutes for urn in waits}
+    finish = _finish_times(waits, minutes)
     by_urn = {r.urn: r for r in plan.resources}
     return {
         urn: Step(urn, by_urn[urn].name, by_urn[urn].type, kinds[urn], finish[urn] - minutes[urn], finish[urn])
@@ -118,84 +139,55 @@ def schedule(plan: Plan, table: Mapping[str, Typical] = TYPICAL) -> dict[str, St
     }
 
 
-def longest_chain(plan: Plan, table: Mapping[str, Typical] = TYPICAL) -> tuple[Step, ...]:
+def longest_chain(steps: Mapping[str, Step], waits: Mapping[str, list[str]]) -> tuple[Step, ...]:
     """The chain that ends last, first step first (ties broken by urn, so the answer is deterministic)."""
-    steps = schedule(plan, table)
     if not steps:
         return ()
-    waits = waits_for(plan)
     chain = [max(steps.values(), key=lambda s: (s.finish, s.urn))]
     while waits[chain[-1].urn]:
         chain.append(max((steps[w] for w in waits[chain[-1].urn]), key=lambda s: (s.finish, s.urn)))
     return tuple(reversed(chain))
 
 
-def floor_minutes(plan: Plan, table: Mapping[str, Typical] = TYPICAL) -> float:
+def floor_minutes(steps: Mapping[str, Step], waits: Mapping[str, list[str]],
+                  networks: Mapping[str, list[Registration]]) -> float:
     """The least a design can take: what the cluster needs, the cluster and its other cluster-level writes (maintenance
     configurations: pools must not run beside a cluster operation), then the longer of (the GPU pools: side by side,
-    except those sharing a bring-your-own VNet, one after another; pool_order) and (provider and driver release, then
-    the longest chain among the Kubernetes objects, as if they followed the driver)."""
-    steps = schedule(plan, table)
+    except those sharing a bring-your-own VNet, one after another; `networks`, from pool_order) and (provider and
+    driver release, then the longest chain among the Kubernetes objects, as if they followed the driver)."""
     ready = max((s.finish for s in steps.values() if s.kind in ("AKS cluster", "maintenance configuration")), default=0.0)
-    by_subnet: dict[str, float] = {}
+    network_of = {pool.urn: network for network, pools in networks.items() for pool in pools}
+    by_network: dict[str, float] = {}
     for s in steps.values():
         if s.kind == "GPU agent pool":
-            key = subnet_of(plan.by_urn(s.urn)) or s.urn
-            by_subnet[key] = by_subnet.get(key, 0.0) + s.minutes
-    pools = max(by_subnet.values(), default=0.0)
+            key = network_of.get(s.urn, s.urn)
+            by_network[key] = by_network.get(key, 0.0) + s.minutes
+    pools = max(by_network.values(), default=0.0)
     driver = sum(
         max((s.minutes for s in steps.values() if s.kind == kind), default=0.0)
         for kind in ("Kubernetes provider", "Helm release")
     )
     objects = {urn for urn, s in steps.items() if s.kind == "Kubernetes object"}
-    among = {urn: [w for w in waits if w in objects] for urn, waits in waits_for(plan).items() if urn in objects}
+    among = {urn: [w for w in before if w in objects] for urn, before in waits.items() if urn in objects}
     samples = max(_finish_times(among, {urn: steps[urn].minutes for urn in objects}).values(), default=0.0)
     return ready + max(pools, driver + samples)
 
 
-def manual_recipe(plan: Plan, table: Mapping[str, Typical] = TYPICAL) -> tuple[ManualStep, ...]:
-    """The AKS team's recipe for the same resources, one command after the other, priced by the same table."""
-    steps: list[ManualStep] = []
-
-    def add(what: str, kind: str) -> None:
-        steps.append(ManualStep(what, kind, table[kind].minutes))
-
+def manual_recipe(plan: Plan, kinds: Mapping[str, str], steps: Mapping[str, Step],
+                  table: Mapping[str, Typical] = TYPICAL) -> tuple[ManualStep, ...]:
+    """The AKS team's recipe for the same resources, one command after the other, priced by the same table; the
+    Kubernetes objects in the order `steps` can apply them (a namespace before what lives in it)."""
     ordered = sorted(plan.resources, key=lambda r: r.urn)
-    for r in ordered:
-        if kind_of(r) == "resource group":
-            add(f"az group create ({r.name})", "resource group")
-    for r in ordered:
-        if kind_of(r) == "AKS cluster":
-            add(f"az aks create ({r.name})", "AKS cluster")
-    pools = [r for r in ordered if kind_of(r) == "GPU agent pool"]
-    for r in pools:
-        add(f"az aks nodepool add ({r.name})", "GPU agent pool")
+    recipe = [(f"az group create ({r.name})", "resource group") for r in ordered if kinds[r.urn] == "resource group"]
+    recipe += [(f"az aks create ({r.name})", "AKS cluster") for r in ordered if kinds[r.urn] == "AKS cluster"]
+    pools = [(f"az aks nodepool add ({r.name})", "GPU agent pool") for r in ordered if kinds[r.urn] == "GPU agent pool"]
+    recipe += pools
     if pools:
-        add("kubectl label nodes nvidia.com/gpu.present=true", "node label")
-    for r in ordered:
-        if kind_of(r) == "Helm release":
-            add(f"helm upgrade --install ({r.name})", "Helm release")
-    # Objects in the order they can be applied (a namespace before what lives in it).
-    when = schedule(plan, table)
-    for r in sorted((r for r in ordered if kind_of(r) == "Kubernetes object"), key=lambda r: (when[r.urn].start, r.urn)):
-        add(f"kubectl apply ({r.name})", "Kubernetes object")
-    return tuple(steps)
-
-
-def critical_path(plan: Plan, table: Mapping[str, Typical] = TYPICAL) -> CriticalPath:
-    """The plan's critical path for a first `pulumi up`, its floor and the manual recipe, from typical times."""
-    chain = longest_chain(plan, table)
-    manual = manual_recipe(plan, table)
-    used = {kind_of(r) for r in plan.resources} | {s.kind for s in manual}
-    return CriticalPath(
-        steps=chain,
-        minutes=max((s.finish for s in chain), default=0.0),
-        floor_minutes=floor_minutes(plan, table),
-        manual=manual,
-        table=tuple(t for kind, t in table.items() if kind in used),
-        warnings=tuple(unordered_pools(plan)),
-        notes=tuple(pool_notes(plan)),
-    )
+        recipe.append(("kubectl label nodes nvidia.com/gpu.present=true", "node label"))
+    recipe += [(f"helm upgrade --install ({r.name})", "Helm release") for r in ordered if kinds[r.urn] == "Helm release"]
+    objects = sorted((r for r in ordered if kinds[r.urn] == "Kubernetes object"), key=lambda r: (steps[r.urn].start, r.urn))
+    recipe += [(f"kubectl apply ({r.name})", "Kubernetes object") for r in objects]
+    return tuple(ManualStep(what, table[kind]) for what, kind in recipe)
 
 
 def format_critical_path(result: CriticalPath) -> str:
@@ -213,7 +205,7 @@ def format_critical_path(result: CriticalPath) -> str:
     lines += [f"  ! {w}" for w in result.warnings]
     lines.append(f"manual recipe, one command after the other: {result.manual_minutes:.2f} min")
     for m in result.manual:
-        lines.append(f"  {m.minutes:5.2f} min  {m.what}")
+        lines.append(f"  {m.typical.minutes:5.2f} min  {m.what}")
     if result.manual_minutes > 0:
         saved = result.manual_minutes - result.minutes
         lines.append(f"  pulumi up saves {saved:.2f} min ({100 * saved / result.manual_minutes:.0f} %)")

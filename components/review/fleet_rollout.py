@@ -96,9 +96,18 @@ class FleetTimes:
 
 
 def fleet_critical_path(fleet: FleetSet, plans: dict[str, Plan]) -> FleetTimes:
-    """The fleet's timings from its stacks' plans and settings."""
+    """The fleet's timings from its stacks' settings (an update run's stages) and plans (each stack's critical path,
+    computed once)."""
+    stages = update_run(fleet)
+    paths = {stack: critical_path(plans[stack]) for stack in plans}
+    up = tuple((m.stack, paths[m.stack].minutes) for m in fleet.members)
+    used = tuple({t.kind: t for path in paths.values() for t in path.table}.values())
+    return FleetTimes(paths[fleet.stack].minutes, up, stages, used)
+
+
+def update_run(fleet: FleetSet) -> tuple[StageTime, ...]:
+    """One update run's stages, each with its groups' members and their upgrades, estimated from their settings."""
     members = {m.stack: m for m in fleet.members}
-    up = tuple((m.stack, critical_path(plans[m.stack]).minutes) for m in fleet.members)
     stages = []
     for stage in fleet.fleet.update_strategy.stages:
         groups = []
@@ -108,9 +117,7 @@ def fleet_critical_path(fleet: FleetSet, plans: dict[str, Plan]) -> FleetTimes:
             groups.append((group, in_group))
         minutes = max((sum(t for _, t in g) for _, g in groups), default=0.0)
         stages.append(StageTime(stage.name, tuple(groups), minutes, stage.after_stage_wait_in_seconds / 60))
-    paths = [critical_path(plan) for plan in plans.values()]
-    used = tuple({t.kind: t for path in paths for t in path.table}.values())
-    return FleetTimes(critical_path(plans[fleet.stack]).minutes, up, tuple(stages), used)
+    return tuple(stages)
 
 
 def format_fleet_critical_path(times: FleetTimes) -> str:

@@ -1,8 +1,7 @@
-"""What each planned resource waits for before Pulumi creates it: its dependencies and its provider."""
+"""What each planned resource waits for before Pulumi creates it: its dependencies and its provider. The wait graph,
+computed once per plan by `critical_path` and handed to the stages after it (`pool_order`)."""
 
 from __future__ import annotations
-
-from collections.abc import Callable, Mapping
 
 from ..offline.plan import Plan
 from ..offline.urns import provider_urn
@@ -43,21 +42,3 @@ def waits_for(plan: Plan) -> dict[str, list[str]]:
         result[r.urn] = sorted(wanted)
     return result
 
-
-def upstream_of(waits: Mapping[str, list[str]]) -> Callable[[str], set[str]]:
-    """A function giving everything a resource waits for, directly or through others (each walk done once)."""
-    before: dict[str, set[str]] = {}
-
-    def upstream(urn: str) -> set[str]:
-        if urn not in before:
-            found: set[str] = set()
-            stack = list(waits.get(urn, []))
-            while stack:
-                dep = stack.pop()
-                if dep not in found:
-                    found.add(dep)
-                    stack.extend(waits.get(dep, []))
-            before[urn] = found
-        return before[urn]
-
-    return upstream
