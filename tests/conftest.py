@@ -18,6 +18,12 @@ from typing import Any
 import kubernetes_validate.utils
 import pytest
 
+# Collection as `python -m components` runs (components/__main__.py; pytest_collection_finish below says more): each
+# worker imports the SDKs and rewrites the asserts of every test module, allocating millions of short-lived objects,
+# and with the default thresholds the collector scans the whole loaded SDK again and again (about a third of the
+# collection's time). Set here, before pytest imports the first test module.
+gc.set_threshold(20_000, 20, 100)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # kubernetes_validate reads and parses a schema file and its 1.5 MB `_definitions.json` again on every validate()
