@@ -48,14 +48,15 @@ def redact(problems: list[Problem], secrets: list[Any]) -> list[Problem]:
     """The problems with each value of `secrets` shown as ``[secret]`` where a message quotes it, and a long text
     wherever it appears: masked by value, never by neighbourhood (a bound or a short word of the message that happens
     to equal some value of a secret section stays as it is)."""
-    leaves = [leaf for value in secrets for leaf in _leaves(value)]
-    patterns = {p for leaf in leaves for p in _patterns(leaf)}
+    # A list, not a dict: 1 and 1.0 are one key of a dict, and a message writes them differently.
+    found = [(leaf, _patterns(leaf)) for value in secrets for leaf in _leaves(value)]
+    patterns = {p for _, forms in found for p in forms}
     if not patterns:
         return problems
     # Longest first, so a value is hidden whole rather than around a shorter one inside it.
     pattern = re.compile("|".join(sorted(patterns, key=len, reverse=True)))
     # A path holds keys, never values: of these, only a key that looks like a credential is hidden there.
-    keys = {p for leaf in leaves if key_looks_like(leaf) for p in _patterns(leaf)}
+    keys = {p for leaf, forms in found if key_looks_like(leaf) for p in forms}
     in_path = re.compile("|".join(sorted(keys, key=len, reverse=True))) if keys else None
     return [Problem(in_path.sub(SECRET_SHOWN, p.path) if in_path else p.path, pattern.sub(SECRET_SHOWN, p.message))
             for p in problems]
