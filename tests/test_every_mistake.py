@@ -157,6 +157,31 @@ def test_a_yaml_refusal_does_not_hide_the_next_one_nor_the_models_problems():
     assert "key 'b' is written twice" in str(found[2])
 
 
+def test_a_text_read_again_is_the_same_document_and_problems_in_a_copy_of_its_own():
+    from components.offline import safe_yaml
+
+    text = "a: {b: on, m: [1, {c: 2}]}\nd: x\n"
+    first, found = safe_yaml.load_collecting(text, "f.yaml")
+    first["a"]["m"][1]["c"] = 99  # a caller changes what it got
+    first["d"] = "changed"
+    found[0].position = (9, 9)
+    found.clear()
+    second, again = safe_yaml.load_collecting(text, "f.yaml")
+    assert second == {"a": {"m": [1, {"c": 2}]}, "d": "x"}
+    assert [(str(p), p.path, p.position) for p in again] == [
+        (again[0].args[0], ("a", "b"), (0, 7))] and again[0].args[0].startswith("f.yaml:1:8: a.b: unquoted on")
+    # The file's name is in every message: the same text under another name is that name's own.
+    assert str(safe_yaml.load_collecting(text, "g.yaml")[1][0]).startswith("g.yaml:1:8: ")
+    # A text that cannot be read raises each time; a large text is read, not kept.
+    for _ in range(2):
+        with pytest.raises(safe_yaml.YamlInputError, match=r"f\.yaml:1:"):
+            safe_yaml.load_collecting("a: [", "f.yaml")
+    big = "k: [" + ", ".join(["1"] * (safe_yaml.MAX_KEPT_CHARS // 3)) + "]\n"
+    kept = safe_yaml._kept.cache_info().currsize
+    assert len(safe_yaml.load_collecting(big, "big.yaml")[0]["k"]) == safe_yaml.MAX_KEPT_CHARS // 3
+    assert safe_yaml._kept.cache_info().currsize == kept
+
+
 def test_rules_inside_a_section_run_beside_a_typo_in_python_too():
     from components import GpuNodePoolArgs
     from components.config import ConfigError

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from components.cli import main
-from components.sizing.prices import price_book
+from components.sizing.prices import _default_book, price_book
 from tests.conftest import ROOT
 
 WORKLOADS = ("--workload", "embed=3x4", "--workload", "train=20x2", "--family", "a10")  # 4 x NV6 and 2 x NV36
@@ -127,7 +127,11 @@ def test_the_packaged_price_book_reads_the_same_with_the_c_parser_as_with_the_pu
     loaders, fastest = [], getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     load = yaml.load
     monkeypatch.setattr(yaml, "load", lambda text, **kw: loaders.append(kw["Loader"]) or load(text, **kw))
+    _default_book.cache_clear()  # the book is read once per process: read it here, then again without libyaml
     fast = price_book()
+    assert price_book() is fast and len(loaders) == 1  # once per process
     monkeypatch.delattr(yaml, "CSafeLoader", raising=False)
+    _default_book.cache_clear()
     assert price_book() == fast and "eastus" in fast.regions
+    _default_book.cache_clear()
     assert loaders == [fastest, yaml.SafeLoader]

@@ -21,6 +21,8 @@ a list's item null) and every problem found, so one run reports them all; `load`
 
 from __future__ import annotations
 
+import copy
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -74,12 +76,29 @@ def decode(data: bytes, name: str) -> str:
 
 def load_collecting(text: str, name: str) -> tuple[Any, list[YamlInputError]]:
     """The one YAML document in `text` without the values that cannot be read, and a problem for each of them; raises
-    YamlInputError (one line) when the file as a whole cannot be read (not YAML, too large, too deep, not UTF-8)."""
+    YamlInputError (one line) when the file as a whole cannot be read (not YAML, too large, too deep, not UTF-8).
+
+    A text already read in this process is not parsed again: a fleet's members, the plugin host and the tests read the
+    same stack files many times, and the pure-Python parser that keeps positions takes milliseconds where a copy takes
+    microseconds. Each caller gets its own copy of the document and of the problems, to change as it likes. Only texts
+    of at most 64 KiB are kept (a stack file is a few), the last 32 of them: a few MiB at most, whatever is read."""
+    if len(text) > MAX_KEPT_CHARS:
+        data, problems = _parse(text, name)
+        return data, list(problems)
+    data, problems = _kept(text, name)
+    return copy.deepcopy(data), [copy.copy(problem) for problem in problems]
+
+
+MAX_KEPT_CHARS = 64 << 10
+
+
+def _parse(text: str, name: str) -> tuple[Any, tuple[YamlInputError, ...]]:
+    """`load_collecting`'s reading itself, with no copy and nothing kept."""
     loader = None
     try:
         loader = _Loader(text, name)  # the reader refuses control characters as it is built
         data = loader.get_single_data()
-        return _without_refused(data), sorted(loader.problems, key=lambda p: p.position)
+        return _without_refused(data), tuple(sorted(loader.problems, key=lambda p: p.position))
     except yaml.reader.ReaderError as exc:
         line = text.count("\n", 0, exc.position) + 1
         column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
@@ -95,6 +114,9 @@ def load_collecting(text: str, name: str) -> tuple[Any, list[YamlInputError]]:
     finally:
         if loader is not None:
             loader.dispose()
+
+
+_kept = functools.lru_cache(maxsize=32)(_parse)  # a text that cannot be read raises, and is never kept
 
 
 def load(text: str, name: str) -> Any:
