@@ -78,10 +78,11 @@ def load_collecting(text: str, name: str) -> tuple[Any, list[YamlInputError]]:
     """The one YAML document in `text` without the values that cannot be read, and a problem for each of them; raises
     YamlInputError (one line) when the file as a whole cannot be read (not YAML, too large, too deep, not UTF-8).
 
-    A text already read in this process is not parsed again: a fleet's members, the plugin host and the tests read the
-    same stack files many times, and the pure-Python parser that keeps positions takes milliseconds where a copy takes
-    microseconds. Each caller gets its own copy of the document and of the problems, to change as it likes. Only texts
-    of at most 64 KiB are kept (a stack file is a few), the last 32 of them: a few MiB at most, whatever is read."""
+    A text already read in this process is not parsed again: `plan --fleet` reads its fleet file four times and each
+    member's twice, the tests the shipped stacks thousands of times, and the pure-Python parser that keeps positions
+    takes milliseconds where a copy takes microseconds. Each caller gets its own copy of the document and of the
+    problems, to change as it likes. Only texts of at most 64 KiB are kept (a stack file is a few), the last 32 of
+    them: a few MiB at most, whatever is read."""
     if len(text) > MAX_KEPT_CHARS:
         data, problems = _parse(text, name)
         return data, list(problems)

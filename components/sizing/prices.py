@@ -161,7 +161,8 @@ MISSING_DOC: Any = object()  # no document given: read the file
 @functools.cache
 def _default_book() -> PriceBook:
     """The package's own book, read and validated once per process: a file of the installed package, unchanged while
-    it runs, and a frozen model (`size`, `rightsize`, `docs` and a fleet's members each cost with it, about 8 ms a read)."""
+    it runs, held in a frozen model no caller changes (`size`, `rightsize`, `docs` and each fleet member's cost read
+    it; about 8 ms a read)."""
     return _validate(PriceBook, _read(DEFAULT_PRICES), DEFAULT_PRICES)
 
 
