@@ -106,14 +106,13 @@ SLOW_FIRST = (
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Garbage collection tuned as `python -m components` tunes it (components/__main__.py): what collection loaded
-    (the SDKs, pydantic's models, the tests) is frozen, never scanned again, and the young generation is collected less
-    often while plans allocate hundreds of thousands of short-lived objects. It was about a sixth of the tests' own CPU
-    time. Cyclic garbage is still collected, and pytest collects once more at the end to report what a finaliser
+    """Garbage collection tuned as `python -m components` tunes it (components/__main__.py; the thresholds are set at
+    the top of this file): what collection loaded (the SDKs, pydantic's models, the tests) is frozen, never scanned
+    again, while plans allocate hundreds of thousands of short-lived objects. It was about a sixth of the tests' own
+    CPU time. Cyclic garbage is still collected, and pytest collects once more at the end to report what a finaliser
     raised (a coroutine never awaited)."""
     gc.collect()
     gc.freeze()
-    gc.set_threshold(20_000, 20, 100)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -17,6 +17,7 @@ from importlib import metadata
 
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 DISTRIBUTION = "aks-dra-vgpu"
@@ -24,11 +25,6 @@ DISTRIBUTION = "aks-dra-vgpu"
 
 # A requirement that applies only with an extra, as pip and setuptools write it (`pytest>=8; extra == "test"`).
 _EXTRA_ONLY = re.compile(r"""; *extra *== *("[^"]*"|'[^']*') *$""")
-
-
-def _canonical(name: str) -> str:
-    """A distribution name as packaging indexes compare them (PEP 503): ``PyYAML`` and ``pyyaml`` are one."""
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 @functools.cache
@@ -46,7 +42,7 @@ def _dist_info_versions() -> dict[str, str]:
             stem = entry.removesuffix(".dist-info")
             if stem != entry and stem.count("-") == 1:
                 name, version = stem.split("-")
-                found.setdefault(_canonical(name), version)
+                found.setdefault(canonicalize_name(name), version)
     return found
 
 
@@ -55,7 +51,7 @@ def _dist_info_versions() -> dict[str, str]:
 @functools.cache
 def installed_version(name: str) -> str | None:
     """The installed version of a distribution, or None when it is not installed."""
-    listed = _dist_info_versions().get(_canonical(name))
+    listed = _dist_info_versions().get(canonicalize_name(name))
     if listed is not None:
         return listed
     try:  # an egg-info, a folder named otherwise: the metadata itself (it scans sys.path and parses the file)
